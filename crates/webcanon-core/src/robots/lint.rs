@@ -1,0 +1,287 @@
+//! Findings for site owners, each with a stable code.
+//!
+//! Codes never change meaning once published; new checks get new codes.
+//! Run `webcanon robots lint --explain` for the table, or see
+//! [`LintCode::summary`].
+
+use std::collections::HashSet;
+use std::fmt;
+
+use super::compiled::AgentRules;
+use super::model::{NotRobots, RecordClass, RecordKind, Robots, RuleEntry};
+use super::normalize::WILDCARD;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Severity {
+    /// Worth knowing; nothing is wrong.
+    Info,
+    /// Crawlers may read the file differently from what its author meant.
+    Warning,
+    /// Part of the file has no effect, or the file is not a robots.txt.
+    Error,
+}
+
+impl Severity {
+    /// `info`, `warning` or `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+macro_rules! lint_codes {
+    ($( $variant:ident = $code:literal, $name:literal, $severity:ident, $summary:literal; )*) => {
+        /// A stable lint code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum LintCode {
+            $(
+                #[doc = $summary]
+                $variant,
+            )*
+        }
+
+        impl LintCode {
+            /// Every code, in code order.
+            pub const ALL: &'static [LintCode] = &[$(LintCode::$variant),*];
+
+            /// The code, e.g. `R001`.
+            pub fn code(self) -> &'static str {
+                match self { $(LintCode::$variant => $code,)* }
+            }
+
+            /// A short kebab-case name, e.g. `orphan-rule`.
+            pub fn name(self) -> &'static str {
+                match self { $(LintCode::$variant => $name,)* }
+            }
+
+            /// The severity findings of this code have.
+            pub fn severity(self) -> Severity {
+                match self { $(LintCode::$variant => Severity::$severity,)* }
+            }
+
+            /// One sentence: what the code reports.
+            pub fn summary(self) -> &'static str {
+                match self { $(LintCode::$variant => $summary,)* }
+            }
+        }
+    };
+}
+
+lint_codes! {
+    OrphanRule = "R001", "orphan-rule", Error,
+        "An Allow or Disallow rule before the first User-agent line: RFC 9309 parsers ignore it.";
+    UnknownRecord = "R002", "unknown-record", Info,
+        "A record that no crawler documents; it is kept as evidence and has no effect.";
+    LegacyRecord = "R003", "legacy-record", Warning,
+        "An unsupported legacy record such as Noindex; use meta robots or X-Robots-Tag instead.";
+    MisspelledDirective = "R004", "misspelled-directive", Warning,
+        "A key accepted only by lenient parsers (Dissallow, User-agents, Site-map).";
+    MissingColon = "R005", "missing-colon", Warning,
+        "A record without its colon, accepted only by lenient parsers.";
+    InvalidProductToken = "R006", "invalid-product-token", Warning,
+        "A User-agent value that is not a bare product token ([A-Za-z_-]+).";
+    FileTooLarge = "R007", "file-too-large", Warning,
+        "The file is over 500 KiB; crawlers may ignore everything after that.";
+    HtmlBody = "R008", "html-body", Error,
+        "The body is an HTML page, not a robots.txt.";
+    BinaryBody = "R009", "binary-body", Error,
+        "The body is binary data, not a robots.txt.";
+    EmptyGroup = "R010", "empty-group", Warning,
+        "A User-agent group without rules: those agents may fetch everything and ignore the * group.";
+    MatchOrderConflict = "R011", "match-order-conflict", Warning,
+        "Longest-match (RFC 9309) and first-match crawlers reach different verdicts for some URLs.";
+    InvalidLine = "R012", "invalid-line", Warning,
+        "A line that is not a `key: value` record.";
+    LineTooLong = "R013", "line-too-long", Warning,
+        "A line longer than 16,664 bytes; the rest of it is ignored.";
+    PatternNeverMatches = "R014", "pattern-never-matches", Warning,
+        "A pattern that starts with neither / nor *, so it matches no URL.";
+    InvalidExtensionValue = "R015", "invalid-extension-value", Warning,
+        "An extension record whose value does not have the expected form.";
+    NoGroups = "R016", "no-groups", Warning,
+        "The file has no User-agent group, so it restricts nothing.";
+}
+
+impl fmt::Display for LintCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for LintCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code())
+    }
+}
+
+/// One finding: code, severity, line and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Diagnostic {
+    /// The stable code.
+    pub code: LintCode,
+    /// How serious it is.
+    pub severity: Severity,
+    /// The 1-based line it points at; `None` for the whole file.
+    pub line: Option<u32>,
+    /// What is wrong and, where it helps, what crawlers do with it.
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub(crate) fn new(code: LintCode, line: Option<u32>, message: String) -> Diagnostic {
+        Diagnostic { code, severity: code.severity(), line, message }
+    }
+}
+
+pub(crate) fn lint(robots: &Robots) -> Vec<Diagnostic> {
+    let mut out = robots.diagnostics.clone();
+    match robots.not_robots {
+        Some(NotRobots::Html) => out.push(Diagnostic::new(
+            LintCode::HtmlBody,
+            None,
+            "the body is an HTML page, not a robots.txt; crawlers cannot read rules from it".into(),
+        )),
+        Some(NotRobots::Binary) => out.push(Diagnostic::new(
+            LintCode::BinaryBody,
+            None,
+            "the body is binary data, not a robots.txt".into(),
+        )),
+        None => {}
+    }
+    if robots.groups.is_empty() && robots.not_robots.is_none() {
+        out.push(Diagnostic::new(
+            LintCode::NoGroups,
+            None,
+            "no `User-agent` group: the file restricts nothing".into(),
+        ));
+    }
+    records(robots, &mut out);
+    groups(robots, &mut out);
+    out.sort_by_key(|d| (d.line.unwrap_or(0), d.code.code()));
+    out
+}
+
+fn records(robots: &Robots, out: &mut Vec<Diagnostic>) {
+    for r in robots.records() {
+        match r.kind.class() {
+            RecordClass::Unknown => out.push(Diagnostic::new(
+                LintCode::UnknownRecord,
+                Some(r.line),
+                format!("unknown record `{}`; crawlers ignore it", r.key),
+            )),
+            RecordClass::UnsupportedLegacy => out.push(Diagnostic::new(
+                LintCode::LegacyRecord,
+                Some(r.line),
+                format!(
+                    "`{}` is not supported by major crawlers; use `<meta name=\"robots\" content=\"noindex\">` or `X-Robots-Tag: noindex`",
+                    r.key
+                ),
+            )),
+            RecordClass::KnownExtension => {
+                if let Some(problem) = extension_problem(r.kind, r.value) {
+                    out.push(Diagnostic::new(
+                        LintCode::InvalidExtensionValue,
+                        Some(r.line),
+                        format!("`{}: {}`: {problem}", r.key, r.value),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn extension_problem(kind: RecordKind, value: &str) -> Option<&'static str> {
+    match kind {
+        RecordKind::Sitemap if !(value.starts_with("http://") || value.starts_with("https://")) => {
+            Some("a sitemap must be an absolute http(s) URL")
+        }
+        RecordKind::CrawlDelay if value.parse::<f64>().map_or(true, |d| !d.is_finite() || d < 0.0) => {
+            Some("the delay must be a non-negative number of seconds")
+        }
+        RecordKind::ContentSignal | RecordKind::ContentUsage => {
+            let prefs = if value.starts_with('/') {
+                value.split_once(char::is_whitespace).map_or("", |(_, rest)| rest)
+            } else {
+                value
+            };
+            let valid = prefs.split(',').all(|p| p.split_once('=').is_some_and(|(k, v)| !k.trim().is_empty() && !v.trim().is_empty()));
+            (!valid || prefs.trim().is_empty()).then_some("expected comma-separated `key=value` pairs")
+        }
+        _ => None,
+    }
+}
+
+fn groups(robots: &Robots, out: &mut Vec<Diagnostic>) {
+    for (index, group) in robots.groups().enumerate() {
+        let entry = &robots.groups[index];
+        if entry.rules.is_empty() {
+            let agents: Vec<&str> = group.user_agents().map(|a| a.value).collect();
+            out.push(Diagnostic::new(
+                LintCode::EmptyGroup,
+                Some(group.line()),
+                format!(
+                    "the group for `{}` has no Allow or Disallow rules: these agents may fetch everything{}",
+                    agents.join("`, `"),
+                    if group.user_agents().any(|a| a.global) { "" } else { " and ignore the `*` group" }
+                ),
+            ));
+            continue;
+        }
+        match_order_conflicts(robots, entry.rules.start as usize..entry.rules.end as usize, out);
+    }
+}
+
+/// Seed 004 §2.7: some crawlers take the first matching rule, not the
+/// longest. For each rule, a path it matches (its pattern with wildcards
+/// dropped) is decided both ways; where the verdicts differ, the rule that
+/// first-match crawlers would wrongly apply is reported.
+fn match_order_conflicts(robots: &Robots, range: std::ops::Range<usize>, out: &mut Vec<Diagnostic>) {
+    let entries: Vec<&RuleEntry> = robots.rules[range].iter().collect();
+    let compiled = AgentRules::from_entries(robots, &entries, &[]);
+    let mut seen = HashSet::new();
+    let mut probe = Vec::new();
+    for entry in entries.iter().filter(|e| e.matchable && !e.synthetic) {
+        let pattern = robots.normalized(entry);
+        for fill in [&b""[..], b"x"] {
+            probe.clear();
+            if pattern.first() == Some(&WILDCARD) {
+                probe.push(b'/');
+            }
+            for &b in pattern {
+                if b == WILDCARD { probe.extend_from_slice(fill) } else { probe.push(b) }
+            }
+            let (longest, first) = compiled.decide_both(&probe);
+            if longest.is_allowed() == first.is_allowed() {
+                continue;
+            }
+            let (Some(l), Some(f)) = (longest.rule, first.rule) else { continue };
+            if !seen.insert((f.line, l.line)) {
+                continue;
+            }
+            out.push(Diagnostic::new(
+                LintCode::MatchOrderConflict,
+                Some(f.line),
+                format!(
+                    "`{}: {}` comes before the longer `{}: {}` (line {}): for `{}` RFC 9309 crawlers {} but first-match crawlers {}; put the broad rule last",
+                    f.directive.as_str(),
+                    f.pattern,
+                    l.directive.as_str(),
+                    l.pattern,
+                    l.line,
+                    String::from_utf8_lossy(&probe),
+                    if longest.is_allowed() { "allow" } else { "disallow" },
+                    if first.is_allowed() { "allow" } else { "disallow" },
+                ),
+            ));
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! The Robots Exclusion Protocol, [RFC 9309](https://www.rfc-editor.org/rfc/rfc9309.html).
+//!
+//! [`Robots::parse`] reads a robots.txt body once, leniently (like Google's
+//! reference parser), and keeps every record with its line number. Then:
+//!
+//! - [`Robots::decide`] answers one `(agent, URL)` question by scanning the
+//!   rules that apply to the agent;
+//! - [`Robots::rules_for`] compiles the agent's rules into an [`AgentRules`]
+//!   index, which decides URLs in time proportional to the path length, not
+//!   to the number of rules: use it to check many URLs for one agent;
+//! - [`Robots::lint`] reports what a site owner should fix, each finding with
+//!   a stable code ([`LintCode`]).
+//!
+//! Group selection, precedence and normalisation follow RFC 9309 as
+//! DESIGN.md settles it: the agent's product token is compared for equality
+//! (case-insensitively) with each group's token; all matching groups merge;
+//! `*` applies only when no group names the agent; the longest matching
+//! pattern wins and Allow wins a tie; `/robots.txt` is always allowed.
+
+mod compiled;
+mod lint;
+mod model;
+mod normalize;
+mod parse;
+mod pattern;
+mod url_path;
+
+pub use compiled::AgentRules;
+pub use lint::{Diagnostic, LintCode, Severity};
+pub use model::{
+    ContentSignal, Decision, Directive, Group, MatchVerdict, NotRobots, Record, RecordClass, RecordKind,
+    Robots, RuleRef, UserAgent,
+};
+
+/// Only this many octets of a robots.txt body are parsed (RFC 9309 §2.5
+/// requires at least 500 KiB; the rest is ignored with a diagnostic).
+pub const MAX_PARSE_BYTES: usize = 500 * 1024;
+
+/// Lines longer than this are cut here; what remains still applies. This is
+/// Google's limit: eight times 2,083, the longest URL it handles.
+pub const MAX_LINE_BYTES: usize = 16_664;

@@ -1,0 +1,425 @@
+//! The lenient line parser (RFC 9309 §2.2, with Google's tolerance).
+//!
+//! The parser is one pass over the bytes: lines are found with `memchr`,
+//! comments cut, the key classified by its first letters, and the values
+//! copied into two arenas (raw text and normalised patterns) so that a file
+//! of thirty thousand rules costs a handful of allocations.
+
+use memchr::{memchr, memchr2, memrchr2};
+
+use super::lint::{Diagnostic, LintCode};
+use super::model::{AgentEntry, Directive, GroupEntry, NotRobots, RecordEntry, RecordKind, Robots, RuleEntry, Span};
+use super::normalize::{WILDCARD, normalize_pattern_into};
+use super::{MAX_LINE_BYTES, MAX_PARSE_BYTES};
+
+/// What a key is, once the lenient spellings are resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    UserAgent,
+    Rule(Directive),
+    Record(RecordKind),
+}
+
+/// How a key was written, for lint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spelling {
+    Exact,
+    /// A known key followed by more letters (`Disallowed`, `User-agents`).
+    Prefixed,
+    /// One of the reference parser's accepted misspellings (`Dissallow`).
+    Misspelled,
+}
+
+fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// Resolves a key the way Google's reference parser does: a key that starts
+/// with a known one counts as that key, plus a short list of misspellings.
+fn classify_key(key: &[u8]) -> (Key, Spelling) {
+    let spelled = |exact: &[u8]| if key.len() == exact.len() { Spelling::Exact } else { Spelling::Prefixed };
+    if starts_with_ignore_case(key, b"user-agent") {
+        return (Key::UserAgent, spelled(b"user-agent"));
+    }
+    if starts_with_ignore_case(key, b"useragent") || starts_with_ignore_case(key, b"user agent") {
+        return (Key::UserAgent, Spelling::Misspelled);
+    }
+    if starts_with_ignore_case(key, b"allow") {
+        return (Key::Rule(Directive::Allow), spelled(b"allow"));
+    }
+    if starts_with_ignore_case(key, b"disallow") {
+        return (Key::Rule(Directive::Disallow), spelled(b"disallow"));
+    }
+    const DISALLOW_TYPOS: [&[u8]; 5] = [b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw"];
+    if DISALLOW_TYPOS.iter().any(|t| starts_with_ignore_case(key, t)) {
+        return (Key::Rule(Directive::Disallow), Spelling::Misspelled);
+    }
+    if starts_with_ignore_case(key, b"sitemap") {
+        return (Key::Record(RecordKind::Sitemap), spelled(b"sitemap"));
+    }
+    if starts_with_ignore_case(key, b"site-map") {
+        return (Key::Record(RecordKind::Sitemap), Spelling::Misspelled);
+    }
+    const EXTENSIONS: [(&[u8], RecordKind); 9] = [
+        (b"crawl-delay", RecordKind::CrawlDelay),
+        (b"request-rate", RecordKind::RequestRate),
+        (b"visit-time", RecordKind::VisitTime),
+        (b"host", RecordKind::Host),
+        (b"clean-param", RecordKind::CleanParam),
+        (b"content-signal", RecordKind::ContentSignal),
+        (b"content-usage", RecordKind::ContentUsage),
+        (b"indexnow-key", RecordKind::IndexNowKey),
+        (b"noindex", RecordKind::Noindex),
+    ];
+    for (name, kind) in EXTENSIONS {
+        if key.eq_ignore_ascii_case(name) {
+            return (Key::Record(kind), Spelling::Exact);
+        }
+    }
+    (Key::Record(RecordKind::Unknown), Spelling::Exact)
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\x0b' | b'\x0c')
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if is_space(*first) { s = rest } else { break }
+    }
+    while let [rest @ .., last] = s {
+        if is_space(*last) { s = rest } else { break }
+    }
+    s
+}
+
+/// The product token at the start of a `User-agent` value: its leading run
+/// of `[A-Za-z_-]` (RFC 9309 §2.2.1). `*` alone, or followed by a space, is
+/// the global group.
+fn product_token(value: &[u8]) -> (usize, bool) {
+    if let [b'*', rest @ ..] = value {
+        return (0, rest.first().is_none_or(|&b| is_space(b)));
+    }
+    let len = value.iter().take_while(|&&b| b.is_ascii_alphabetic() || b == b'_' || b == b'-').count();
+    (len, false)
+}
+
+/// Tells whether a body is an HTML page or binary data rather than a robots.txt.
+fn sniff_not_robots(body: &[u8]) -> Option<NotRobots> {
+    let head = &body[..body.len().min(4096)];
+    if head.starts_with(&[0x1f, 0x8b]) || memchr(0, head).is_some() {
+        return Some(NotRobots::Binary);
+    }
+    let controls = head.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)).count();
+    if controls * 10 > head.len() {
+        return Some(NotRobots::Binary);
+    }
+    let start = head.iter().position(|&b| !b.is_ascii_whitespace()).unwrap_or(head.len());
+    if head.get(start) == Some(&b'<') {
+        let lower = head.to_ascii_lowercase();
+        const MARKERS: [&[u8]; 6] = [b"<html", b"<!doctype html", b"<head", b"<body", b"<meta", b"<title"];
+        if MARKERS.iter().any(|m| memchr::memmem::find(&lower, m).is_some()) {
+            return Some(NotRobots::Html);
+        }
+    }
+    None
+}
+
+struct Parser {
+    robots: Robots,
+    /// Whether a rule was seen since the last `User-agent` line: the next
+    /// `User-agent` then starts a new group.
+    in_rules: bool,
+}
+
+pub(crate) fn parse(input: &[u8]) -> Robots {
+    let mut body = input;
+    // A UTF-8 byte order mark, or the start of one, is skipped (Google).
+    for bom in [&[0xEF, 0xBB, 0xBF][..], &[0xEF, 0xBB], &[0xEF]] {
+        if let Some(rest) = body.strip_prefix(bom) {
+            body = rest;
+            break;
+        }
+    }
+    let mut truncated = false;
+    if body.len() > MAX_PARSE_BYTES {
+        truncated = true;
+        // Cut at the last line end inside the limit: half a pattern could
+        // block far more than the whole one.
+        let cut = memrchr2(b'\n', b'\r', &body[..MAX_PARSE_BYTES]).map_or(0, |i| i + 1);
+        body = &body[..cut];
+    }
+    let mut p = Parser {
+        robots: Robots {
+            text: String::with_capacity(body.len() / 2),
+            patterns: Vec::with_capacity(body.len() / 3),
+            groups: Vec::new(),
+            agents: Vec::new(),
+            rules: Vec::new(),
+            records: Vec::new(),
+            diagnostics: Vec::new(),
+            lines: 0,
+            size: input.len(),
+            truncated,
+            not_robots: sniff_not_robots(body),
+        },
+        in_rules: false,
+    };
+    let mut pos = 0;
+    let mut line_no = 0u32;
+    while pos < body.len() {
+        line_no += 1;
+        let end = memchr2(b'\n', b'\r', &body[pos..]).map_or(body.len(), |i| pos + i);
+        p.line(&body[pos..end], line_no);
+        pos = if end >= body.len() {
+            end
+        } else if body[end] == b'\r' && body.get(end + 1) == Some(&b'\n') {
+            end + 2
+        } else {
+            end + 1
+        };
+    }
+    p.robots.lines = line_no;
+    if truncated {
+        p.robots.diagnostics.push(Diagnostic::new(
+            LintCode::FileTooLarge,
+            None,
+            format!(
+                "the file is {} bytes; only the first {} KiB are read and everything after line {} is ignored",
+                input.len(),
+                MAX_PARSE_BYTES / 1024,
+                line_no
+            ),
+        ));
+    }
+    p.robots
+}
+
+impl Parser {
+    fn push_text(&mut self, bytes: &[u8]) -> Span {
+        let start = self.robots.text.len() as u32;
+        match std::str::from_utf8(bytes) {
+            Ok(s) => self.robots.text.push_str(s),
+            Err(_) => self.robots.text.push_str(&String::from_utf8_lossy(bytes)),
+        }
+        start..self.robots.text.len() as u32
+    }
+
+    fn diag(&mut self, code: LintCode, line: u32, message: String) {
+        self.robots.diagnostics.push(Diagnostic::new(code, Some(line), message));
+    }
+
+    fn line(&mut self, mut line: &[u8], line_no: u32) {
+        if line.len() > MAX_LINE_BYTES {
+            line = &line[..MAX_LINE_BYTES];
+            self.diag(
+                LintCode::LineTooLong,
+                line_no,
+                format!("line is longer than {MAX_LINE_BYTES} bytes; the rest of it is ignored"),
+            );
+        }
+        if let Some(hash) = memchr(b'#', line) {
+            line = &line[..hash];
+        }
+        let line = trim(line);
+        if line.is_empty() {
+            return;
+        }
+        let (key, value, missing_colon) = match memchr(b':', line) {
+            Some(colon) => (trim(&line[..colon]), trim(&line[colon + 1..]), false),
+            None => {
+                // Like the reference: without a colon, a line of exactly two
+                // tokens is read as key and value.
+                let mut tokens = line.split(|&b| is_space(b)).filter(|t| !t.is_empty());
+                match (tokens.next(), tokens.next(), tokens.next()) {
+                    (Some(k), Some(v), None) => (k, v, true),
+                    _ => {
+                        let text = String::from_utf8_lossy(line).into_owned();
+                        self.diag(LintCode::InvalidLine, line_no, format!("`{text}` is not a `key: value` record"));
+                        return;
+                    }
+                }
+            }
+        };
+        let (kind, spelling) = classify_key(key);
+        if missing_colon {
+            let k = String::from_utf8_lossy(key);
+            self.diag(LintCode::MissingColon, line_no, format!("missing `:` after `{k}`; read as `{k}: …`"));
+        }
+        match (kind, spelling) {
+            (Key::Record(RecordKind::Unknown), _) | (_, Spelling::Exact) => {}
+            (_, spelling) => {
+                let written = String::from_utf8_lossy(key);
+                let meant = match kind {
+                    Key::UserAgent => "User-agent",
+                    Key::Rule(d) => if d == Directive::Allow { "Allow" } else { "Disallow" },
+                    Key::Record(k) => k.name(),
+                };
+                let how = if spelling == Spelling::Prefixed { "read" } else { "misspelled; read" };
+                self.diag(LintCode::MisspelledDirective, line_no, format!("`{written}` is {how} as `{meant}`"));
+            }
+        }
+        match kind {
+            Key::UserAgent => self.user_agent(value, line_no),
+            Key::Rule(directive) => self.rule(directive, value, line_no),
+            Key::Record(kind) => self.record(kind, key, value, line_no),
+        }
+    }
+
+    fn user_agent(&mut self, value: &[u8], line_no: u32) {
+        if self.in_rules || self.robots.groups.is_empty() {
+            let n = self.robots.agents.len() as u32;
+            let r = self.robots.rules.len() as u32;
+            self.robots.groups.push(GroupEntry { agents: n..n, rules: r..r });
+            self.in_rules = false;
+        }
+        let (token_len, global) = product_token(value);
+        let value_span = self.push_text(value);
+        let token = value_span.start..value_span.start + token_len as u32;
+        if !global && token_len == 0 {
+            let v = String::from_utf8_lossy(value);
+            self.diag(
+                LintCode::InvalidProductToken,
+                line_no,
+                format!("`{v}` has no product token (letters, `-` and `_`); this group applies to no crawler"),
+            );
+        } else if !global && token_len < value.len() {
+            let v = String::from_utf8_lossy(value);
+            let t = String::from_utf8_lossy(&value[..token_len]);
+            self.diag(
+                LintCode::InvalidProductToken,
+                line_no,
+                format!("`{v}` is not a product token; crawlers read it as `{t}`"),
+            );
+        }
+        self.robots.agents.push(AgentEntry { line: line_no, value: value_span, token, global });
+        if let Some(group) = self.robots.groups.last_mut() {
+            group.agents.end = self.robots.agents.len() as u32;
+        }
+    }
+
+    fn rule(&mut self, directive: Directive, value: &[u8], line_no: u32) {
+        if self.robots.groups.is_empty() {
+            let v = String::from_utf8_lossy(value);
+            let d = directive.as_str();
+            self.diag(
+                LintCode::OrphanRule,
+                line_no,
+                format!("`{d}: {v}` comes before any `User-agent` line; crawlers ignore it"),
+            );
+            return;
+        }
+        self.in_rules = true;
+        let raw = self.push_text(value);
+        self.push_rule(directive, value, raw.clone(), line_no, false);
+        if value.first().is_some_and(|&b| b != b'/' && b != b'*') {
+            let v = String::from_utf8_lossy(value);
+            self.diag(
+                LintCode::PatternNeverMatches,
+                line_no,
+                format!("pattern `{v}` starts with neither `/` nor `*`, so it matches no URL"),
+            );
+        }
+        // Google's reference: `Allow: /dir/index.html` also allows `/dir/`.
+        if directive == Directive::Allow {
+            if let Some(slash) = value.iter().rposition(|&b| b == b'/') {
+                let file = &value[slash + 1..];
+                if file.eq_ignore_ascii_case(b"index.html") || file.eq_ignore_ascii_case(b"index.htm") {
+                    let mut dir = value[..=slash].to_vec();
+                    dir.push(b'$');
+                    self.push_rule(Directive::Allow, &dir, raw, line_no, true);
+                }
+            }
+        }
+    }
+
+    fn push_rule(&mut self, directive: Directive, pattern: &[u8], raw: Span, line_no: u32, synthetic: bool) {
+        let start = self.robots.patterns.len() as u32;
+        let normalized = normalize_pattern_into(pattern, &mut self.robots.patterns);
+        let end = self.robots.patterns.len() as u32;
+        let first = self.robots.patterns.get(start as usize).copied();
+        let matchable = (first == Some(b'/') || first == Some(WILDCARD)) && start < end;
+        self.robots.rules.push(RuleEntry {
+            directive,
+            line: line_no,
+            raw,
+            normalized: start..end,
+            anchored: normalized.anchored,
+            priority: normalized.priority,
+            matchable,
+            synthetic,
+        });
+        if let Some(group) = self.robots.groups.last_mut() {
+            group.rules.end = self.robots.rules.len() as u32;
+        }
+    }
+
+    fn record(&mut self, kind: RecordKind, key: &[u8], value: &[u8], line_no: u32) {
+        let key_span = self.push_text(key);
+        let value_span = self.push_text(value);
+        let group = if kind == RecordKind::Sitemap || self.robots.groups.is_empty() {
+            None
+        } else {
+            Some(self.robots.groups.len() as u32 - 1)
+        };
+        self.robots.records.push(RecordEntry { line: line_no, kind, key: key_span, value: value_span, group });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_resolve_like_the_reference() {
+        let cases: &[(&str, Key, Spelling)] = &[
+            ("User-agent", Key::UserAgent, Spelling::Exact),
+            ("user-AGENT", Key::UserAgent, Spelling::Exact),
+            ("User-agents", Key::UserAgent, Spelling::Prefixed),
+            ("useragent", Key::UserAgent, Spelling::Misspelled),
+            ("user agent", Key::UserAgent, Spelling::Misspelled),
+            ("Allow", Key::Rule(Directive::Allow), Spelling::Exact),
+            ("Allowed", Key::Rule(Directive::Allow), Spelling::Prefixed),
+            ("Disallowed", Key::Rule(Directive::Disallow), Spelling::Prefixed),
+            ("dissallow", Key::Rule(Directive::Disallow), Spelling::Misspelled),
+            ("dissalow", Key::Rule(Directive::Disallow), Spelling::Misspelled),
+            ("disalow", Key::Rule(Directive::Disallow), Spelling::Misspelled),
+            ("diasllow", Key::Rule(Directive::Disallow), Spelling::Misspelled),
+            ("disallaw", Key::Rule(Directive::Disallow), Spelling::Misspelled),
+            ("Sitemap", Key::Record(RecordKind::Sitemap), Spelling::Exact),
+            ("site-map", Key::Record(RecordKind::Sitemap), Spelling::Misspelled),
+            ("Crawl-Delay", Key::Record(RecordKind::CrawlDelay), Spelling::Exact),
+            ("content-signal", Key::Record(RecordKind::ContentSignal), Spelling::Exact),
+            ("Content-Usage", Key::Record(RecordKind::ContentUsage), Spelling::Exact),
+            ("NOINDEX", Key::Record(RecordKind::Noindex), Spelling::Exact),
+            ("Allow-x", Key::Rule(Directive::Allow), Spelling::Prefixed),
+            ("Disalow-typo", Key::Rule(Directive::Disallow), Spelling::Misspelled),
+            ("Crawl_delay", Key::Record(RecordKind::Unknown), Spelling::Exact),
+            ("Unicorns", Key::Record(RecordKind::Unknown), Spelling::Exact),
+        ];
+        for (key, kind, spelling) in cases {
+            assert_eq!(classify_key(key.as_bytes()), (*kind, *spelling), "key {key:?}");
+        }
+    }
+
+    #[test]
+    fn product_tokens() {
+        assert_eq!(product_token(b"*"), (0, true));
+        assert_eq!(product_token(b"* comment"), (0, true));
+        assert_eq!(product_token(b"*bot"), (0, false));
+        assert_eq!(product_token(b"FooBot/2.1"), (6, false));
+        assert_eq!(product_token(b"Googlebot-News"), (14, false));
+        assert_eq!(product_token(b"foo_bar baz"), (7, false));
+        assert_eq!(product_token(b"123bot"), (0, false));
+    }
+
+    #[test]
+    fn sniffing() {
+        assert_eq!(sniff_not_robots(b"<!DOCTYPE html><html>"), Some(NotRobots::Html));
+        assert_eq!(sniff_not_robots(b"\n  <html lang=en>"), Some(NotRobots::Html));
+        assert_eq!(sniff_not_robots(b"\x1f\x8b\x08\x00"), Some(NotRobots::Binary));
+        assert_eq!(sniff_not_robots(b"User-agent: *\0"), Some(NotRobots::Binary));
+        assert_eq!(sniff_not_robots(b"User-agent: *\nDisallow: /<html>"), None);
+        assert_eq!(sniff_not_robots(b""), None);
+    }
+}

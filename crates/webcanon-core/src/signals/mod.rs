@@ -1,0 +1,1 @@
+//! Page-level usage signals.
