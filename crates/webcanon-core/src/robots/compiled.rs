@@ -14,8 +14,7 @@
 //!   octets the pattern needs lets most of them be rejected without a scan.
 
 use super::model::{
-    ContentSignal, Decision, Directive, MatchVerdict, Robots, RuleEntry, RuleRef, content_signals_in,
-    crawl_delay_in,
+    ContentSignal, Decision, Directive, MatchVerdict, Robots, RuleEntry, RuleRef, content_signals_in, crawl_delay_in,
 };
 use super::normalize::WILDCARD;
 use super::pattern::matches;
@@ -116,7 +115,8 @@ impl AgentRules {
     /// Compiles `entries` (in file order). Also used by lint, one group at a time.
     pub(crate) fn from_entries(robots: &Robots, entries: &[&RuleEntry], groups: &[usize]) -> AgentRules {
         let mut rules = Vec::with_capacity(entries.len());
-        let mut nodes = vec![BuildNode { prefix: NONE, exact: NONE, first_prefix: NONE, first_exact: NONE, ..Default::default() }];
+        let mut nodes =
+            vec![BuildNode { prefix: NONE, exact: NONE, first_prefix: NONE, first_exact: NONE, ..Default::default() }];
         let mut hanging_bytes = Vec::new();
         for (order, entry) in entries.iter().enumerate() {
             let id = rules.len() as u32;

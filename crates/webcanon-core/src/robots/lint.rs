@@ -143,29 +143,33 @@ impl Diagnostic {
 }
 
 pub(crate) fn lint(robots: &Robots) -> Vec<Diagnostic> {
-    let mut out = robots.diagnostics.clone();
+    // A page that is not a robots.txt gets one finding, not one per line.
+    let mut out = match robots.not_robots {
+        Some(_) => robots.diagnostics.iter().filter(|d| d.code == LintCode::FileTooLarge).cloned().collect(),
+        None => robots.diagnostics.clone(),
+    };
     match robots.not_robots {
         Some(NotRobots::Html) => out.push(Diagnostic::new(
             LintCode::HtmlBody,
             None,
             "the body is an HTML page, not a robots.txt; crawlers cannot read rules from it".into(),
         )),
-        Some(NotRobots::Binary) => out.push(Diagnostic::new(
-            LintCode::BinaryBody,
-            None,
-            "the body is binary data, not a robots.txt".into(),
-        )),
+        Some(NotRobots::Binary) => {
+            out.push(Diagnostic::new(LintCode::BinaryBody, None, "the body is binary data, not a robots.txt".into()))
+        }
         None => {}
     }
-    if robots.groups.is_empty() && robots.not_robots.is_none() {
-        out.push(Diagnostic::new(
-            LintCode::NoGroups,
-            None,
-            "no `User-agent` group: the file restricts nothing".into(),
-        ));
+    if robots.not_robots.is_none() {
+        if robots.groups.is_empty() {
+            out.push(Diagnostic::new(
+                LintCode::NoGroups,
+                None,
+                "no `User-agent` group: the file restricts nothing".into(),
+            ));
+        }
+        records(robots, &mut out);
+        groups(robots, &mut out);
     }
-    records(robots, &mut out);
-    groups(robots, &mut out);
     out.sort_by_key(|d| (d.line.unwrap_or(0), d.code.code()));
     out
 }
@@ -213,7 +217,9 @@ fn extension_problem(kind: RecordKind, value: &str) -> Option<&'static str> {
             } else {
                 value
             };
-            let valid = prefs.split(',').all(|p| p.split_once('=').is_some_and(|(k, v)| !k.trim().is_empty() && !v.trim().is_empty()));
+            let valid = prefs
+                .split(',')
+                .all(|p| p.split_once('=').is_some_and(|(k, v)| !k.trim().is_empty() && !v.trim().is_empty()));
             (!valid || prefs.trim().is_empty()).then_some("expected comma-separated `key=value` pairs")
         }
         _ => None,
@@ -272,9 +278,9 @@ fn match_order_conflicts(robots: &Robots, range: std::ops::Range<usize>, out: &m
                 Some(f.line),
                 format!(
                     "`{}: {}` comes before the longer `{}: {}` (line {}): for `{}` RFC 9309 crawlers {} but first-match crawlers {}; put the broad rule last",
-                    f.directive.as_str(),
+                    f.directive,
                     f.pattern,
-                    l.directive.as_str(),
+                    l.directive,
                     l.pattern,
                     l.line,
                     String::from_utf8_lossy(&probe),

@@ -28,8 +28,8 @@ mod url_path;
 pub use compiled::AgentRules;
 pub use lint::{Diagnostic, LintCode, Severity};
 pub use model::{
-    ContentSignal, Decision, Directive, Group, MatchVerdict, NotRobots, Record, RecordClass, RecordKind,
-    Robots, RuleRef, UserAgent,
+    ContentSignal, Decision, Directive, Group, MatchVerdict, NotRobots, Record, RecordClass, RecordKind, Robots,
+    RuleRef, UserAgent,
 };
 
 /// Only this many octets of a robots.txt body are parsed (RFC 9309 §2.5

@@ -106,6 +106,16 @@ impl Directive {
     }
 }
 
+impl std::fmt::Display for Directive {
+    /// The directive as a robots.txt key: `Allow` or `Disallow`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Directive::Allow => "Allow",
+            Directive::Disallow => "Disallow",
+        })
+    }
+}
+
 /// The outcome of matching a URL against the rules for an agent.
 ///
 /// These are the three verdicts the rules alone can give; the retrieval
@@ -405,12 +415,17 @@ impl Robots {
     /// every `*` group.
     pub(crate) fn selected_groups<'a>(&'a self, agent: &'a str) -> impl Iterator<Item = usize> + 'a {
         let names = |g: &GroupEntry, global: bool| {
-            self.agents[g.agents.start as usize..g.agents.end as usize].iter().any(|a| {
-                if global { a.global } else { !a.global && self.str(&a.token).eq_ignore_ascii_case(agent) }
-            })
+            self.agents[g.agents.start as usize..g.agents.end as usize]
+                .iter()
+                .any(|a| if global { a.global } else { !a.global && self.str(&a.token).eq_ignore_ascii_case(agent) })
         };
         let specific = self.groups.iter().any(|g| names(g, false));
         self.groups.iter().enumerate().filter(move |(_, g)| names(g, !specific)).map(|(i, _)| i)
+    }
+
+    /// The groups that apply to `agent`, in file order (RFC 9309 §2.2.1).
+    pub fn groups_for<'a>(&'a self, agent: &'a str) -> impl Iterator<Item = Group<'a>> + 'a {
+        self.selected_groups(agent).map(move |i| Group { robots: self, entry: &self.groups[i] })
     }
 
     /// Whether any group names `agent` itself (not only `*`).

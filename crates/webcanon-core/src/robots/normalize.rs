@@ -63,16 +63,16 @@ pub(crate) fn is_plain(bytes: &[u8]) -> bool {
 fn normalize_one(input: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
     let b = input[i];
     if b == b'%' {
-        if let (Some(&h), Some(&l)) = (input.get(i + 1), input.get(i + 2)) {
-            if let (Some(h), Some(l)) = (hex_value(h), hex_value(l)) {
-                let decoded = h << 4 | l;
-                if is_unreserved(decoded) || decoded == b'*' || decoded == b'$' {
-                    out.push(decoded);
-                } else {
-                    push_escaped(out, decoded);
-                }
-                return 3;
+        if let (Some(h), Some(l)) =
+            (input.get(i + 1).and_then(|&h| hex_value(h)), input.get(i + 2).and_then(|&l| hex_value(l)))
+        {
+            let decoded = h << 4 | l;
+            if is_unreserved(decoded) || decoded == b'*' || decoded == b'$' {
+                out.push(decoded);
+            } else {
+                push_escaped(out, decoded);
             }
+            return 3;
         }
         // A lone `%` is kept as written on both sides, so it still compares.
         out.push(b'%');

@@ -252,7 +252,13 @@ impl Parser {
                 let written = String::from_utf8_lossy(key);
                 let meant = match kind {
                     Key::UserAgent => "User-agent",
-                    Key::Rule(d) => if d == Directive::Allow { "Allow" } else { "Disallow" },
+                    Key::Rule(d) => {
+                        if d == Directive::Allow {
+                            "Allow"
+                        } else {
+                            "Disallow"
+                        }
+                    }
                     Key::Record(k) => k.name(),
                 };
                 let how = if spelling == Spelling::Prefixed { "read" } else { "misspelled; read" };
@@ -321,14 +327,14 @@ impl Parser {
             );
         }
         // Google's reference: `Allow: /dir/index.html` also allows `/dir/`.
-        if directive == Directive::Allow {
-            if let Some(slash) = value.iter().rposition(|&b| b == b'/') {
-                let file = &value[slash + 1..];
-                if file.eq_ignore_ascii_case(b"index.html") || file.eq_ignore_ascii_case(b"index.htm") {
-                    let mut dir = value[..=slash].to_vec();
-                    dir.push(b'$');
-                    self.push_rule(Directive::Allow, &dir, raw, line_no, true);
-                }
+        if directive == Directive::Allow
+            && let Some(slash) = value.iter().rposition(|&b| b == b'/')
+        {
+            let file = &value[slash + 1..];
+            if file.eq_ignore_ascii_case(b"index.html") || file.eq_ignore_ascii_case(b"index.htm") {
+                let mut dir = value[..=slash].to_vec();
+                dir.push(b'$');
+                self.push_rule(Directive::Allow, &dir, raw, line_no, true);
             }
         }
     }

@@ -1,0 +1,56 @@
+//! Errors the command line reports, with their exit status.
+
+use std::fmt;
+
+/// Exit status for bad usage, invalid input or unreadable files.
+pub const EXIT_USAGE: u8 = 2;
+
+/// An error that ends the command: a message, an optional hint, an exit status.
+#[derive(Debug)]
+pub struct CliError {
+    message: String,
+    hint: Option<String>,
+    exit_code: u8,
+}
+
+impl CliError {
+    /// A usage or input error (exit status 2).
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError { message: message.into(), hint: None, exit_code: EXIT_USAGE }
+    }
+
+    /// Adds a `hint:` line telling the user what to do.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> CliError {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> u8 {
+        self.exit_code
+    }
+
+    /// Writes the error (and its hint) to stderr.
+    pub fn report(&self) {
+        eprintln!("error: {}", self.message);
+        if let Some(hint) = &self.hint {
+            eprintln!("hint: {hint}");
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(err: std::io::Error) -> CliError {
+        // A closed pipe (`webcanon ... | head`) is not worth a message.
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            return CliError { message: String::new(), hint: None, exit_code: 0 };
+        }
+        CliError::usage(format!("i/o error: {err}"))
+    }
+}
