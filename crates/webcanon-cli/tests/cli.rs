@@ -1,0 +1,219 @@
+//! End-to-end tests of the `webcanon` binary: exit status, stdout, stderr.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const ROBOTS: &str = "\
+User-agent: *
+Disallow: /private
+Allow: /private/open
+
+User-agent: GPTBot
+Disallow: /
+Allow: /blog/
+";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn webcanon(args: &[&str], stdin: Option<&str>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_webcanon"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("webcanon starts");
+    let mut pipe = child.stdin.take().unwrap();
+    pipe.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(pipe);
+    let Output { status, stdout, stderr } = child.wait_with_output().unwrap();
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+/// A temporary directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("webcanon-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn file(&self, name: &str, contents: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, contents).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn check_prints_verdict_rule_and_line() {
+    let dir = TempDir::new("check");
+    let robots = dir.file("robots.txt", ROBOTS);
+    let run = webcanon(
+        &["robots", "check", "--robots", &robots, "--agent", "gptbot", "https://example.com/blog/a", "/other"],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "agent gptbot: rules from the group at line 5 (User-agent: GPTBot)\n\
+         allow    https://example.com/blog/a\n\
+         \x20        allowed_explicit by line 7: Allow: /blog/\n\
+         disallow /other\n\
+         \x20        disallowed_explicit by line 6: Disallow: /\n"
+    );
+}
+
+#[test]
+fn check_json_has_the_documented_shape() {
+    let dir = TempDir::new("check-json");
+    let robots = dir.file("robots.txt", ROBOTS);
+    let run =
+        webcanon(&["robots", "check", "--json", "--robots", &robots, "--agent", "Other", "/private/a", "/x"], None);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        "{\"url\":\"/private/a\",\"allowed\":false,\"verdict\":\"disallowed_explicit\",\"rule\":{\"line\":2,\"directive\":\"disallow\",\"pattern\":\"/private\"}}\n\
+         {\"url\":\"/x\",\"allowed\":true,\"verdict\":\"allowed_implicit\",\"rule\":null}\n"
+    );
+}
+
+#[test]
+fn check_rejects_an_invalid_url_argument() {
+    let dir = TempDir::new("check-bad");
+    let robots = dir.file("robots.txt", ROBOTS);
+    let run = webcanon(&["robots", "check", "--robots", &robots, "--agent", "x", "/ok", "ftp://x/"], None);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("invalid URL `ftp://x/` (argument 2)"), "{}", run.stderr);
+    assert!(run.stderr.contains("hint:"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn unreadable_robots_file_is_named() {
+    let run = webcanon(&["robots", "check", "--robots", "/nonexistent/robots.txt", "--agent", "x", "/"], None);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: cannot read robots file `/nonexistent/robots.txt`"), "{}", run.stderr);
+}
+
+#[test]
+fn eval_reads_stdin_and_keeps_output_aligned_with_bad_lines() {
+    let dir = TempDir::new("eval");
+    let robots = dir.file("robots.txt", ROBOTS);
+    let input = "/private/a\nnot a url\nhttps://example.com/private/open/b\n\n/public\n";
+    let run = webcanon(&["robots", "eval", "--robots", &robots, "--agent", "SomeBot"], Some(input));
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        "disallow\t/private/a\nerror\tnot a url\nallow\thttps://example.com/private/open/b\nerror\t\nallow\t/public\n"
+    );
+    assert!(run.stderr.contains("<stdin>:2: contains spaces or control characters"), "{}", run.stderr);
+    assert!(run.stderr.contains("<stdin>:4: empty line"), "{}", run.stderr);
+    assert!(run.stderr.contains("2 of 5 lines"), "{}", run.stderr);
+}
+
+#[test]
+fn eval_json_reads_a_file_and_reports_bad_lines_as_objects() {
+    let dir = TempDir::new("eval-json");
+    let robots = dir.file("robots.txt", ROBOTS);
+    let urls = dir.file("urls.txt", "/blog/x\r\nmailto:a@b\r\n");
+    let run = webcanon(&["robots", "eval", "--json", "--robots", &robots, "--agent", "GPTBot", &urls], None);
+    assert_eq!(run.code, 0);
+    let lines: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["verdict"], "allowed_explicit");
+    assert_eq!(lines[0]["allowed"], true);
+    assert_eq!(lines[0]["rule"]["line"], 7);
+    assert_eq!(lines[0]["rule"]["directive"], "allow");
+    assert_eq!(lines[0]["rule"]["pattern"], "/blog/");
+    assert_eq!(lines[1]["url"], "mailto:a@b");
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].as_str().unwrap().contains("absolute URL"));
+    assert!(run.stderr.contains(&format!("{urls}:2")), "{}", run.stderr);
+}
+
+#[test]
+fn eval_jsonl_decides_each_line_with_its_own_robots() {
+    let input = [
+        r#"{"robots": "User-agent: *\nDisallow: /a", "agent": "x", "url": "/a/b"}"#,
+        r#"{"robots": "User-agent: x\nAllow: /a\nDisallow: /", "agent": "X", "url": "https://h/a"}"#,
+        r#"{"robots": 5}"#,
+        r#"{"robots": "", "agent": "x", "url": "/anything"}"#,
+    ]
+    .join("\n");
+    let run = webcanon(&["robots", "eval", "--jsonl", "-"], Some(&input));
+    assert_eq!(run.code, 0);
+    let lines: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["verdict"], "disallowed_explicit");
+    assert_eq!(lines[1]["verdict"], "allowed_explicit");
+    assert_eq!(lines[1]["rule"]["line"], 2);
+    assert!(lines[2]["error"].as_str().unwrap().starts_with("invalid JSON"));
+    assert_eq!(lines[3]["verdict"], "allowed_implicit");
+}
+
+#[test]
+fn eval_requires_robots_and_agent_without_jsonl() {
+    let run = webcanon(&["robots", "eval"], Some(""));
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--robots"), "{}", run.stderr);
+}
+
+#[test]
+fn lint_points_at_lines_and_fails_on_errors() {
+    let dir = TempDir::new("lint");
+    let path = dir.file("robots.txt", "Disallow: /orphan\nUser-agent: *\nDissallow: /tmp\nNoindex: /x\n");
+    let run = webcanon(&["robots", "lint", &path], None);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("error[R001]"), "{}", run.stdout);
+    assert!(run.stdout.contains(&format!("--> {path}:1")), "{}", run.stdout);
+    assert!(run.stdout.contains("3 | Dissallow: /tmp"), "{}", run.stdout);
+    assert!(run.stdout.contains("warning[R004]"), "{}", run.stdout);
+    assert!(run.stdout.contains("warning[R003]"), "{}", run.stdout);
+    assert!(run.stdout.ends_with("1 error(s), 2 warning(s), 0 note(s)\n"), "{}", run.stdout);
+}
+
+#[test]
+fn lint_json_and_clean_file_exit_zero() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/site/robots.txt");
+    let run = webcanon(&["robots", "lint", "--json", example.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["errors"], 0);
+    assert_eq!(report["warnings"], 0, "{}", run.stdout);
+}
+
+#[test]
+fn lint_recognises_an_html_page() {
+    let run = webcanon(&["robots", "lint", "-"], Some("<!DOCTYPE html>\n<html><body>Not found</body></html>\n"));
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("error[R008]: the body is an HTML page"), "{}", run.stdout);
+    assert!(run.stdout.ends_with("1 error(s), 0 warning(s), 0 note(s)\n"), "{}", run.stdout);
+}
+
+#[test]
+fn lint_explain_lists_every_code() {
+    let run = webcanon(&["robots", "lint", "--explain"], None);
+    assert_eq!(run.code, 0);
+    for code in ["R001", "R008", "R011", "R016"] {
+        assert!(run.stdout.contains(code), "{code} missing: {}", run.stdout);
+    }
+}
