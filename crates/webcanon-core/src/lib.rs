@@ -8,6 +8,8 @@
 //! - [`robots`]: the Robots Exclusion Protocol (RFC 9309): a lenient parser
 //!   that keeps every record with its line number, a matcher that returns the
 //!   verdict together with the rule that decided it, and a linter.
+//! - [`policy`]: the verdict, the fetch recommendation and the robots
+//!   modes that turn a robots.txt outcome into a decision to fetch or not.
 //! - [`signals`]: page-level usage signals (meta robots, `X-Robots-Tag`,
 //!   TDMRep, `Content-Usage`, `Content-Signal`), which warn but never block.
 //!
@@ -31,5 +33,6 @@
 //!
 //! - `serde`: `Serialize`/`Deserialize` for the public value types.
 
+pub mod policy;
 pub mod robots;
 pub mod signals;

@@ -87,13 +87,19 @@ fn byte_set(bytes: &[u8]) -> [u64; 4] {
     set
 }
 
+/// Longest-match precedence, as `model::outranks`: longer wins, Allow wins a
+/// tie, and between equals the earlier rule in file order. The walk meets
+/// rules by trie depth, not file order, so the last clause must be explicit
+/// for the reported rule to be the one `Robots::decide` reports.
 fn better(rules: &[Rule], candidate: u32, best: u32) -> bool {
     if best == NONE {
         return true;
     }
     let (c, b) = (&rules[candidate as usize], &rules[best as usize]);
     c.priority > b.priority
-        || (c.priority == b.priority && c.directive == Directive::Allow && b.directive == Directive::Disallow)
+        || (c.priority == b.priority
+            && ((c.directive == Directive::Allow && b.directive == Directive::Disallow)
+                || (c.directive == b.directive && c.order < b.order)))
 }
 
 fn earlier(rules: &[Rule], candidate: u32, first: u32) -> bool {

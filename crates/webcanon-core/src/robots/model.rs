@@ -415,9 +415,13 @@ impl Robots {
     /// every `*` group.
     pub(crate) fn selected_groups<'a>(&'a self, agent: &'a str) -> impl Iterator<Item = usize> + 'a {
         let names = |g: &GroupEntry, global: bool| {
-            self.agents[g.agents.start as usize..g.agents.end as usize]
-                .iter()
-                .any(|a| if global { a.global } else { !a.global && self.str(&a.token).eq_ignore_ascii_case(agent) })
+            self.agents[g.agents.start as usize..g.agents.end as usize].iter().any(|a| {
+                if global {
+                    a.global
+                } else {
+                    !a.global && !a.token.is_empty() && self.str(&a.token).eq_ignore_ascii_case(agent)
+                }
+            })
         };
         let specific = self.groups.iter().any(|g| names(g, false));
         self.groups.iter().enumerate().filter(move |(_, g)| names(g, !specific)).map(|(i, _)| i)
@@ -430,7 +434,7 @@ impl Robots {
 
     /// Whether any group names `agent` itself (not only `*`).
     pub fn has_group_for(&self, agent: &str) -> bool {
-        self.agents.iter().any(|a| !a.global && self.str(&a.token).eq_ignore_ascii_case(agent))
+        self.agents.iter().any(|a| !a.global && !a.token.is_empty() && self.str(&a.token).eq_ignore_ascii_case(agent))
     }
 
     /// Decides one URL for one agent.

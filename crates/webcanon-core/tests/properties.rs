@@ -1,0 +1,199 @@
+//! Property tests for the robots core: parsing never panics, the compiled
+//! matcher agrees with `Robots::decide`, equivalent URL encodings get one
+//! verdict, unrelated groups change nothing, and wildcards stay linear.
+
+use proptest::prelude::*;
+use webcanon_core::robots::{Decision, MatchVerdict, Robots};
+
+/// Agents the tests ask about; the files name some of them.
+const AGENTS: [&str; 6] = ["FooBot", "foobot", "Bar", "baz-bot", "Other", "Googlebot-News"];
+
+/// Pieces of patterns and paths: literals, wildcards, escapes of unreserved,
+/// reserved and special characters, non-ASCII raw and encoded.
+const PIECES: [&str; 22] = [
+    "/",
+    "/",
+    "a",
+    "b",
+    "ab",
+    "-",
+    ".",
+    "~",
+    "?",
+    "=",
+    ";",
+    "*",
+    "$",
+    "%2A",
+    "%24",
+    "%41",
+    "%2F",
+    "%2f",
+    "ü",
+    "%C3%BC",
+    "%c3%bc",
+    "index.html",
+];
+
+fn fragment(max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(&PIECES[..]), 0..max).prop_map(|p| p.concat())
+}
+
+const FILE_AGENTS: [&str; 9] = ["*", "FooBot", "foobot/2.1", "Bar", "baz-bot", "* x", "Googlebot", "9bot", ""];
+const KEYS: [&str; 6] = ["Allow", "Disallow", "allow", "DISALLOW", "Dissallow", "Allowed"];
+const STARTS: [&str; 4] = ["/", "*", "", "x"];
+const EOLS: [&str; 3] = ["\n", "\r\n", "\r"];
+const PATH_CHARS: [char; 19] =
+    ['a', 'b', 'Z', '0', '-', '.', '_', '~', '/', '/', '?', '=', '&', ':', '*', '$', 'ü', 'ツ', '日'];
+
+/// One robots.txt line, good or bad.
+fn line() -> impl Strategy<Value = String> {
+    let agent = || prop::sample::select(&FILE_AGENTS[..]);
+    let key = prop::sample::select(&KEYS[..]);
+    prop_oneof![
+        3 => agent().prop_map(|a| format!("User-agent: {a}")),
+        1 => agent().prop_map(|a| format!("useragent {a}")),
+        8 => (key, prop::sample::select(&STARTS[..]), fragment(6))
+            .prop_map(|(k, start, rest)| format!("{k}: {start}{rest}")),
+        1 => fragment(4).prop_map(|f| format!("Disallow /{f}")),
+        1 => Just("Sitemap: https://example.com/s.xml".to_string()),
+        1 => Just("Crawl-delay: 2".to_string()),
+        1 => Just(String::new()),
+        1 => fragment(4).prop_map(|f| format!("# {f}")),
+        1 => fragment(4).prop_map(|f| format!("junk {f} more")),
+    ]
+}
+
+/// A robots.txt body made of such lines, with one kind of line end.
+fn robots_text() -> impl Strategy<Value = String> {
+    (prop::collection::vec(line(), 0..24), prop::sample::select(&EOLS[..]))
+        .prop_map(|(lines, eol)| lines.iter().map(|l| format!("{l}{eol}")).collect())
+}
+
+fn path() -> impl Strategy<Value = String> {
+    fragment(8).prop_map(|f| format!("/{f}"))
+}
+
+fn same(a: &Decision<'_>, b: &Decision<'_>) -> bool {
+    a.verdict == b.verdict && a.rule.map(|r| (r.directive, r.pattern)) == b.rule.map(|r| (r.directive, r.pattern))
+}
+
+/// A path written with characters only (no `%`): the raw form.
+fn raw_path() -> impl Strategy<Value = Vec<char>> {
+    prop::collection::vec(prop::sample::select(&PATH_CHARS[..]), 0..12).prop_map(|mut c| {
+        c.insert(0, '/');
+        c
+    })
+}
+
+/// Writes `path` with each character either raw or percent-encoded, as
+/// `choices` say; only encodings that RFC 9309 and DESIGN.md make
+/// equivalent: non-ASCII (either hex case), unreserved, `*` and `$`.
+fn encode(path: &[char], choices: &[(bool, bool)]) -> String {
+    let mut out = String::new();
+    for (i, &c) in path.iter().enumerate() {
+        let (encode, lower) = choices.get(i).copied().unwrap_or((false, false));
+        let may = !c.is_ascii() || c.is_ascii_alphanumeric() || "-._~*$".contains(c);
+        // A raw non-ASCII character is always equivalent to its escape, so
+        // it is written encoded half the time regardless of the rest.
+        if encode && may && (i > 0) {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&if lower { format!("%{b:02x}") } else { format!("%{b:02X}") });
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parse_and_lint_never_panic_on_bytes(body in prop::collection::vec(any::<u8>(), 0..2048)) {
+        let robots = Robots::parse(&body);
+        let _ = robots.lint();
+        for agent in AGENTS {
+            let _ = robots.decide(agent, "/a");
+            let _ = robots.rules_for(agent).decide("/a");
+        }
+    }
+
+    #[test]
+    fn parse_and_lint_never_panic_on_robots_text(text in robots_text(), noise in prop::collection::vec(any::<u8>(), 0..16), at in any::<usize>()) {
+        let mut body = text.into_bytes();
+        let at = at % (body.len() + 1);
+        body.splice(at..at, noise);
+        let robots = Robots::parse(&body);
+        let lint = robots.lint();
+        prop_assert!(lint.iter().all(|d| d.line.is_none_or(|l| l >= 1 && l <= robots.line_count())));
+    }
+
+    #[test]
+    fn compiled_rules_decide_like_decide(text in robots_text(), paths in prop::collection::vec(path(), 1..8)) {
+        let robots = Robots::parse(text.as_bytes());
+        for agent in AGENTS {
+            let compiled = robots.rules_for(agent);
+            for p in &paths {
+                let direct = robots.decide(agent, p);
+                prop_assert_eq!(direct, compiled.decide(p), "agent {} path {:?}", agent, p);
+                prop_assert_eq!(direct.rule.is_none(), direct.verdict == MatchVerdict::AllowedImplicit);
+            }
+        }
+    }
+
+    #[test]
+    fn verdict_ignores_equivalent_encodings(
+        text in robots_text(),
+        path in raw_path(),
+        choices in prop::collection::vec((any::<bool>(), any::<bool>()), 12),
+    ) {
+        let robots = Robots::parse(text.as_bytes());
+        let raw: String = path.iter().collect();
+        let encoded = encode(&path, &choices);
+        for agent in AGENTS {
+            let expected = robots.decide(agent, &raw);
+            let got = robots.decide(agent, &encoded);
+            prop_assert!(same(&expected, &got), "agent {} {:?} gave {:?} but {:?} gave {:?}", agent, raw, expected, encoded, got);
+            prop_assert!(same(&expected, &robots.rules_for(agent).decide(&encoded)), "compiled, agent {} {:?}", agent, encoded);
+        }
+    }
+
+    #[test]
+    fn an_unrelated_group_changes_nothing(text in robots_text(), paths in prop::collection::vec(path(), 1..6)) {
+        let robots = Robots::parse(text.as_bytes());
+        let widened = format!("User-agent: UnrelatedZzBot\nDisallow: /\nAllow: /a\nDisallow: /*$\n{text}");
+        let other = Robots::parse(widened.as_bytes());
+        for agent in AGENTS {
+            for p in &paths {
+                let before = robots.decide(agent, p);
+                let after = other.decide(agent, p);
+                prop_assert!(same(&before, &after), "agent {} path {:?}: {:?} then {:?}", agent, p, before, after);
+                // The new group shifts every line by four.
+                prop_assert_eq!(before.rule.map(|r| r.line + 4), after.rule.map(|r| r.line));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Many wildcards against a long path: matching takes one substring
+    /// search per piece, so this finishes quickly however it is shaped.
+    #[test]
+    fn many_wildcards_against_long_paths_finish(stars in 1usize..600, len in 1usize..30_000, piece in "[ab]{1,3}") {
+        let body = format!("User-agent: *\nDisallow: /{}c$\nAllow: /*{}*\n", format!("*{piece}").repeat(stars), piece);
+        let robots = Robots::parse(body.as_bytes());
+        let url = format!("/{}", "ab".repeat(len / 2 + 1));
+        let started = std::time::Instant::now();
+        let direct = robots.decide("Bot", &url);
+        let rules = robots.rules_for("Bot");
+        let compiled = rules.decide(&url);
+        prop_assert_eq!(direct, compiled);
+        prop_assert_ne!(direct.verdict, MatchVerdict::DisallowedExplicit);
+        prop_assert!(started.elapsed().as_secs() < 2, "took {:?}", started.elapsed());
+    }
+}
