@@ -8,6 +8,7 @@
 //! - [`robots`]: the Robots Exclusion Protocol (RFC 9309): a lenient parser
 //!   that keeps every record with its line number, a matcher that returns the
 //!   verdict together with the rule that decided it, and a linter.
+//! - [`agents`]: the known-agents registry (token, operator, category).
 //! - [`policy`]: the verdict, the fetch recommendation and the robots
 //!   modes that turn a robots.txt outcome into a decision to fetch or not.
 //! - [`signals`]: page-level usage signals (meta robots, `X-Robots-Tag`,
@@ -33,6 +34,10 @@
 //!
 //! - `serde`: `Serialize`/`Deserialize` for the public value types.
 
+pub mod agents;
+pub mod ai_txt;
+pub mod llms;
 pub mod policy;
 pub mod robots;
 pub mod signals;
+pub mod sitemap;

@@ -107,6 +107,12 @@ lint_codes! {
         "An extension record whose value does not have the expected form.";
     NoGroups = "R016", "no-groups", Warning,
         "The file has no User-agent group, so it restricts nothing.";
+    UnknownAgent = "R017", "unknown-agent", Info,
+        "A User-agent token that is not in the known-agents registry (often fine: a niche crawler).";
+    MisspelledAgent = "R018", "misspelled-agent", Warning,
+        "A User-agent token one or two letters away from a known agent: probably a typo.";
+    LegacyAgent = "R019", "legacy-agent", Warning,
+        "A legacy token (anthropic-ai) without the token that replaced it (ClaudeBot).";
 }
 
 impl fmt::Display for LintCode {
@@ -169,9 +175,52 @@ pub(crate) fn lint(robots: &Robots) -> Vec<Diagnostic> {
         }
         records(robots, &mut out);
         groups(robots, &mut out);
+        agents(robots, &mut out);
     }
     out.sort_by_key(|d| (d.line.unwrap_or(0), d.code.code()));
     out
+}
+
+/// Checks each `User-agent` token against the known-agents registry.
+fn agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
+    let registry = crate::agents::registry();
+    let named: Vec<&str> = robots.groups().flat_map(|g| g.user_agents()).map(|a| a.token).collect();
+    for agent in robots.groups().flat_map(|g| g.user_agents()) {
+        if agent.global || agent.token.is_empty() {
+            continue;
+        }
+        match registry.get(agent.token) {
+            Some(known) => {
+                if let Some(successor) = known.successor
+                    && !named.iter().any(|t| t.eq_ignore_ascii_case(successor))
+                {
+                    out.push(Diagnostic::new(
+                        LintCode::LegacyAgent,
+                        Some(agent.line),
+                        format!(
+                            "`{}` is a legacy token; {} now uses `{successor}`, which this file does not name",
+                            agent.token, known.operator
+                        ),
+                    ));
+                }
+            }
+            None => match registry.suggest(agent.token) {
+                Some(meant) => out.push(Diagnostic::new(
+                    LintCode::MisspelledAgent,
+                    Some(agent.line),
+                    format!(
+                        "`{}` is not a known agent; did you mean `{}` ({})?",
+                        agent.token, meant.token, meant.operator
+                    ),
+                )),
+                None => out.push(Diagnostic::new(
+                    LintCode::UnknownAgent,
+                    Some(agent.line),
+                    format!("`{}` is not in the known-agents registry", agent.token),
+                )),
+            },
+        }
+    }
 }
 
 fn records(robots: &Robots, out: &mut Vec<Diagnostic>) {
@@ -289,5 +338,52 @@ fn match_order_conflicts(robots: &Robots, range: std::ops::Range<usize>, out: &m
                 ),
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(body: &str) -> Vec<(&'static str, Option<u32>)> {
+        Robots::parse(body.as_bytes()).lint().iter().map(|d| (d.code.code(), d.line)).collect()
+    }
+
+    #[test]
+    fn one_case_per_code() {
+        let cases: &[(&str, &str, Option<u32>)] = &[
+            ("Disallow: /a\nUser-agent: *\nDisallow: /b\n", "R001", Some(1)),
+            ("User-agent: *\nDisallow: /a\nUnicorns: yes\n", "R002", Some(3)),
+            ("User-agent: *\nNoindex: /a\n", "R003", Some(2)),
+            ("User-agent: *\nDissallow: /a\n", "R004", Some(2)),
+            ("User-agent: *\nDisallow /a\n", "R005", Some(2)),
+            ("User-agent: 123bot\nDisallow: /a\n", "R006", Some(1)),
+            ("<!doctype html><html><body>x</body></html>", "R008", None),
+            ("User-agent: *\0\nDisallow: /\n", "R009", None),
+            ("User-agent: *\nDisallow: /a\n\nUser-agent: GPTBot\n", "R010", Some(4)),
+            ("User-agent: *\nDisallow: /\nAllow: /blog/\n", "R011", Some(2)),
+            ("User-agent: *\nthis line is nonsense\n", "R012", Some(2)),
+            ("User-agent: *\nDisallow: private\n", "R014", Some(2)),
+            ("User-agent: *\nCrawl-delay: soon\n", "R015", Some(2)),
+            ("Sitemap: https://example.com/s.xml\n", "R016", None),
+            ("User-agent: MyOwnCrawler\nDisallow: /\n", "R017", Some(1)),
+            ("User-agent: GTPBot\nDisallow: /\n", "R018", Some(1)),
+            ("User-agent: anthropic-ai\nDisallow: /\n", "R019", Some(1)),
+        ];
+        for (body, code, line) in cases {
+            assert!(
+                codes(body).contains(&(code, *line)),
+                "{code} at {line:?} expected in {:?} for {body:?}",
+                codes(body)
+            );
+        }
+    }
+
+    #[test]
+    fn clean_files_are_clean() {
+        let body = "User-agent: GPTBot\nUser-agent: ClaudeBot\nAllow: /docs/\nDisallow: /\n\nUser-agent: *\nDisallow: /admin/\n\nSitemap: https://example.com/sitemap.xml\n";
+        assert_eq!(codes(body), vec![]);
+        let legacy_with_successor = "User-agent: anthropic-ai\nUser-agent: ClaudeBot\nDisallow: /\n";
+        assert_eq!(codes(legacy_with_successor), vec![]);
     }
 }

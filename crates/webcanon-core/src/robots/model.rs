@@ -203,7 +203,7 @@ pub struct Group<'a> {
 
 impl<'a> Group<'a> {
     /// The group's `User-agent` lines.
-    pub fn user_agents(&self) -> impl ExactSizeIterator<Item = UserAgent<'a>> + 'a {
+    pub fn user_agents(&self) -> impl ExactSizeIterator<Item = UserAgent<'a>> + use<'a> {
         let robots = self.robots;
         robots.agents[self.entry.agents.start as usize..self.entry.agents.end as usize]
             .iter()
@@ -211,7 +211,7 @@ impl<'a> Group<'a> {
     }
 
     /// The group's `Allow` and `Disallow` rules in file order.
-    pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + 'a {
+    pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + use<'a> {
         let robots = self.robots;
         robots.rules[self.entry.rules.start as usize..self.entry.rules.end as usize]
             .iter()

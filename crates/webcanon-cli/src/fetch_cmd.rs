@@ -1,0 +1,256 @@
+//! `webcanon fetch`: a page for an LLM, the way the site owner asked.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use serde::Serialize;
+use webcanon_client::error::Error;
+use webcanon_client::ssrf::{ResolveOverride, SsrfPolicy};
+use webcanon_client::{CacheSetting, Client, ClientBuilder, FetchResult};
+use webcanon_core::policy::{RobotsEvidence, RobotsMode};
+
+use crate::error::CliError;
+
+/// Exit status when robots.txt policy refuses the fetch.
+pub const EXIT_POLICY: u8 = 3;
+/// Exit status when the SSRF guard refuses the fetch.
+pub const EXIT_SSRF: u8 = 4;
+/// Exit status when the fetch itself failed.
+pub const EXIT_FETCH: u8 = 5;
+
+/// The options every face that fetches shares (`fetch`, and later `serve`, `mcp`, `batch`).
+#[derive(Debug, Args, Clone)]
+pub struct ClientArgs {
+    /// The product token matched against robots.txt `User-agent` lines.
+    #[arg(long, value_name = "TOKEN", default_value = webcanon_client::DEFAULT_AGENT)]
+    pub agent: String,
+    /// The `User-Agent` header (default: `<agent>/<version> (+project URL)`).
+    #[arg(long, value_name = "STRING")]
+    pub user_agent: Option<String>,
+    /// How the robots verdict is applied: respect (refuse disallowed and
+    /// unreachable), report_only (record, never refuse), ignore (do not fetch robots.txt).
+    #[arg(long, value_name = "MODE", default_value = "respect")]
+    pub mode: RobotsMode,
+    /// Time limit of every request, robots.txt included, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 20.0)]
+    pub timeout: f64,
+    /// Keep robots.txt outcomes in a SQLite file in this directory (shared
+    /// with other processes). Default: the user cache directory.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
+    /// Keep no robots.txt cache: load robots.txt for every request.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Allow addresses in this network although they are not public (repeatable).
+    #[arg(long, value_name = "CIDR")]
+    pub allow_private: Vec<String>,
+    /// Resolve HOST:PORT to ADDR instead of asking DNS, like curl (repeatable).
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+    /// Read robots.txt answering 401 or 403 as "disallow everything".
+    #[arg(long)]
+    pub auth_disallows: bool,
+}
+
+impl ClientArgs {
+    /// A client builder configured from these options.
+    pub fn builder(&self) -> Result<ClientBuilder, CliError> {
+        if !(self.timeout.is_finite() && self.timeout > 0.0) {
+            return Err(CliError::usage(format!(
+                "--timeout must be a positive number of seconds, not {}",
+                self.timeout
+            )));
+        }
+        let mut policy = SsrfPolicy::default();
+        for cidr in &self.allow_private {
+            let net = cidr.parse().map_err(|e| CliError::usage(format!("--allow-private `{cidr}`: {e}")))?;
+            policy = policy.allow_private(net);
+        }
+        for spec in &self.resolve {
+            let entry: ResolveOverride =
+                spec.parse().map_err(|e| CliError::usage(format!("--resolve `{spec}`: {e}")))?;
+            policy = policy.resolve(entry);
+        }
+        let cache = if self.no_cache {
+            CacheSetting::None
+        } else if let Some(dir) = &self.cache_dir {
+            CacheSetting::Dir(dir.clone())
+        } else {
+            default_cache_dir().map_or(CacheSetting::Memory, CacheSetting::Dir)
+        };
+        let mut builder = Client::builder()
+            .agent(&self.agent)
+            .mode(self.mode)
+            .timeout(Duration::from_secs_f64(self.timeout))
+            .cache(cache)
+            .auth_status_disallows(self.auth_disallows)
+            .ssrf_policy(policy);
+        if let Some(ua) = &self.user_agent {
+            builder = builder.user_agent(ua);
+        }
+        Ok(builder)
+    }
+}
+
+/// `$XDG_CACHE_HOME/webcanon` or `~/.cache/webcanon`.
+fn default_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    Some(base.join("webcanon"))
+}
+
+/// Arguments of `webcanon fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// The URL to fetch (http or https).
+    #[arg(value_name = "URL")]
+    url: String,
+    #[command(flatten)]
+    client: ClientArgs,
+    /// The page body limit in bytes, counted after decompression.
+    #[arg(long, value_name = "N", default_value_t = webcanon_client::DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
+    /// Print one JSON object (the result, or an error object) instead of Markdown.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct ErrorJson<'a> {
+    error: ErrorBody<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    kind: &'static str,
+    message: String,
+    url: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recommendation: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    robots_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'a webcanon_core::policy::RuleEvidence>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+}
+
+/// Runs `webcanon fetch`.
+pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
+    let client =
+        args.client.builder()?.max_bytes(args.max_bytes).build().map_err(|e| CliError::usage(e.to_string()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;
+    let outcome = runtime.block_on(client.fetch(&args.url));
+    match outcome {
+        Ok(result) => {
+            print_result(&result, args.json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(err) => report_error(&err, &args.url, args.json),
+    }
+}
+
+fn print_result(result: &FetchResult, json: bool) -> Result<(), CliError> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, result).map_err(io::Error::from)?;
+        out.write_all(b"\n")?;
+    } else {
+        out.write_all(result.content.as_bytes())?;
+        if !result.content.ends_with('\n') {
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+        eprintln!(
+            "fetched {} (HTTP {}{})",
+            result.final_url,
+            result.status,
+            result.content_type.as_deref().map(|t| format!(", {t}")).unwrap_or_default()
+        );
+        eprintln!("robots: {}", describe_robots(&result.robots));
+        for warning in &result.warnings {
+            eprintln!("warning[{}]: {}", warning.code, warning.detail);
+        }
+    }
+    Ok(())
+}
+
+fn describe_robots(e: &RobotsEvidence) -> String {
+    let mut text = format!("{} ({})", e.verdict, e.recommendation);
+    if let Some(rule) = &e.rule {
+        text.push_str(&format!(" by line {}: `{}: {}`", rule.line, rule.directive, rule.pattern));
+    }
+    if let Some(url) = &e.robots_url {
+        text.push_str(&format!(" in {url}"));
+        if let Some(status) = e.status {
+            text.push_str(&format!(" (HTTP {status}"));
+            if let Some(age) = e.cache_age_seconds.filter(|_| e.from_cache) {
+                text.push_str(&format!(", cached {age} s ago"));
+            }
+            text.push(')');
+        }
+    }
+    text
+}
+
+fn report_error(err: &Error, url: &str, json: bool) -> Result<ExitCode, CliError> {
+    let code = match err {
+        Error::Policy(_) => EXIT_POLICY,
+        Error::Ssrf(_) => EXIT_SSRF,
+        Error::Fetch(_) => EXIT_FETCH,
+        _ => crate::error::EXIT_USAGE,
+    };
+    if json {
+        let mut body = ErrorBody {
+            kind: err.kind(),
+            message: err.to_string(),
+            url,
+            verdict: None,
+            recommendation: None,
+            robots_url: None,
+            rule: None,
+            reason: None,
+            status: None,
+        };
+        match err {
+            Error::Policy(policy) => {
+                body.verdict = Some(policy.evidence.verdict.as_str());
+                body.recommendation = Some(policy.evidence.recommendation.as_str());
+                body.robots_url = policy.evidence.robots_url.as_deref();
+                body.rule = policy.evidence.rule.as_ref();
+            }
+            Error::Ssrf(ssrf) => body.reason = Some(ssrf.reason().to_string()),
+            Error::Fetch(fetch) => body.status = fetch.status(),
+            _ => {}
+        }
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        serde_json::to_writer_pretty(&mut out, &ErrorJson { error: body }).map_err(io::Error::from)?;
+        out.write_all(b"\n")?;
+    } else {
+        eprintln!("error: {err}");
+        match err {
+            Error::Policy(_) => eprintln!(
+                "hint: the site asks agents not to fetch this URL; `--mode report_only` records the verdict without refusing"
+            ),
+            Error::Ssrf(_) => eprintln!(
+                "hint: private and local addresses are refused; `--allow-private CIDR` opts in for an intranet"
+            ),
+            _ => {}
+        }
+    }
+    Ok(ExitCode::from(code))
+}

@@ -1,0 +1,208 @@
+//! `webcanon fetch` end to end: a real loopback server in this process, the
+//! binary as a child process, exit codes and JSON shapes as documented.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use webcanon_test::{Route, TestServer};
+
+const ARTICLE: &str = "<!doctype html><html><head><title>Robots and agents</title>\
+<link rel=\"canonical\" href=\"/canonical-article\"></head><body><nav>Home | Docs</nav><main><h1>Robots and agents</h1>\
+<p>Agents read robots.txt before they fetch a page. This paragraph is long enough to count as the main content of \
+the article, which a Readability-style extractor should keep while it drops the navigation.</p>\
+<p>A second paragraph with a <a href=\"/docs/next\">relative link</a> that must come out absolute.</p></main></body></html>";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn webcanon(args: &[&str]) -> Run {
+    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_webcanon"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("HTTP_PROXY")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("ALL_PROXY")
+        .output()
+        .expect("webcanon runs");
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+/// Runs the binary on a blocking thread so the server keeps answering.
+async fn run(args: Vec<String>) -> Run {
+    tokio::task::spawn_blocking(move || webcanon(&args.iter().map(String::as_str).collect::<Vec<_>>())).await.unwrap()
+}
+
+fn args(extra: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> =
+        ["fetch", "--allow-private", "127.0.0.0/8", "--timeout", "5"].iter().map(|s| s.to_string()).collect();
+    all.extend(extra.iter().map(|s| s.to_string()));
+    all
+}
+
+async fn site() -> TestServer {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
+    server.route("/article", Route::html(200, ARTICLE).header("x-robots-tag", "noai"));
+    server.route("/private", Route::html(200, ARTICLE));
+    server
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("webcanon-fetch-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fetch_prints_markdown_and_a_summary() {
+    let server = site().await;
+    let r = run(args(&["--no-cache", &server.url("/article")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("Robots and agents"), "{}", r.stdout);
+    assert!(r.stdout.contains(&server.url("/docs/next")), "relative link made absolute: {}", r.stdout);
+    assert!(r.stderr.contains("robots: allowed_implicit (recommended)"), "{}", r.stderr);
+    assert!(r.stderr.contains("warning[noai]"), "{}", r.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fetch_json_has_the_documented_fields() {
+    let server = site().await;
+    let r = run(args(&["--no-cache", "--json", &server.url("/article")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    for key in [
+        "requested_url",
+        "fetched_url",
+        "final_url",
+        "status",
+        "content_type",
+        "title",
+        "canonical_url",
+        "content",
+        "robots",
+        "alternative",
+        "warnings",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert_eq!(v["requested_url"], server.url("/article"));
+    assert_eq!(v["status"], 200);
+    assert_eq!(v["title"], "Robots and agents");
+    assert_eq!(v["canonical_url"], server.url("/canonical-article"));
+    assert_eq!(v["robots"]["verdict"], "allowed_implicit");
+    assert_eq!(v["robots"]["recommendation"], "recommended");
+    assert_eq!(v["robots"]["robots_url"], server.url("/robots.txt"));
+    assert_eq!(v["robots"]["status"], 200);
+    assert_eq!(v["robots"]["from_cache"], false);
+    assert!(v["robots"]["rule"].is_null());
+    assert!(v["alternative"].is_null());
+    let codes: Vec<&str> = v["warnings"].as_array().unwrap().iter().map(|w| w["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"noai"), "{codes:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn policy_refusal_exits_3_with_an_error_object() {
+    let server = site().await;
+    let r = run(args(&["--no-cache", "--json", &server.url("/private")])).await;
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "policy");
+    assert_eq!(v["error"]["verdict"], "disallowed_explicit");
+    assert_eq!(v["error"]["recommendation"], "not_recommended");
+    assert_eq!(v["error"]["robots_url"], server.url("/robots.txt"));
+    assert_eq!(v["error"]["rule"]["line"], 2);
+    assert_eq!(server.hits("/private"), 0);
+
+    let r = run(args(&["--no-cache", &server.url("/private")])).await;
+    assert_eq!(r.code, 3);
+    assert!(r.stderr.contains("Disallow: /private"), "{}", r.stderr);
+    assert!(!r.stderr.contains("User-agent"), "the robots.txt body is never quoted: {}", r.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ssrf_refusal_exits_4() {
+    let server = site().await;
+    let url = server.url("/article");
+    let r = tokio::task::spawn_blocking(move || webcanon(&["fetch", "--no-cache", "--json", &url])).await.unwrap();
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "ssrf");
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn failed_fetch_exits_5_and_bad_usage_exits_2() {
+    let server = site().await;
+    let r = run(args(&["--no-cache", "--json", &server.url("/missing")])).await;
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "fetch");
+    assert_eq!(v["error"]["status"], 404);
+
+    let r = run(args(&["--no-cache", "not-a-url"])).await;
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let r = run(args(&["--no-cache", "--mode", "sometimes", &server.url("/")])).await;
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_processes_share_the_sqlite_robots_cache() {
+    let server = site().await;
+    let dir = temp_dir("shared-cache");
+    let cache = dir.to_str().unwrap();
+    let first = run(args(&["--cache-dir", cache, "--json", &server.url("/article")])).await;
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let second = run(args(&["--cache-dir", cache, "--json", &server.url("/article")])).await;
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let v: serde_json::Value = serde_json::from_str(&second.stdout).unwrap();
+    assert_eq!(v["robots"]["from_cache"], true);
+    assert_eq!(server.hits("/robots.txt"), 1, "the second process used the first one's robots.txt");
+    let refused = run(args(&["--cache-dir", cache, &server.url("/private")])).await;
+    assert_eq!(refused.code, 3);
+    assert_eq!(server.hits("/robots.txt"), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resolve_override_reaches_a_named_host() {
+    let server = site().await;
+    let resolve = format!("docs.example.test:{}:127.0.0.1", server.port());
+    let url = format!("http://docs.example.test:{}/article", server.port());
+    let r = run(args(&["--no-cache", "--resolve", &resolve, "--json", &url])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let requests = server.requests();
+    assert!(requests.iter().any(|r| r.host.as_deref() == Some(&format!("docs.example.test:{}", server.port()))));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn proxy_environment_variables_are_ignored() {
+    // A proxy would make the resolver see the proxy's name instead of the
+    // target's and route around the guard: a loopback sink must see nothing.
+    let sink = TestServer::start().await;
+    sink.route("/", Route::text(200, "proxied"));
+    let site = site().await;
+    let proxy = sink.url("");
+    let url = site.url("/article");
+    let r = tokio::task::spawn_blocking(move || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_webcanon"));
+        command.args(["fetch", "--no-cache", "--allow-private", "127.0.0.1/32", "--json", &url]);
+        for name in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"] {
+            command.env(name, &proxy);
+        }
+        command.env_remove("NO_PROXY").env_remove("no_proxy");
+        command.output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(sink.requests().is_empty(), "the proxy sink saw {:?}", sink.requests());
+    assert_eq!(site.hits("/article"), 1);
+}

@@ -1,0 +1,448 @@
+//! [`Client`]: fetch a URL for an LLM the way the site owner asked.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::header::HeaderValue;
+use serde::Serialize;
+use url::Url;
+use webcanon_core::policy::{PolicyError, RobotsEvidence, RobotsMode};
+
+use crate::error::{Error, FetchError};
+use crate::http::{Answer, Http};
+use crate::page::{self, Page};
+use crate::robots_cache::{CacheStats, RobotsCache, RobotsCacheConfig};
+use crate::robots_fetch::{fetch_robots, robots_url};
+use crate::ssrf::{SsrfGuard, SsrfPolicy};
+use crate::store::{MemoryStore, RobotsStore, SqliteStore};
+use crate::warning::Warning;
+
+/// The product token used when the caller names none.
+pub const DEFAULT_AGENT: &str = "webcanon";
+/// The default time limit for each request.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+/// The default body limit, counted after decompression.
+pub const DEFAULT_MAX_BYTES: usize = 10 * 1024 * 1024;
+/// The default number of page redirects followed.
+pub const DEFAULT_MAX_REDIRECTS: usize = 10;
+
+/// Where robots.txt outcomes are kept.
+#[derive(Debug, Clone, Default)]
+pub enum CacheSetting {
+    /// In this process only (the default).
+    #[default]
+    Memory,
+    /// A SQLite file in this directory, shared with other processes.
+    Dir(PathBuf),
+    /// No cache: every fetch loads robots.txt again.
+    None,
+    /// A store of the caller's.
+    Store(Arc<dyn RobotsStore>),
+}
+
+/// Builds a [`Client`].
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    agent: String,
+    user_agent: Option<String>,
+    mode: RobotsMode,
+    timeout: Duration,
+    max_bytes: usize,
+    max_redirects: usize,
+    cache: CacheSetting,
+    cache_config: RobotsCacheConfig,
+    auth_disallows: bool,
+    ssrf: SsrfPolicy,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            agent: DEFAULT_AGENT.into(),
+            user_agent: None,
+            mode: RobotsMode::Respect,
+            timeout: DEFAULT_TIMEOUT,
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_redirects: DEFAULT_MAX_REDIRECTS,
+            cache: CacheSetting::Memory,
+            cache_config: RobotsCacheConfig::default(),
+            auth_disallows: false,
+            ssrf: SsrfPolicy::default(),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The product token matched against robots.txt `User-agent` lines.
+    pub fn agent(mut self, token: impl Into<String>) -> Self {
+        self.agent = token.into();
+        self
+    }
+
+    /// The `User-Agent` header; by default `<agent>/<version> (+https://github.com/webcanon/webcanon)`.
+    pub fn user_agent(mut self, value: impl Into<String>) -> Self {
+        self.user_agent = Some(value.into());
+        self
+    }
+
+    /// How the robots verdict is applied.
+    pub fn mode(mut self, mode: RobotsMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The time limit of every request (robots.txt and pages alike).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The page body limit, counted after decompression.
+    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// How many page redirects are followed.
+    pub fn max_redirects(mut self, max_redirects: usize) -> Self {
+        self.max_redirects = max_redirects;
+        self
+    }
+
+    /// Where robots.txt outcomes are kept.
+    pub fn cache(mut self, cache: CacheSetting) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// How long robots.txt outcomes stay fresh (capped at 24 hours).
+    pub fn max_cache_seconds(mut self, seconds: u64) -> Self {
+        self.cache_config.max_cache_seconds = seconds;
+        self
+    }
+
+    /// The whole cache configuration.
+    pub fn cache_config(mut self, config: RobotsCacheConfig) -> Self {
+        self.cache_config = config;
+        self
+    }
+
+    /// Reads robots.txt answering 401 or 403 as "disallow everything"
+    /// instead of RFC 9309's "no restrictions".
+    pub fn auth_status_disallows(mut self, yes: bool) -> Self {
+        self.auth_disallows = yes;
+        self
+    }
+
+    /// The SSRF policy (private networks allowed, resolve overrides).
+    pub fn ssrf_policy(mut self, policy: SsrfPolicy) -> Self {
+        self.ssrf = policy;
+        self
+    }
+
+    /// Builds the client.
+    pub fn build(self) -> Result<Client, BuildError> {
+        let no_cache = matches!(self.cache, CacheSetting::None);
+        let store: Arc<dyn RobotsStore> = match self.cache {
+            CacheSetting::Memory => Arc::new(MemoryStore::new()),
+            CacheSetting::Dir(dir) => Arc::new(SqliteStore::open_dir(&dir).map_err(|e| BuildError(e.to_string()))?),
+            CacheSetting::None => Arc::new(MemoryStore::new()),
+            CacheSetting::Store(store) => store,
+        };
+        let mut cache_config = self.cache_config;
+        if no_cache {
+            cache_config.max_cache_seconds = 0;
+        }
+        let user_agent = self.user_agent.unwrap_or_else(|| {
+            format!("{}/{} (+https://github.com/webcanon/webcanon)", self.agent, env!("CARGO_PKG_VERSION"))
+        });
+        let user_agent = HeaderValue::from_str(&user_agent)
+            .map_err(|_| BuildError(format!("user agent `{user_agent}` is not a valid header value")))?;
+        let guard = Arc::new(SsrfGuard::new(self.ssrf));
+        let client = crate::ssrf::build_http_client(guard.clone(), self.timeout)
+            .map_err(|e| BuildError(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http: Http { client, guard, user_agent, timeout: self.timeout },
+                cache: RobotsCache::new(store, cache_config),
+                agent: self.agent,
+                mode: self.mode,
+                max_bytes: self.max_bytes,
+                max_redirects: self.max_redirects,
+                auth_disallows: self.auth_disallows,
+            }),
+        })
+    }
+}
+
+/// The client could not be built (a bad setting, an unusable cache directory).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BuildError(String);
+
+/// Fetches pages for LLM agents: robots.txt evaluated before every request
+/// (redirect hops included), the SSRF guard on every address, content as
+/// Markdown, usage signals as warnings. Cheap to clone; clones share the
+/// robots cache.
+#[derive(Debug, Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    http: Http,
+    cache: RobotsCache,
+    agent: String,
+    mode: RobotsMode,
+    max_bytes: usize,
+    max_redirects: usize,
+    auth_disallows: bool,
+}
+
+/// One redirect on the way to the content.
+#[derive(Debug, Clone, Serialize)]
+pub struct RedirectHop {
+    /// The URL that redirected.
+    pub url: String,
+    /// Its status.
+    pub status: u16,
+}
+
+/// How long the parts of a fetch took, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Timings {
+    /// Deciding robots.txt for the requested URL (cached or fetched).
+    pub robots_ms: u64,
+    /// Fetching the page, redirects included.
+    pub fetch_ms: u64,
+    /// Decoding and converting the content.
+    pub convert_ms: u64,
+    /// The whole call.
+    pub total_ms: u64,
+}
+
+/// The alternative URL tried instead of the requested one (llms.txt hints).
+#[derive(Debug, Clone, Serialize)]
+pub struct Alternative {
+    /// The candidate URL.
+    pub url: String,
+    /// Where the hint came from: `llms_txt`, `link_alternate` or `content_negotiation`.
+    pub source: String,
+    /// Whether its content is what the result carries.
+    pub used: bool,
+    /// Why it was not used: `robots`, `ssrf`, `http_status` or `not_markdown`.
+    pub skipped_reason: Option<String>,
+}
+
+/// The result of [`Client::fetch`].
+#[derive(Debug, Clone, Serialize)]
+pub struct FetchResult {
+    /// The URL asked for.
+    pub requested_url: String,
+    /// The URL whose content is returned.
+    pub fetched_url: String,
+    /// Where `fetched_url` ended after redirects.
+    pub final_url: String,
+    /// The final HTTP status.
+    pub status: u16,
+    /// The `Content-Type` of the answer.
+    pub content_type: Option<String>,
+    /// The page title, when there is one.
+    pub title: Option<String>,
+    /// The canonical URL (`rel=canonical` link or `Link` header).
+    pub canonical_url: Option<String>,
+    /// The content: Markdown for HTML, the text itself for Markdown and text.
+    pub content: String,
+    /// The robots verdict for the requested URL, with its evidence.
+    pub robots: RobotsEvidence,
+    /// The alternative tried, if any.
+    pub alternative: Option<Alternative>,
+    /// Usage warnings: never blocks, always worth telling.
+    pub warnings: Vec<Warning>,
+    /// Redirects followed.
+    pub redirects: Vec<RedirectHop>,
+    /// Where the time went.
+    pub timings: Timings,
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Client {
+    /// A builder with the defaults: agent `webcanon`, mode `respect`, 20 s
+    /// timeout, 10 MiB body limit, robots cache in memory, SSRF guard on.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The agent's product token.
+    pub fn agent(&self) -> &str {
+        &self.inner.agent
+    }
+
+    /// The robots mode.
+    pub fn mode(&self) -> RobotsMode {
+        self.inner.mode
+    }
+
+    /// Cache counters (hits, misses, robots fetches).
+    pub fn cache_stats(&self) -> CacheStats {
+        self.inner.cache.stats()
+    }
+
+    fn parse_url(input: &str) -> Result<Url, Error> {
+        let invalid = |reason: String| Error::InvalidUrl { url: input.to_string(), reason };
+        let url = Url::parse(input).map_err(|e| invalid(e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid(format!("scheme `{}` is not http or https", url.scheme())));
+        }
+        if url.host().is_none() {
+            return Err(invalid("no host".into()));
+        }
+        Ok(url)
+    }
+
+    /// The robots verdict for `url` and this client's agent, with its
+    /// evidence and warnings, without fetching the page. robots.txt is
+    /// loaded through the cache; the SSRF guard applies to it.
+    pub async fn check(&self, url: &str) -> Result<(RobotsEvidence, Vec<Warning>), Error> {
+        let url = Self::parse_url(url)?;
+        self.vet(&url).await?;
+        Ok(self.robots_for(&url).await)
+    }
+
+    /// Vets `url` before anything is requested for it: the URL itself, and
+    /// for a name, its addresses. The connection later resolves through the
+    /// same guard, so whatever it gets is vetted again; this early look only
+    /// makes a refusal an SSRF error rather than an unreachable robots.txt.
+    async fn vet(&self, url: &Url) -> Result<(), Error> {
+        let guard = &self.inner.http.guard;
+        guard.check_url(url).map_err(Error::Ssrf)?;
+        if let Some(url::Host::Domain(name)) = url.host() {
+            guard.resolve(name).await.map_err(Error::Ssrf)?;
+        }
+        Ok(())
+    }
+
+    async fn robots_for(&self, url: &Url) -> (RobotsEvidence, Vec<Warning>) {
+        let inner = &self.inner;
+        let origin = url.origin().ascii_serialization();
+        let robots_url = robots_url(url);
+        inner
+            .cache
+            .evaluate(&origin, &inner.agent, url.as_str(), inner.mode, || {
+                fetch_robots(&inner.http, &robots_url, inner.auth_disallows)
+            })
+            .await
+    }
+
+    /// Checks `url` against robots.txt and refuses it when the mode says so.
+    async fn admit(&self, url: &Url) -> Result<(RobotsEvidence, Vec<Warning>), Error> {
+        let (evidence, warnings) = self.robots_for(url).await;
+        if self.inner.mode.blocks(evidence.verdict) {
+            return Err(PolicyError { url: url.to_string(), evidence }.into());
+        }
+        Ok((evidence, warnings))
+    }
+
+    /// Fetches `url` for an LLM.
+    ///
+    /// In order: the URL is parsed (http and https only) and vetted by the
+    /// SSRF guard; robots.txt of its origin decides (under
+    /// [`RobotsMode::Respect`] a disallow or an unreachable robots.txt
+    /// refuses with [`Error::Policy`] and nothing is requested); the page is
+    /// fetched with our own redirect loop, every hop vetted and checked
+    /// against its own origin's robots.txt; HTML is converted to Markdown;
+    /// usage signals become warnings.
+    pub async fn fetch(&self, url: &str) -> Result<FetchResult, Error> {
+        let started = Instant::now();
+        let requested = Self::parse_url(url)?;
+        self.vet(&requested).await?;
+        let (robots, mut warnings) = self.admit(&requested).await?;
+        let robots_done = Instant::now();
+        let (answer, redirects) = self.follow(&requested, &mut warnings).await?;
+        let fetched = Instant::now();
+        if answer.status >= 400 {
+            return Err(FetchError::Status { url: answer.url.to_string(), status: answer.status }.into());
+        }
+        if answer.truncated {
+            warnings.push(Warning::new(
+                "body_truncated",
+                crate::warning::source::FETCH,
+                format!("the body was longer than {} bytes and was cut there", self.inner.max_bytes),
+            ));
+        }
+        let Page { content, title, canonical_url, warnings: page_warnings } =
+            page::convert(&answer, &self.inner.agent).await.map_err(Error::Fetch)?;
+        warnings.extend(page_warnings);
+        let done = Instant::now();
+        Ok(FetchResult {
+            requested_url: requested.to_string(),
+            fetched_url: requested.to_string(),
+            final_url: answer.url.to_string(),
+            status: answer.status,
+            content_type: answer.header("content-type").map(str::to_string),
+            title,
+            canonical_url,
+            content,
+            robots,
+            alternative: None,
+            warnings,
+            redirects,
+            timings: Timings {
+                robots_ms: millis(robots_done - started),
+                fetch_ms: millis(fetched - robots_done),
+                convert_ms: millis(done - fetched),
+                total_ms: millis(done - started),
+            },
+        })
+    }
+
+    /// Follows redirects from `start`, each hop vetted by the guard and
+    /// admitted by robots.txt of its own origin.
+    async fn follow(&self, start: &Url, warnings: &mut Vec<Warning>) -> Result<(Answer, Vec<RedirectHop>), Error> {
+        let mut url = start.clone();
+        let mut redirects = Vec::new();
+        loop {
+            let answer = self.inner.http.get(&url, page::ACCEPT, self.inner.max_bytes).await?;
+            let next = match answer.location() {
+                None => return Ok((answer, redirects)),
+                Some(Err(message)) => {
+                    return Err(FetchError::BadRedirect { url: url.to_string(), message }.into());
+                }
+                Some(Ok(next)) => next,
+            };
+            redirects.push(RedirectHop { url: url.to_string(), status: answer.status });
+            if redirects.len() > self.inner.max_redirects {
+                return Err(
+                    FetchError::TooManyRedirects { url: start.to_string(), limit: self.inner.max_redirects }.into()
+                );
+            }
+            if !matches!(next.scheme(), "http" | "https") {
+                return Err(FetchError::BadRedirect {
+                    url: url.to_string(),
+                    message: format!("redirect to a `{}` URL", next.scheme()),
+                }
+                .into());
+            }
+            if url.scheme() == "https" && next.scheme() == "http" {
+                warnings.push(Warning::new(
+                    "insecure_redirect",
+                    crate::warning::source::FETCH,
+                    format!("{url} redirected from https to plain http: {next}"),
+                ));
+            }
+            self.vet(&next).await?;
+            let (_, hop_warnings) = self.admit(&next).await?;
+            for warning in hop_warnings {
+                if !warnings.contains(&warning) {
+                    warnings.push(warning);
+                }
+            }
+            url = next;
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! One guarded HTTP exchange: vet the URL, send, check the peer, read the
+//! body up to a limit. Redirects are not followed here: callers run their
+//! own loop so that every hop is vetted again (and, for pages, checked
+//! against robots.txt again).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::header::{self, HeaderMap, HeaderValue};
+use url::Url;
+
+use crate::error::FetchError;
+use crate::ssrf::SsrfGuard;
+
+/// An answer, with its body read up to the limit.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub url: Url,
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+    /// Whether the body was longer than the limit and cut there.
+    pub truncated: bool,
+}
+
+impl Answer {
+    /// The redirect target, resolved against the request URL.
+    pub fn location(&self) -> Option<Result<Url, String>> {
+        if !matches!(self.status, 301 | 302 | 303 | 307 | 308) {
+            return None;
+        }
+        let value = self.headers.get(header::LOCATION)?;
+        let text = match value.to_str() {
+            Ok(text) => text,
+            Err(_) => return Some(Err("redirect Location is not ASCII".into())),
+        };
+        Some(self.url.join(text).map_err(|e| format!("redirect to an invalid URL `{text}`: {e}")))
+    }
+
+    /// A header as a string, if present and printable.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Every value of a header that may repeat.
+    pub fn header_all(&self, name: &str) -> impl Iterator<Item = &str> {
+        self.headers.get_all(name).iter().filter_map(|v| v.to_str().ok())
+    }
+}
+
+/// The HTTP side of the client.
+#[derive(Debug, Clone)]
+pub(crate) struct Http {
+    pub client: reqwest::Client,
+    pub guard: Arc<SsrfGuard>,
+    pub user_agent: HeaderValue,
+    pub timeout: Duration,
+}
+
+impl Http {
+    /// Sends one GET for `url` and reads at most `max_bytes` of the body
+    /// (counted after decompression). The whole exchange must end before
+    /// `self.timeout` has passed.
+    pub async fn get(&self, url: &Url, accept: &str, max_bytes: usize) -> Result<Answer, FetchError> {
+        self.guard.check_url(url).map_err(FetchError::Ssrf)?;
+        let started = Instant::now();
+        let request = self
+            .client
+            .get(url.clone())
+            .header(header::USER_AGENT, self.user_agent.clone())
+            .header(header::ACCEPT, accept)
+            .timeout(self.timeout);
+        let exchange = async {
+            let mut response = request.send().await.map_err(|e| FetchError::from_reqwest(url, e))?;
+            if let Some(addr) = response.remote_addr() {
+                self.guard.check_peer(url, addr).map_err(FetchError::Ssrf)?;
+            }
+            let status = response.status().as_u16();
+            let headers = std::mem::take(response.headers_mut());
+            let mut body = Vec::new();
+            let mut truncated = false;
+            while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::from_reqwest(url, e))? {
+                let room = max_bytes - body.len();
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    truncated = true;
+                    break;
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(Answer { url: url.clone(), status, headers, body, truncated })
+        };
+        match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout { url: url.to_string(), after: started.elapsed() }),
+        }
+    }
+}

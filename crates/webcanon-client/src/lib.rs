@@ -1,0 +1,22 @@
+//! The retrieval layer of webcanon: everything that touches the network.
+//!
+//! This crate fetches pages for LLM agents the way the site owner asked: the
+//! SSRF guard vets every address before a connection is made, robots.txt is
+//! evaluated (and cached) before every request, and HTML is converted to
+//! Markdown with hard caps on hostile input.
+
+mod client;
+pub mod error;
+mod http;
+pub mod markdown;
+mod page;
+pub mod robots_cache;
+pub mod robots_fetch;
+pub mod ssrf;
+pub mod store;
+pub mod warning;
+
+pub use client::{
+    Alternative, BuildError, CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchResult, RedirectHop, Timings,
+};

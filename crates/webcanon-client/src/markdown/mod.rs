@@ -1,0 +1,238 @@
+//! HTML to Markdown for LLMs: the main content when an extractor finds it,
+//! the whole body otherwise, with hard caps on hostile input.
+//!
+//! The pipeline: a linear pre-scan (no tree, no recursion) measures the document and
+//! reads the `<head>`; a document within the caps goes to a Readability-
+//! style extractor (`dom_smoothie`) and its article to a converter
+//! (`htmd`); when the article is too short, the whole body (minus scripts,
+//! navigation, headers, footers, asides and forms) is converted instead. A
+//! document over the caps is never given to a tree builder: its text is
+//! taken by the scanner-level tag stripper, and the result says so. The
+//! conversion runs on its own thread with a large stack, as a second line
+//! of defence.
+
+mod scan;
+
+pub use scan::{HeadTag, decode_entities};
+use url::Url;
+
+/// Caps checked before any tree is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HtmlLimits {
+    /// The deepest nesting accepted (default 512).
+    pub max_depth: usize,
+    /// The most elements accepted (default 50,000).
+    pub max_elements: usize,
+    /// Articles with less text than this fall back to the whole body
+    /// (default 200 characters: less is usually a teaser or a cookie banner).
+    pub min_article_chars: usize,
+}
+
+impl Default for HtmlLimits {
+    fn default() -> Self {
+        HtmlLimits { max_depth: 512, max_elements: 50_000, min_article_chars: 200 }
+    }
+}
+
+/// How the Markdown was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The extractor's main content.
+    Article,
+    /// The whole body, because the extractor found too little.
+    WholeBody,
+    /// Text only: the document was over the caps.
+    TextOnly,
+}
+
+/// The converted page.
+#[derive(Debug, Clone)]
+pub struct Converted {
+    /// The Markdown.
+    pub markdown: String,
+    /// The `<title>`.
+    pub title: Option<String>,
+    /// `<link rel="canonical">`, absolute.
+    pub canonical: Option<Url>,
+    /// `<link rel="alternate" type="text/markdown">` targets, absolute.
+    pub markdown_alternates: Vec<Url>,
+    /// `<link rel="describedby">` targets (llms.txt v2), absolute.
+    pub described_by: Vec<Url>,
+    /// Every `<meta>` and `<link>` tag.
+    pub head: Vec<HeadTag>,
+    /// How the Markdown was made.
+    pub method: Method,
+    /// Elements and depth found by the pre-scan.
+    pub elements: usize,
+    /// The deepest nesting found by the pre-scan.
+    pub depth: usize,
+}
+
+fn rel_has(tag: &HeadTag, rel: &str) -> bool {
+    tag.attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|v| v.eq_ignore_ascii_case(rel)))
+}
+
+/// Converts `html` (fetched from `base`) to Markdown.
+pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converted {
+    let found = scan::scan(html);
+    let links = |rel: &str, typ: Option<&str>| -> Vec<Url> {
+        found
+            .head
+            .iter()
+            .filter(|t| t.tag == "link" && rel_has(t, rel))
+            .filter(|t| typ.is_none_or(|want| t.attr("type").is_some_and(|have| have.eq_ignore_ascii_case(want))))
+            .filter_map(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()))
+            .collect()
+    };
+    let canonical = links("canonical", None).into_iter().next();
+    let markdown_alternates = links("alternate", Some("text/markdown"));
+    let described_by = links("describedby", None);
+    let over_caps = found.max_depth > limits.max_depth || found.elements > limits.max_elements;
+    let (mut markdown, method) = if over_caps {
+        (strip_tags(html), Method::TextOnly)
+    } else {
+        convert_on_big_stack(html.to_string(), base.clone(), *limits)
+    };
+    // Extractors drop the heading that repeats the title; an LLM reading
+    // the Markdown alone should still see what the page is.
+    if method == Method::Article
+        && let Some(title) = &found.title
+        && !markdown.lines().next().is_some_and(|first| first.starts_with('#'))
+    {
+        markdown = format!("# {title}\n\n{markdown}");
+    }
+    Converted {
+        markdown,
+        title: found.title.clone(),
+        canonical,
+        markdown_alternates,
+        described_by,
+        head: found.head,
+        method,
+        elements: found.elements,
+        depth: found.max_depth,
+    }
+}
+
+/// Runs the tree-based conversion on a thread with a 64 MiB stack.
+fn convert_on_big_stack(html: String, base: Url, limits: HtmlLimits) -> (String, Method) {
+    let worker = std::thread::Builder::new()
+        .name("webcanon-html".into())
+        .stack_size(64 * 1024 * 1024)
+        .spawn(move || convert(&html, &base, &limits));
+    match worker.map(|handle| handle.join()) {
+        Ok(Ok(result)) => result,
+        // A panic inside a converter must not take the process down.
+        _ => (String::new(), Method::TextOnly),
+    }
+}
+
+const SKIPPED: &[&str] =
+    &["script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg", "template", "head"];
+
+fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
+    let converter = htmd::HtmlToMarkdown::builder().skip_tags(SKIPPED.to_vec()).build();
+    let config = dom_smoothie::Config { max_elements_to_parse: limits.max_elements, ..Default::default() };
+    let article = dom_smoothie::Readability::new(html, Some(base.as_str()), Some(config))
+        .ok()
+        .and_then(|mut r| r.parse().ok())
+        .filter(|a| a.text_content.trim().chars().count() >= limits.min_article_chars);
+    if let Some(article) = article
+        && let Ok(markdown) = converter.convert(&article.content)
+    {
+        let markdown = absolutize_links(markdown.trim(), base);
+        if !markdown.is_empty() {
+            return (markdown, Method::Article);
+        }
+    }
+    match converter.convert(html) {
+        Ok(markdown) => (absolutize_links(markdown.trim(), base), Method::WholeBody),
+        Err(_) => (strip_tags(html), Method::TextOnly),
+    }
+}
+
+/// Rewrites Markdown link and image targets `](target)` relative to `base`.
+pub fn absolutize_links(markdown: &str, base: &Url) -> String {
+    let mut out = String::with_capacity(markdown.len() + 64);
+    let mut rest = markdown;
+    while let Some(start) = rest.find("](") {
+        out.push_str(&rest[..start + 2]);
+        rest = &rest[start + 2..];
+        let end = rest.find([')', ' ']).unwrap_or(rest.len());
+        let target = &rest[..end];
+        let absolute = if target.is_empty() || target.starts_with('#') || target.contains("://") {
+            None
+        } else {
+            base.join(target).ok().filter(|u| matches!(u.scheme(), "http" | "https"))
+        };
+        match absolute {
+            Some(url) => out.push_str(url.as_str()),
+            None => out.push_str(target),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The text of an HTML document without building a tree: tags dropped,
+/// scripts and styles skipped, entities decoded, blank runs collapsed.
+/// Linear in the input, whatever its shape.
+pub fn strip_tags(html: &str) -> String {
+    let bytes = html.as_bytes();
+    let mut text = String::with_capacity(html.len() / 2);
+    let mut i = 0;
+    while i < bytes.len() {
+        match memchr::memchr(b'<', &bytes[i..]) {
+            None => {
+                text.push_str(&html[i..]);
+                break;
+            }
+            Some(offset) => {
+                text.push_str(&html[i..i + offset]);
+                i += offset;
+                let lower =
+                    |n: &[u8]| bytes[i + 1..].len() >= n.len() && bytes[i + 1..i + 1 + n.len()].eq_ignore_ascii_case(n);
+                let skip_to: Option<&[u8]> = if lower(b"script") {
+                    Some(b"</script")
+                } else if lower(b"style") {
+                    Some(b"</style")
+                } else if bytes[i..].starts_with(b"<!--") {
+                    Some(b"-->")
+                } else {
+                    None
+                };
+                if let Some(end) = skip_to {
+                    i = bytes[i..]
+                        .windows(end.len())
+                        .position(|w| w.eq_ignore_ascii_case(end))
+                        .map_or(bytes.len(), |p| i + p);
+                }
+                let close = memchr::memchr(b'>', &bytes[i..]).map_or(bytes.len(), |p| i + p + 1);
+                let block = bytes[i..close]
+                    .iter()
+                    .skip(1)
+                    .take(4)
+                    .any(|b| matches!(b, b'p' | b'P' | b'd' | b'D' | b'l' | b'L' | b'h' | b'H' | b'b' | b'B'));
+                text.push(if block { '\n' } else { ' ' });
+                i = close;
+            }
+        }
+    }
+    let decoded = decode_entities(&text);
+    let mut out = String::with_capacity(decoded.len());
+    let mut blank = 0;
+    for line in decoded.lines() {
+        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.is_empty() {
+            blank += 1;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank > 0 { "\n\n" } else { "\n" });
+        }
+        blank = 0;
+        out.push_str(&line);
+    }
+    out
+}

@@ -1,0 +1,227 @@
+//! From an HTTP answer to content for an LLM: decode, convert, and collect
+//! usage signals from the headers and the `<head>`.
+
+use webcanon_core::signals::{
+    UsageWarning, parse_meta_robots, parse_preferences, parse_tdm_reservation, parse_x_robots_tag, preference_warnings,
+    robots_warnings,
+};
+
+use crate::error::FetchError;
+use crate::http::Answer;
+use crate::markdown::{HtmlLimits, Method, html_to_markdown};
+use crate::warning::{Warning, source};
+
+/// What the client asks for: HTML or Markdown first, then any text.
+pub(crate) const ACCEPT: &str =
+    "text/html, application/xhtml+xml;q=0.9, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1";
+
+/// The content and what was learned from it.
+#[derive(Debug)]
+pub(crate) struct Page {
+    pub content: String,
+    pub title: Option<String>,
+    pub canonical_url: Option<String>,
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Html,
+    Text,
+}
+
+/// The media type of `content_type`, lower-cased, without parameters.
+fn essence(content_type: Option<&str>) -> Option<String> {
+    content_type.map(|t| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+}
+
+fn kind_of(essence: Option<&str>, body: &[u8]) -> Option<Kind> {
+    match essence {
+        Some("text/html" | "application/xhtml+xml") => Some(Kind::Html),
+        Some(t) if t.starts_with("text/") => Some(Kind::Text),
+        Some(
+            "application/json"
+            | "application/xml"
+            | "application/ld+json"
+            | "application/rss+xml"
+            | "application/atom+xml",
+        ) => Some(Kind::Text),
+        Some(t) if t.ends_with("+json") || t.ends_with("+xml") => Some(Kind::Text),
+        Some(t) if !t.is_empty() && t != "application/octet-stream" => None,
+        // No type (or a generic one): look at the bytes.
+        _ => {
+            let head = &body[..body.len().min(1024)];
+            if memchr::memchr(0, head).is_some() {
+                None
+            } else if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
+                Some(Kind::Html)
+            } else {
+                Some(Kind::Text)
+            }
+        }
+    }
+}
+
+/// Decodes `body` by the charset of `content_type`, else a `<meta charset>`
+/// in the first 1024 bytes, else a BOM, else UTF-8 (invalid bytes replaced).
+pub(crate) fn decode_body(body: &[u8], content_type: Option<&str>) -> String {
+    let from_header = content_type.and_then(|t| {
+        t.split(';').skip(1).find_map(|p| {
+            let (k, v) = p.split_once('=')?;
+            k.trim().eq_ignore_ascii_case("charset").then(|| v.trim().trim_matches('"').to_string())
+        })
+    });
+    let from_meta = || {
+        let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
+        let at = head.find("charset=")?;
+        let value: String = head[at + 8..]
+            .trim_start_matches(['"', '\''])
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+            .collect();
+        (!value.is_empty()).then_some(value)
+    };
+    let label = from_header.or_else(from_meta);
+    let encoding = label.and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes())).unwrap_or(encoding_rs::UTF_8);
+    // `decode` honours a BOM over the label, as browsers do.
+    let (text, _, _) = encoding.decode(body);
+    text.into_owned()
+}
+
+/// Converts an answer for `agent`.
+pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
+    let content_type = answer.header("content-type");
+    let essence = essence(content_type);
+    let kind = kind_of(essence.as_deref(), &answer.body).ok_or_else(|| FetchError::UnsupportedContent {
+        url: answer.url.to_string(),
+        content_type: content_type.unwrap_or("binary data").to_string(),
+    })?;
+    let text = decode_body(&answer.body, content_type);
+    let mut warnings = header_warnings(answer, agent);
+    let page = match kind {
+        Kind::Text => Page { content: text, title: None, canonical_url: link_canonical(answer), warnings },
+        Kind::Html => {
+            let base = answer.url.clone();
+            let converted = tokio::task::spawn_blocking(move || html_to_markdown(&text, &base, &HtmlLimits::default()))
+                .await
+                .map_err(|e| FetchError::Protocol {
+                    url: answer.url.to_string(),
+                    message: format!("conversion failed: {e}"),
+                })?;
+            warnings.extend(meta_warnings(&converted.head, agent));
+            if converted.method == Method::TextOnly {
+                warnings.push(Warning::new(
+                    "html_over_limits",
+                    source::CONVERSION,
+                    format!(
+                        "the page has {} elements nested {} deep, over the converter's limits; its text is returned without structure",
+                        converted.elements, converted.depth
+                    ),
+                ));
+            }
+            Page {
+                content: converted.markdown,
+                title: converted.title,
+                canonical_url: converted.canonical.map(|u| u.to_string()).or_else(|| link_canonical(answer)),
+                warnings,
+            }
+        }
+    };
+    Ok(dedupe(page))
+}
+
+fn dedupe(mut page: Page) -> Page {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    page.warnings.retain(|w| {
+        let key = (w.code.clone(), w.source.clone());
+        if seen.contains(&key) {
+            false
+        } else {
+            seen.push(key);
+            true
+        }
+    });
+    page
+}
+
+/// `Link: <url>; rel="canonical"`, resolved against the answer's URL.
+fn link_canonical(answer: &Answer) -> Option<String> {
+    answer.header_all("link").flat_map(|v| v.split(',')).find_map(|link| {
+        let (target, params) = link.split_once(';')?;
+        let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
+        let canonical = params.split(';').any(|p| {
+            p.split_once('=').is_some_and(|(k, v)| {
+                k.trim().eq_ignore_ascii_case("rel") && v.trim().trim_matches('"').eq_ignore_ascii_case("canonical")
+            })
+        });
+        canonical.then(|| answer.url.join(target).ok().map(|u| u.to_string())).flatten()
+    })
+}
+
+fn header_warnings(answer: &Answer, agent: &str) -> Vec<UsageWarning> {
+    let mut out = Vec::new();
+    let directives: Vec<_> = answer.header_all("x-robots-tag").flat_map(parse_x_robots_tag).collect();
+    out.extend(robots_warnings(&directives, agent, source::X_ROBOTS_TAG));
+    for value in answer.header_all("tdm-reservation") {
+        if parse_tdm_reservation(value) == Some(true) {
+            out.push(tdm_warning("the tdm-reservation header"));
+        }
+    }
+    for value in answer.header_all("content-usage") {
+        out.extend(preference_warnings(&parse_preferences(value), "content_usage", source::CONTENT_USAGE_HEADER));
+    }
+    for value in answer.header_all("content-signal") {
+        out.extend(preference_warnings(&parse_preferences(value), "content_signal", source::CONTENT_SIGNAL_HEADER));
+    }
+    out
+}
+
+fn tdm_warning(where_: &str) -> UsageWarning {
+    Warning::new(
+        "tdm_reservation",
+        source::TDMREP,
+        format!("{where_} reserves text and data mining rights (TDMRep tdm-reservation: 1)"),
+    )
+}
+
+fn meta_warnings(head: &[crate::markdown::HeadTag], agent: &str) -> Vec<UsageWarning> {
+    let mut out = Vec::new();
+    let mut directives = Vec::new();
+    for tag in head.iter().filter(|t| t.tag == "meta") {
+        let (Some(name), Some(content)) = (tag.attr("name"), tag.attr("content")) else { continue };
+        let lower = name.to_ascii_lowercase();
+        if lower == "tdm-reservation" {
+            if parse_tdm_reservation(content) == Some(true) {
+                out.push(tdm_warning("a tdm-reservation meta tag"));
+            }
+        } else if lower == "robots" || lower.eq_ignore_ascii_case(agent) {
+            directives.extend(parse_meta_robots(name, content));
+        }
+    }
+    out.extend(robots_warnings(&directives, agent, source::META_ROBOTS));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charsets() {
+        assert_eq!(decode_body(b"caf\xe9", Some("text/plain; charset=windows-1252")), "café");
+        assert_eq!(decode_body(b"\xef\xbb\xbfhi", Some("text/plain")), "hi");
+        let sjis = b"<meta charset=shift_jis><p>\x82\xa0</p>";
+        assert!(decode_body(sjis, Some("text/html")).contains('\u{3042}'));
+        assert_eq!(decode_body(b"plain \xff", None), "plain \u{fffd}");
+    }
+
+    #[test]
+    fn kinds() {
+        assert_eq!(kind_of(Some("text/html"), b""), Some(Kind::Html));
+        assert_eq!(kind_of(Some("text/markdown"), b""), Some(Kind::Text));
+        assert_eq!(kind_of(Some("application/json"), b""), Some(Kind::Text));
+        assert_eq!(kind_of(Some("image/png"), b""), None);
+        assert_eq!(kind_of(None, b"  <html>"), Some(Kind::Html));
+        assert_eq!(kind_of(Some("application/octet-stream"), b"\0\x01"), None);
+    }
+}

@@ -1,0 +1,567 @@
+//! The robots.txt cache: parsed files in memory over a [`RobotsStore`],
+//! one fetch per origin at a time, failures kept briefly, and the last good
+//! copy kept apart for when the site is unreachable.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use webcanon_core::policy::{RobotsAvailability, RobotsEvidence, RobotsMode, RuleEvidence, Verdict};
+use webcanon_core::robots::{AgentRules, ContentSignal, Robots};
+
+use crate::store::{RobotsRecord, RobotsStore, StoreError, unix_now};
+use crate::warning::{Warning, source};
+
+/// RFC 9309 §2.4: a cached robots.txt is not used for more than 24 hours.
+pub const MAX_CACHE_SECONDS: u64 = 24 * 60 * 60;
+/// How long the last good copy may stand in for an unreachable robots.txt.
+pub const LAST_GOOD_MAX_AGE: u64 = 30 * 24 * 60 * 60;
+
+/// How robots.txt outcomes are cached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RobotsCacheConfig {
+    /// How long a fetched robots.txt is used; at most 24 hours (the ceiling
+    /// is enforced: a larger value is cut to 24 hours).
+    pub max_cache_seconds: u64,
+    /// The first retry delay after robots.txt was unreachable; doubled for
+    /// each further failure.
+    pub failure_backoff: Duration,
+    /// The longest retry delay after repeated failures.
+    pub failure_backoff_max: Duration,
+    /// How old the last good copy may be and still be used.
+    pub last_good_max_age: Duration,
+}
+
+impl Default for RobotsCacheConfig {
+    fn default() -> Self {
+        RobotsCacheConfig {
+            max_cache_seconds: MAX_CACHE_SECONDS,
+            failure_backoff: Duration::from_secs(60),
+            failure_backoff_max: Duration::from_secs(30 * 60),
+            last_good_max_age: Duration::from_secs(LAST_GOOD_MAX_AGE),
+        }
+    }
+}
+
+impl RobotsCacheConfig {
+    /// The freshness of a successful outcome: the configured time, lowered
+    /// by the server's `Cache-Control: max-age`, never above 24 hours.
+    fn ttl(&self, server_max_age: Option<u64>) -> u64 {
+        let ceiling = self.max_cache_seconds.min(MAX_CACHE_SECONDS);
+        server_max_age.map_or(ceiling, |age| age.min(ceiling))
+    }
+
+    /// The freshness of the `failures`-th consecutive unreachable outcome.
+    fn backoff(&self, failures: u32) -> u64 {
+        let base = self.failure_backoff.as_secs().max(1);
+        let factor = 1u64 << failures.saturating_sub(1).min(16);
+        base.saturating_mul(factor).min(self.failure_backoff_max.as_secs().max(base))
+    }
+}
+
+/// What one robots.txt fetch produced, before caching.
+#[derive(Debug, Clone)]
+pub struct FetchedRobots {
+    /// The robots.txt URL asked for.
+    pub robots_url: String,
+    /// The final HTTP status, if an answer came.
+    pub status: Option<u16>,
+    /// How the fetch ended (`Parsed` is refined to `NotRobots` by the cache
+    /// after looking at the body).
+    pub availability: RobotsAvailability,
+    /// The body, at most the parse limit.
+    pub body: Option<Vec<u8>>,
+    /// The server's `Cache-Control: max-age`, if any.
+    pub max_age: Option<u64>,
+    /// What went wrong, for unreachable outcomes.
+    pub error: Option<String>,
+}
+
+/// A robots.txt outcome ready for decisions.
+#[derive(Debug)]
+pub struct CachedRobots {
+    record: RobotsRecord,
+    robots: Option<Robots>,
+    /// When the rules come from the last good copy because the latest fetch
+    /// failed: that copy's fetch time.
+    stale_since: Option<u64>,
+    compiled: Mutex<HashMap<String, Arc<AgentRules>>>,
+}
+
+impl CachedRobots {
+    fn new(record: RobotsRecord, last_good: Option<RobotsRecord>) -> CachedRobots {
+        let (robots, stale_since) = match (&record.body, record.availability, last_good) {
+            (Some(body), RobotsAvailability::Parsed, _) => (Some(Robots::parse(body)), None),
+            (_, RobotsAvailability::Unreachable, Some(good)) => {
+                (good.body.as_deref().map(Robots::parse), Some(good.fetched_at))
+            }
+            _ => (None, None),
+        };
+        CachedRobots { record, robots, stale_since, compiled: Mutex::new(HashMap::new()) }
+    }
+
+    /// The latest outcome.
+    pub fn record(&self) -> &RobotsRecord {
+        &self.record
+    }
+
+    /// The parsed rules in force: the latest file, or the last good copy.
+    pub fn robots(&self) -> Option<&Robots> {
+        self.robots.as_ref()
+    }
+
+    /// The compiled rules for `agent`, built once and shared.
+    pub fn rules_for(&self, agent: &str) -> Option<Arc<AgentRules>> {
+        let robots = self.robots.as_ref()?;
+        let key = agent.to_ascii_lowercase();
+        let mut compiled = self.compiled.lock().unwrap_or_else(|p| p.into_inner());
+        Some(compiled.entry(key).or_insert_with(|| Arc::new(robots.rules_for(agent))).clone())
+    }
+
+    /// Decides `url` for `agent` and says why, with the warnings the robots
+    /// outcome carries. `from_cache` and `now` fill the evidence.
+    pub fn evaluate(&self, agent: &str, url: &str, from_cache: bool, now: u64) -> (RobotsEvidence, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let availability =
+            if self.stale_since.is_some() { RobotsAvailability::Parsed } else { self.record.availability };
+        let (verdict, rule) = match availability.fixed_verdict() {
+            Some(verdict) => (verdict, None),
+            None => match self.rules_for(agent) {
+                Some(rules) => {
+                    let decision = rules.decide(url);
+                    (Verdict::from(decision.verdict), decision.rule.map(RuleEvidence::from))
+                }
+                None => (Verdict::AllowedImplicit, None),
+            },
+        };
+        if let Some(since) = self.stale_since {
+            warnings.push(Warning::new(
+                "stale_robots_cache",
+                source::ROBOTS_TXT,
+                format!(
+                    "robots.txt is unreachable ({}); using the last good copy from {} seconds ago",
+                    self.record.error.as_deref().unwrap_or("no answer"),
+                    now.saturating_sub(since)
+                ),
+            ));
+        }
+        match self.record.availability {
+            RobotsAvailability::NotRobots => warnings.push(Warning::new(
+                "robots_parse_error",
+                source::ROBOTS_TXT,
+                "robots.txt answered with a body that is not a robots.txt (an HTML page or binary data)".into(),
+            )),
+            RobotsAvailability::Unavailable if matches!(self.record.status, Some(401 | 403)) => {
+                warnings.push(Warning::new(
+                    "robots_access_denied",
+                    source::ROBOTS_TXT,
+                    format!(
+                        "robots.txt answered {}; RFC 9309 reads that as no restrictions",
+                        self.record.status.unwrap_or_default()
+                    ),
+                ))
+            }
+            RobotsAvailability::Unreachable if self.stale_since.is_none() => warnings.push(Warning::new(
+                "robots_unreachable",
+                source::ROBOTS_TXT,
+                format!("robots.txt is unreachable: {}", self.record.error.as_deref().unwrap_or("no answer")),
+            )),
+            _ => {}
+        }
+        if let Some(robots) = &self.robots {
+            for signal in robots.content_signals(agent).iter().filter(|s| s.is_no()) {
+                warnings.push(content_signal_warning(signal));
+            }
+        }
+        let age_source = if self.stale_since.is_some() { self.stale_since } else { Some(self.record.fetched_at) };
+        let evidence = RobotsEvidence {
+            verdict,
+            recommendation: verdict.recommendation(),
+            robots_url: Some(self.record.robots_url.clone()),
+            status: self.record.status,
+            availability: Some(self.record.availability),
+            from_cache: from_cache || self.stale_since.is_some(),
+            cache_age_seconds: if from_cache || self.stale_since.is_some() {
+                age_source.map(|t| now.saturating_sub(t))
+            } else {
+                None
+            },
+            rule,
+        };
+        (evidence, warnings)
+    }
+}
+
+fn content_signal_warning(signal: &ContentSignal) -> Warning {
+    let scope = signal.path.as_deref().map(|p| format!(" for {p}")).unwrap_or_default();
+    Warning::new(
+        "content_signal",
+        source::ROBOTS_TXT,
+        format!("robots.txt line {}: {} {}={}{scope}", signal.line, signal.record.name(), signal.key, signal.value),
+    )
+}
+
+/// The cache itself. Cheap to share behind an `Arc`.
+#[derive(Debug)]
+pub struct RobotsCache {
+    config: RobotsCacheConfig,
+    store: Arc<dyn RobotsStore>,
+    parsed: Mutex<HashMap<String, Arc<CachedRobots>>>,
+    inflight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    stats: Mutex<CacheStats>,
+}
+
+/// Counters for metrics and tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Answers served from memory or the store.
+    pub hits: u64,
+    /// Answers that needed a fetch.
+    pub misses: u64,
+    /// robots.txt fetches made.
+    pub fetches: u64,
+    /// Store operations that failed (the cache went on without the store).
+    pub store_errors: u64,
+}
+
+impl RobotsCache {
+    /// A cache over `store`.
+    pub fn new(store: Arc<dyn RobotsStore>, config: RobotsCacheConfig) -> RobotsCache {
+        RobotsCache {
+            config,
+            store,
+            parsed: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
+            stats: Mutex::new(CacheStats::default()),
+        }
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> CacheStats {
+        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn count(&self, f: impl FnOnce(&mut CacheStats)) {
+        f(&mut self.stats.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    fn store_result<T>(&self, result: Result<T, StoreError>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(err) => {
+                self.count(|s| s.store_errors += 1);
+                tracing::warn!("{err}; continuing without the store");
+                None
+            }
+        }
+    }
+
+    fn fresh_in_memory(&self, origin: &str, now: u64) -> Option<Arc<CachedRobots>> {
+        let parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        parsed.get(origin).filter(|c| c.record.is_fresh(now)).cloned()
+    }
+
+    /// The robots.txt outcome for `origin`, from memory, the store, or
+    /// `fetch`, which is called at most once at a time per origin: callers
+    /// that arrive while a fetch is under way wait for its result. Returns
+    /// the outcome and whether it came from a cache.
+    pub async fn get<F, Fut>(&self, origin: &str, fetch: F) -> (Arc<CachedRobots>, bool)
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = FetchedRobots>,
+    {
+        let now = unix_now();
+        if let Some(hit) = self.fresh_in_memory(origin, now) {
+            self.count(|s| s.hits += 1);
+            return (hit, true);
+        }
+        let lock = {
+            let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+            inflight.entry(origin.to_string()).or_default().clone()
+        };
+        let _guard = lock.lock().await;
+        let now = unix_now();
+        if let Some(hit) = self.fresh_in_memory(origin, now) {
+            self.count(|s| s.hits += 1);
+            return (hit, true);
+        }
+        let previous = self.store_result(self.store.load(origin)).flatten();
+        if let Some(record) = previous.as_ref().filter(|r| r.is_fresh(now)) {
+            let last_good = self.last_good_for(record, now);
+            let cached = Arc::new(CachedRobots::new(record.clone(), last_good));
+            self.remember(origin, &cached);
+            self.count(|s| s.hits += 1);
+            return (cached, true);
+        }
+        self.count(|s| {
+            s.misses += 1;
+            s.fetches += 1;
+        });
+        let fetched = fetch().await;
+        let record = self.record_from(origin, fetched, previous.as_ref(), unix_now());
+        self.store_result(self.store.save(&record));
+        if record.availability == RobotsAvailability::Parsed {
+            self.store_result(self.store.save_last_good(&record));
+        }
+        let last_good = self.last_good_for(&record, record.fetched_at);
+        let cached = Arc::new(CachedRobots::new(record, last_good));
+        self.remember(origin, &cached);
+        (cached, false)
+    }
+
+    fn remember(&self, origin: &str, cached: &Arc<CachedRobots>) {
+        self.parsed.lock().unwrap_or_else(|p| p.into_inner()).insert(origin.to_string(), cached.clone());
+    }
+
+    fn last_good_for(&self, record: &RobotsRecord, now: u64) -> Option<RobotsRecord> {
+        if record.availability != RobotsAvailability::Unreachable {
+            return None;
+        }
+        let good = self.store_result(self.store.load_last_good(&record.origin)).flatten()?;
+        (good.age(now) <= self.config.last_good_max_age.as_secs()).then_some(good)
+    }
+
+    fn record_from(
+        &self,
+        origin: &str,
+        fetched: FetchedRobots,
+        previous: Option<&RobotsRecord>,
+        now: u64,
+    ) -> RobotsRecord {
+        let mut availability = fetched.availability;
+        if availability == RobotsAvailability::Parsed
+            && fetched.body.as_deref().is_some_and(|b| Robots::parse(b).not_robots().is_some())
+        {
+            availability = RobotsAvailability::NotRobots;
+        }
+        let (ttl, failures) = if availability == RobotsAvailability::Unreachable {
+            let failures = previous
+                .filter(|p| p.availability == RobotsAvailability::Unreachable)
+                .map_or(1, |p| p.failures.saturating_add(1));
+            (self.config.backoff(failures), failures)
+        } else {
+            (self.config.ttl(fetched.max_age), 0)
+        };
+        RobotsRecord {
+            origin: origin.to_string(),
+            robots_url: fetched.robots_url,
+            fetched_at: now,
+            expires_at: now.saturating_add(ttl),
+            status: fetched.status,
+            availability,
+            body: fetched.body,
+            failures,
+            error: fetched.error,
+        }
+    }
+
+    /// Decides `url` for `agent` under `mode`, loading robots.txt for
+    /// `origin` through `fetch` when needed. Under [`RobotsMode::Ignore`]
+    /// nothing is loaded.
+    pub async fn evaluate<F, Fut>(
+        &self,
+        origin: &str,
+        agent: &str,
+        url: &str,
+        mode: RobotsMode,
+        fetch: F,
+    ) -> (RobotsEvidence, Vec<Warning>)
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = FetchedRobots>,
+    {
+        if mode == RobotsMode::Ignore {
+            return (RobotsEvidence::skipped(), Vec::new());
+        }
+        let (cached, from_cache) = self.get(origin, fetch).await;
+        cached.evaluate(agent, url, from_cache, unix_now())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::MemoryStore;
+
+    fn fetched(status: u16, availability: RobotsAvailability, body: &str) -> FetchedRobots {
+        FetchedRobots {
+            robots_url: "https://example.com/robots.txt".into(),
+            status: Some(status),
+            availability,
+            body: Some(body.as_bytes().to_vec()),
+            max_age: None,
+            error: None,
+        }
+    }
+
+    fn cache(config: RobotsCacheConfig) -> RobotsCache {
+        RobotsCache::new(Arc::new(MemoryStore::new()), config)
+    }
+
+    #[test]
+    fn ttl_is_capped_at_24_hours() {
+        let config = RobotsCacheConfig { max_cache_seconds: 7 * 24 * 3600, ..Default::default() };
+        assert_eq!(config.ttl(None), MAX_CACHE_SECONDS);
+        assert_eq!(config.ttl(Some(600)), 600);
+        assert_eq!(config.ttl(Some(10 * 24 * 3600)), MAX_CACHE_SECONDS);
+        let short = RobotsCacheConfig { max_cache_seconds: 30, ..Default::default() };
+        assert_eq!(short.ttl(Some(600)), 30);
+    }
+
+    #[test]
+    fn failure_backoff_doubles_up_to_the_maximum() {
+        let config = RobotsCacheConfig::default();
+        let delays: Vec<u64> = (1..=8).map(|n| config.backoff(n)).collect();
+        assert_eq!(delays, [60, 120, 240, 480, 960, 1800, 1800, 1800]);
+    }
+
+    #[tokio::test]
+    async fn one_fetch_serves_later_requests() {
+        let cache = cache(RobotsCacheConfig::default());
+        let body = "User-agent: *\nDisallow: /private\n";
+        let (first, hit) =
+            cache.get("https://example.com", || async { fetched(200, RobotsAvailability::Parsed, body) }).await;
+        assert!(!hit);
+        let (second, hit) = cache.get("https://example.com", || async { panic!("must not fetch again") }).await;
+        assert!(hit);
+        assert!(Arc::ptr_eq(&first, &second));
+        assert_eq!(cache.stats().fetches, 1);
+        let (evidence, _) = second.evaluate("bot", "https://example.com/private/x", true, unix_now());
+        assert_eq!(evidence.verdict, Verdict::DisallowedExplicit);
+        assert_eq!(evidence.rule.unwrap().line, 2);
+        assert!(evidence.from_cache);
+    }
+
+    #[tokio::test]
+    async fn html_body_is_a_parse_error() {
+        let cache = cache(RobotsCacheConfig::default());
+        let (cached, _) = cache
+            .get("https://example.com", || async {
+                fetched(200, RobotsAvailability::Parsed, "<!doctype html><html><body>Not here</body></html>")
+            })
+            .await;
+        let (evidence, warnings) = cached.evaluate("bot", "/", false, unix_now());
+        assert_eq!(evidence.verdict, Verdict::UnknownParseError);
+        assert_eq!(warnings[0].code, "robots_parse_error");
+    }
+
+    #[tokio::test]
+    async fn unreachable_uses_the_last_good_copy_with_a_warning() {
+        let store = Arc::new(MemoryStore::new());
+        let now = unix_now();
+        let good = RobotsRecord {
+            origin: "https://example.com".into(),
+            robots_url: "https://example.com/robots.txt".into(),
+            fetched_at: now - 3 * 24 * 3600,
+            expires_at: now - 2 * 24 * 3600,
+            status: Some(200),
+            availability: RobotsAvailability::Parsed,
+            body: Some(b"User-agent: *\nDisallow: /old-rule\n".to_vec()),
+            failures: 0,
+            error: None,
+        };
+        store.save(&good).unwrap();
+        store.save_last_good(&good).unwrap();
+        let cache = RobotsCache::new(store, RobotsCacheConfig::default());
+        let (cached, hit) = cache
+            .get("https://example.com", || async {
+                FetchedRobots {
+                    robots_url: "https://example.com/robots.txt".into(),
+                    status: Some(503),
+                    availability: RobotsAvailability::Unreachable,
+                    body: None,
+                    max_age: None,
+                    error: Some("HTTP 503".into()),
+                }
+            })
+            .await;
+        assert!(!hit);
+        let (evidence, warnings) = cached.evaluate("bot", "/old-rule/x", false, unix_now());
+        assert_eq!(evidence.verdict, Verdict::DisallowedExplicit);
+        assert!(evidence.from_cache);
+        assert!(evidence.cache_age_seconds.unwrap() >= 3 * 24 * 3600);
+        assert_eq!(warnings[0].code, "stale_robots_cache");
+        let (evidence, _) = cached.evaluate("bot", "/fine", false, unix_now());
+        assert_eq!(evidence.verdict, Verdict::AllowedImplicit);
+    }
+
+    #[tokio::test]
+    async fn a_last_good_copy_older_than_30_days_is_not_used() {
+        let store = Arc::new(MemoryStore::new());
+        let now = unix_now();
+        let good = RobotsRecord {
+            origin: "https://example.com".into(),
+            robots_url: "https://example.com/robots.txt".into(),
+            fetched_at: now - 31 * 24 * 3600,
+            expires_at: now - 30 * 24 * 3600,
+            status: Some(200),
+            availability: RobotsAvailability::Parsed,
+            body: Some(b"User-agent: *\nDisallow: /\n".to_vec()),
+            failures: 0,
+            error: None,
+        };
+        store.save_last_good(&good).unwrap();
+        let cache = RobotsCache::new(store, RobotsCacheConfig::default());
+        let (cached, _) = cache
+            .get("https://example.com", || async {
+                FetchedRobots {
+                    robots_url: "https://example.com/robots.txt".into(),
+                    status: None,
+                    availability: RobotsAvailability::Unreachable,
+                    body: None,
+                    max_age: None,
+                    error: Some("connection refused".into()),
+                }
+            })
+            .await;
+        let (evidence, warnings) = cached.evaluate("bot", "/x", false, unix_now());
+        assert_eq!(evidence.verdict, Verdict::UnknownUnreachable);
+        assert_eq!(warnings[0].code, "robots_unreachable");
+    }
+
+    #[tokio::test]
+    async fn concurrent_requests_share_one_fetch() {
+        let cache = Arc::new(cache(RobotsCacheConfig::default()));
+        let calls = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let mut tasks = Vec::new();
+        for _ in 0..20 {
+            let cache = cache.clone();
+            let calls = calls.clone();
+            tasks.push(tokio::spawn(async move {
+                cache
+                    .get("https://example.com", || async move {
+                        calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        fetched(200, RobotsAvailability::Parsed, "User-agent: *\nDisallow: /\n")
+                    })
+                    .await
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn failures_are_cached_with_backoff() {
+        let cache = cache(RobotsCacheConfig::default());
+        let unreachable = || async {
+            FetchedRobots {
+                robots_url: "https://example.com/robots.txt".into(),
+                status: Some(500),
+                availability: RobotsAvailability::Unreachable,
+                body: None,
+                max_age: None,
+                error: Some("HTTP 500".into()),
+            }
+        };
+        let (cached, _) = cache.get("https://example.com", unreachable).await;
+        let record = cached.record();
+        assert_eq!(record.failures, 1);
+        assert_eq!(record.expires_at - record.fetched_at, 60);
+        let (_, hit) = cache.get("https://example.com", || async { panic!("still backing off") }).await;
+        assert!(hit);
+    }
+}

@@ -1,0 +1,95 @@
+//! Fetching robots.txt for an origin (RFC 9309 §2.3).
+
+use url::Url;
+use webcanon_core::policy::RobotsAvailability;
+use webcanon_core::robots::MAX_PARSE_BYTES;
+
+use crate::http::Http;
+use crate::robots_cache::FetchedRobots;
+
+/// RFC 9309 §2.3.1.2: follow at least five consecutive redirects; after
+/// that robots.txt may be treated as unavailable.
+pub const MAX_ROBOTS_REDIRECTS: usize = 5;
+
+/// The robots.txt URL of the origin of `url`.
+pub fn robots_url(url: &Url) -> Url {
+    let mut robots = url.clone();
+    robots.set_path("/robots.txt");
+    robots.set_query(None);
+    robots.set_fragment(None);
+    // Credentials never travel to robots.txt.
+    let _ = robots.set_username("");
+    let _ = robots.set_password(None);
+    robots
+}
+
+/// Fetches robots.txt at `robots_url` and classifies the outcome: 2xx
+/// parsed (first 500 KiB), up to five redirects followed (more:
+/// unavailable), 4xx unavailable (401/403 disallow-all when
+/// `auth_disallows`), 429, 5xx, network errors and timeouts unreachable.
+pub(crate) async fn fetch_robots(http: &Http, robots_url: &Url, auth_disallows: bool) -> FetchedRobots {
+    let mut url = robots_url.clone();
+    let outcome = |status, availability, body, max_age, error| FetchedRobots {
+        robots_url: robots_url.to_string(),
+        status,
+        availability,
+        body,
+        max_age,
+        error,
+    };
+    for _ in 0..=MAX_ROBOTS_REDIRECTS {
+        let answer = match http.get(&url, "text/plain, text/*;q=0.9, */*;q=0.1", MAX_PARSE_BYTES).await {
+            Ok(answer) => answer,
+            Err(err) => return outcome(None, RobotsAvailability::Unreachable, None, None, Some(err.to_string())),
+        };
+        match answer.location() {
+            Some(Ok(next)) => {
+                url = next;
+                continue;
+            }
+            Some(Err(message)) => {
+                return outcome(Some(answer.status), RobotsAvailability::Unreachable, None, None, Some(message));
+            }
+            None => {}
+        }
+        let availability = RobotsAvailability::from_status(answer.status, auth_disallows);
+        let max_age = answer.header("cache-control").and_then(max_age);
+        let error = (availability == RobotsAvailability::Unreachable).then(|| format!("HTTP {}", answer.status));
+        let body = (availability == RobotsAvailability::Parsed).then_some(answer.body);
+        return outcome(Some(answer.status), availability, body, max_age, error);
+    }
+    outcome(
+        None,
+        RobotsAvailability::Unavailable,
+        None,
+        None,
+        Some(format!("more than {MAX_ROBOTS_REDIRECTS} redirects")),
+    )
+}
+
+/// The `max-age` of a `Cache-Control` value.
+fn max_age(cache_control: &str) -> Option<u64> {
+    cache_control.split(',').find_map(|directive| {
+        let (name, value) = directive.trim().split_once('=')?;
+        name.trim().eq_ignore_ascii_case("max-age").then(|| value.trim().trim_matches('"').parse().ok())?
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_age_parsing() {
+        assert_eq!(max_age("public, max-age=3600"), Some(3600));
+        assert_eq!(max_age("MAX-AGE=\"60\""), Some(60));
+        assert_eq!(max_age("no-cache"), None);
+        assert_eq!(max_age("max-age=abc"), None);
+    }
+
+    #[test]
+    fn robots_url_of_a_page() {
+        let url = Url::parse("https://user:pw@example.com:8443/a/b?c#d").unwrap();
+        assert_eq!(robots_url(&url).as_str(), "https://example.com:8443/robots.txt");
+    }
+}

@@ -1,0 +1,290 @@
+//! The SSRF guard: nothing the client fetches may reach a private, local or
+//! otherwise non-public address, whatever a page, a redirect or an llms.txt
+//! says.
+//!
+//! How it holds:
+//! 1. [`SsrfGuard::check_url`] runs before any I/O on every URL (every
+//!    redirect hop, every llms.txt candidate): only `http` and `https`, no
+//!    credentials, and an IP-literal host (after WHATWG normalisation, which
+//!    turns `2130706433`, `0x7f.1` and `0177.0.0.1` into `127.0.0.1`) is
+//!    classified right there, because the HTTP client never asks the
+//!    resolver about literals.
+//! 2. Names are resolved once, by our resolver (the only one the HTTP client
+//!    has); if ANY address is not public the whole name is refused, and the
+//!    client connects to exactly the vetted addresses (no second lookup, so
+//!    no DNS rebinding in between).
+//! 3. [`SsrfGuard::check_peer`] checks the address actually connected to.
+//! 4. The HTTP client ignores proxy environment variables (a proxy would
+//!    make the resolver see the proxy's name, not the target's).
+//!
+//! Opt-ins for intranets and tests, both off by default: `allow_private`
+//! networks, and `resolve` overrides like curl's `--resolve`.
+
+mod classify;
+mod resolve;
+
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use classify::{AddressClass, classify, embedded_v4};
+use ipnet::IpNet;
+pub use resolve::{GuardResolver, HickoryLookup, NameLookup, StaticLookup};
+use url::{Host, Url};
+
+/// A curl-style `HOST:PORT:ADDR` override: connect to `ADDR` for `HOST`
+/// instead of asking DNS. The address is still vetted by the guard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolveOverride {
+    /// The host name, lower-cased.
+    pub host: String,
+    /// The port the override is written for.
+    pub port: u16,
+    /// The address to use.
+    pub addr: IpAddr,
+}
+
+impl FromStr for ResolveOverride {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ResolveOverride, String> {
+        let (host, rest) = s.split_once(':').ok_or("expected HOST:PORT:ADDR")?;
+        let (port, addr) = rest.split_once(':').ok_or("expected HOST:PORT:ADDR")?;
+        if host.is_empty() {
+            return Err("the host is empty".into());
+        }
+        let port: u16 = port.parse().map_err(|_| format!("`{port}` is not a port number"))?;
+        let addr_text = addr.trim_start_matches('[').trim_end_matches(']');
+        let addr: IpAddr = addr_text.parse().map_err(|_| format!("`{addr}` is not an IP address"))?;
+        Ok(ResolveOverride { host: host.trim_end_matches('.').to_ascii_lowercase(), port, addr })
+    }
+}
+
+/// What the guard allows beyond public addresses.
+#[derive(Debug, Clone, Default)]
+pub struct SsrfPolicy {
+    allow_private: Vec<IpNet>,
+    resolve: Vec<ResolveOverride>,
+}
+
+impl SsrfPolicy {
+    /// Allows addresses in `net` although they are not public (an
+    /// intranet, or loopback for tests).
+    pub fn allow_private(mut self, net: IpNet) -> Self {
+        self.allow_private.push(net);
+        self
+    }
+
+    /// Resolves a host through an override instead of DNS. The override's
+    /// address must still be public or inside an `allow_private` network.
+    pub fn resolve(mut self, entry: ResolveOverride) -> Self {
+        self.resolve.push(entry);
+        self
+    }
+
+    /// Whether a connection to `ip` is allowed.
+    pub fn permits(&self, ip: IpAddr) -> Result<(), AddressClass> {
+        let class = classify(ip);
+        if class.is_public() || self.allow_private.iter().any(|net| net.contains(&canonical(ip))) {
+            Ok(())
+        } else {
+            Err(class)
+        }
+    }
+
+    /// The override addresses for `host`, if any.
+    pub fn overrides_for(&self, host: &str) -> Vec<IpAddr> {
+        let host = host.trim_end_matches('.');
+        self.resolve.iter().filter(|r| r.host.eq_ignore_ascii_case(host)).map(|r| r.addr).collect()
+    }
+}
+
+/// IPv4-mapped IPv6 addresses compare as IPv4 against `allow_private`.
+fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// Why the guard refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SsrfReason {
+    /// Not `http` or `https`.
+    Scheme,
+    /// The URL carries a user name or password.
+    Userinfo,
+    /// `localhost` or a name under it.
+    Localhost,
+    /// A cloud metadata host name.
+    MetadataName,
+    /// An address that is not public.
+    Address(AddressClass),
+    /// The name resolved to no address.
+    NoAddress,
+    /// The name could not be resolved.
+    Lookup,
+}
+
+impl SsrfReason {
+    /// A stable snake_case code (`loopback`, `private`, `scheme`, ...).
+    pub fn code(self) -> &'static str {
+        match self {
+            SsrfReason::Scheme => "scheme",
+            SsrfReason::Userinfo => "userinfo",
+            SsrfReason::Localhost => "localhost",
+            SsrfReason::MetadataName => "metadata",
+            SsrfReason::Address(class) => class.code(),
+            SsrfReason::NoAddress => "no_address",
+            SsrfReason::Lookup => "lookup_failed",
+        }
+    }
+}
+
+/// A refusal by the SSRF guard, naming what was refused and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("refused {target}: {detail}")]
+pub struct SsrfError {
+    target: String,
+    reason: SsrfReason,
+    detail: String,
+}
+
+impl SsrfError {
+    fn new(target: impl fmt::Display, reason: SsrfReason, detail: impl Into<String>) -> SsrfError {
+        SsrfError { target: target.to_string(), reason, detail: detail.into() }
+    }
+
+    /// The stable reason code.
+    pub fn reason(&self) -> &'static str {
+        self.reason.code()
+    }
+
+    /// The reason.
+    pub fn kind(&self) -> SsrfReason {
+        self.reason
+    }
+
+    /// The URL, host or address refused.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+}
+
+const METADATA_NAMES: &[&str] = &["metadata.google.internal", "metadata", "instance-data", "metadata.azure.com"];
+
+/// The guard: a policy plus the name lookup it vets.
+#[derive(Debug, Clone)]
+pub struct SsrfGuard {
+    policy: Arc<SsrfPolicy>,
+    lookup: Arc<dyn NameLookup>,
+}
+
+impl SsrfGuard {
+    /// A guard resolving names with the system's DNS configuration (hickory).
+    pub fn new(policy: SsrfPolicy) -> SsrfGuard {
+        SsrfGuard::with_lookup(policy, Arc::new(HickoryLookup::default()))
+    }
+
+    /// A guard resolving names with `lookup` (tests use [`StaticLookup`]).
+    pub fn with_lookup(policy: SsrfPolicy, lookup: Arc<dyn NameLookup>) -> SsrfGuard {
+        SsrfGuard { policy: Arc::new(policy), lookup }
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &SsrfPolicy {
+        &self.policy
+    }
+
+    fn address_error(target: impl fmt::Display, ip: IpAddr, class: AddressClass) -> SsrfError {
+        let class_text = class.code().replace('_', " ");
+        SsrfError::new(target, SsrfReason::Address(class), format!("address {ip} is {class_text}"))
+    }
+
+    /// Vets a URL before any I/O: scheme, credentials, IP literals and
+    /// local names. Domain names are vetted again when they are resolved.
+    pub fn check_url(&self, url: &Url) -> Result<(), SsrfError> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(SsrfError::new(
+                url,
+                SsrfReason::Scheme,
+                format!("scheme `{}` is not http or https", url.scheme()),
+            ));
+        }
+        match url.host() {
+            None => return Err(SsrfError::new(url, SsrfReason::NoAddress, "the URL has no host")),
+            Some(Host::Ipv4(ip)) => {
+                self.policy.permits(IpAddr::V4(ip)).map_err(|c| Self::address_error(url, ip.into(), c))?
+            }
+            Some(Host::Ipv6(ip)) => {
+                self.policy.permits(IpAddr::V6(ip)).map_err(|c| Self::address_error(url, ip.into(), c))?
+            }
+            Some(Host::Domain(name)) => self.check_name(url, name)?,
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(SsrfError::new(url, SsrfReason::Userinfo, "URLs with credentials are not fetched"));
+        }
+        Ok(())
+    }
+
+    fn check_name(&self, url: &Url, name: &str) -> Result<(), SsrfError> {
+        let name = name.trim_end_matches('.').to_ascii_lowercase();
+        if !self.policy.overrides_for(&name).is_empty() {
+            return Ok(());
+        }
+        if name == "localhost" || name.ends_with(".localhost") {
+            return Err(SsrfError::new(url, SsrfReason::Localhost, format!("`{name}` is the local host")));
+        }
+        if METADATA_NAMES.contains(&name.as_str()) {
+            return Err(SsrfError::new(url, SsrfReason::MetadataName, format!("`{name}` is a cloud metadata host")));
+        }
+        Ok(())
+    }
+
+    /// Resolves `host` once and vets every address: the overrides first,
+    /// else DNS; refused if any address is not allowed.
+    pub async fn resolve(&self, host: &str) -> Result<Vec<IpAddr>, SsrfError> {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let overrides = self.policy.overrides_for(&host);
+        let addrs = if overrides.is_empty() {
+            if host == "localhost" || host.ends_with(".localhost") {
+                return Err(SsrfError::new(&host, SsrfReason::Localhost, format!("`{host}` is the local host")));
+            }
+            self.lookup
+                .lookup(&host)
+                .await
+                .map_err(|e| SsrfError::new(&host, SsrfReason::Lookup, format!("cannot resolve: {e}")))?
+        } else {
+            overrides
+        };
+        if addrs.is_empty() {
+            return Err(SsrfError::new(&host, SsrfReason::NoAddress, "the name has no address"));
+        }
+        for ip in &addrs {
+            self.policy.permits(*ip).map_err(|class| Self::address_error(&host, *ip, class))?;
+        }
+        Ok(addrs)
+    }
+
+    /// Checks the address a connection actually reached.
+    pub fn check_peer(&self, url: &Url, peer: SocketAddr) -> Result<(), SsrfError> {
+        self.policy.permits(peer.ip()).map_err(|class| Self::address_error(url, peer.ip(), class))
+    }
+}
+
+/// Builds the HTTP client the guard protects: our resolver as its only
+/// resolver, no redirects (callers follow them, vetting each hop), and no
+/// proxies from the environment.
+pub fn build_http_client(guard: Arc<SsrfGuard>, connect_timeout: Duration) -> reqwest::Result<reqwest::Client> {
+    // reqwest is built without a default TLS crypto provider; ring is ours.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .dns_resolver(Arc::new(GuardResolver::new(guard)))
+        .connect_timeout(connect_timeout)
+        .build()
+}

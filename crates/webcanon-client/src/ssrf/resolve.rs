@@ -1,0 +1,103 @@
+//! Name resolution under the guard.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
+
+use hickory_resolver::TokioResolver;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use tokio::sync::OnceCell;
+
+use super::SsrfGuard;
+
+/// A boxed lookup future.
+pub type LookupFuture<'a> = Pin<Box<dyn Future<Output = io::Result<Vec<IpAddr>>> + Send + 'a>>;
+
+/// Turns a host name into addresses. The guard vets whatever it returns.
+pub trait NameLookup: Send + Sync + fmt::Debug {
+    /// Every address of `host` (A and AAAA).
+    fn lookup<'a>(&'a self, host: &'a str) -> LookupFuture<'a>;
+}
+
+/// DNS through hickory with the system's configuration, created on first use.
+#[derive(Debug, Default)]
+pub struct HickoryLookup {
+    resolver: OnceCell<TokioResolver>,
+}
+
+impl NameLookup for HickoryLookup {
+    fn lookup<'a>(&'a self, host: &'a str) -> LookupFuture<'a> {
+        Box::pin(async move {
+            let resolver = self
+                .resolver
+                .get_or_try_init(|| async {
+                    TokioResolver::builder_tokio()
+                        .and_then(|b| b.build())
+                        .map_err(|e| io::Error::other(format!("no DNS configuration: {e}")))
+                })
+                .await?;
+            let answer = resolver.lookup_ip(host).await.map_err(|e| io::Error::other(e.to_string()))?;
+            Ok(answer.iter().collect())
+        })
+    }
+}
+
+/// A fixed table of names, for tests: no DNS query is ever made.
+#[derive(Debug, Default, Clone)]
+pub struct StaticLookup {
+    table: HashMap<String, Vec<IpAddr>>,
+}
+
+impl StaticLookup {
+    /// An empty table (every name fails to resolve).
+    pub fn new() -> StaticLookup {
+        StaticLookup::default()
+    }
+
+    /// Adds a name with its addresses.
+    pub fn with(mut self, host: &str, addrs: &[IpAddr]) -> StaticLookup {
+        self.table.insert(host.to_ascii_lowercase(), addrs.to_vec());
+        self
+    }
+}
+
+impl NameLookup for StaticLookup {
+    fn lookup<'a>(&'a self, host: &'a str) -> LookupFuture<'a> {
+        let answer = self
+            .table
+            .get(&host.to_ascii_lowercase())
+            .cloned()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("`{host}` is not in the table")));
+        Box::pin(async move { answer })
+    }
+}
+
+/// The HTTP client's only resolver: resolves once and hands back only vetted
+/// addresses, so the connection goes exactly where the guard looked.
+#[derive(Debug, Clone)]
+pub struct GuardResolver {
+    guard: Arc<SsrfGuard>,
+}
+
+impl GuardResolver {
+    /// A resolver for `guard`.
+    pub fn new(guard: Arc<SsrfGuard>) -> GuardResolver {
+        GuardResolver { guard }
+    }
+}
+
+impl Resolve for GuardResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let guard = self.guard.clone();
+        Box::pin(async move {
+            let addrs = guard.resolve(name.as_str()).await?;
+            // The port is set by the connector from the URL.
+            let sockets: Vec<SocketAddr> = addrs.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect();
+            Ok(Box::new(sockets.into_iter()) as Addrs)
+        })
+    }
+}

@@ -1,0 +1,79 @@
+//! HTML to Markdown: the main content of a real-looking page, links made
+//! absolute, head facts read, and hostile documents that neither crash nor
+//! stall the process.
+
+use std::time::{Duration, Instant};
+
+use url::Url;
+use webcanon_client::markdown::{HtmlLimits, Method, html_to_markdown, strip_tags};
+
+fn base() -> Url {
+    Url::parse("https://example.com/guides/start").unwrap()
+}
+
+#[test]
+fn an_article_keeps_its_content_and_drops_the_chrome() {
+    let html = include_str!("data/html/article.html");
+    let page = html_to_markdown(html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::Article);
+    assert_eq!(page.title.as_deref(), Some("How robots.txt works"));
+    assert_eq!(page.canonical.as_ref().map(Url::as_str), Some("https://example.com/guides/robots"));
+    assert_eq!(page.markdown_alternates[0].as_str(), "https://example.com/guides/robots.md");
+    assert_eq!(page.described_by[0].as_str(), "https://example.com/llms.txt");
+    let md = &page.markdown;
+    assert!(md.contains("Groups and rules"), "{md}");
+    assert!(md.contains("[RFC](https://example.com/spec/rfc9309)"), "{md}");
+    assert!(md.contains("```"), "code fence kept: {md}");
+    assert!(md.contains("Disallow: /private"), "{md}");
+    assert!(md.contains("| Status | Meaning |") || md.contains("Status"), "{md}");
+    for chrome in ["Menu A", "Pricing", "Legal", "tracking"] {
+        assert!(!md.contains(chrome), "{chrome} should be gone: {md}");
+    }
+}
+
+#[test]
+fn a_short_page_falls_back_to_the_whole_body() {
+    let html = "<html><head><title>Tiny</title></head><body><nav>Skip me</nav><div>Just <a href='x'>one</a> line.</div></body></html>";
+    let page = html_to_markdown(html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::WholeBody);
+    assert!(page.markdown.contains("[one](https://example.com/guides/x)"), "{}", page.markdown);
+    assert!(!page.markdown.contains("Skip me"), "{}", page.markdown);
+}
+
+#[test]
+fn deep_nesting_is_capped_before_any_tree_is_built() {
+    let depth = 100_000;
+    let html = format!("<html><body>{}deep text{}</body></html>", "<div>".repeat(depth), "</div>".repeat(depth));
+    let started = Instant::now();
+    let page = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::TextOnly);
+    assert_eq!(page.depth, depth + 2);
+    assert!(page.markdown.contains("deep text"));
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn millions_of_elements_are_capped() {
+    let html = format!("<html><body>{}</body></html>", "<p>x</p>".repeat(2_000_000));
+    let started = Instant::now();
+    let page = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::TextOnly);
+    assert_eq!(page.elements, 2_000_002);
+    assert!(page.markdown.starts_with("x\n\nx"), "{}", &page.markdown[..20]);
+    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn unclosed_paragraphs_do_not_count_as_depth() {
+    let body = "<p>Some sentence that goes on for a while. ".repeat(2_000);
+    let html = format!("<html><head><title>Flat</title></head><body><article>{body}</article></body></html>");
+    let page = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    assert!(page.depth < 10, "depth {}", page.depth);
+    assert_ne!(page.method, Method::TextOnly);
+}
+
+#[test]
+fn stripping_tags_is_linear_and_keeps_text() {
+    let text = strip_tags("<h1>Title</h1><script>var a = '<p>';</script><p>One &amp; two</p><!-- <b>no</b> -->");
+    assert_eq!(text, "Title\n\nOne & two");
+}
