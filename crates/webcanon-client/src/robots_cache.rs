@@ -125,15 +125,14 @@ impl CachedRobots {
         let mut warnings = Vec::new();
         let availability =
             if self.stale_since.is_some() { RobotsAvailability::Parsed } else { self.record.availability };
-        let (verdict, rule) = match availability.fixed_verdict() {
-            Some(verdict) => (verdict, None),
-            None => match self.rules_for(agent) {
-                Some(rules) => {
-                    let decision = rules.decide(url);
-                    (Verdict::from(decision.verdict), decision.rule.map(RuleEvidence::from))
-                }
-                None => (Verdict::AllowedImplicit, None),
-            },
+        let rules = self.rules_for(agent);
+        let (verdict, rule) = match (availability.fixed_verdict(), &rules) {
+            (Some(verdict), _) => (verdict, None),
+            (None, Some(rules)) => {
+                let decision = rules.decide(url);
+                (Verdict::from(decision.verdict), decision.rule.map(RuleEvidence::from))
+            }
+            (None, None) => (Verdict::AllowedImplicit, None),
         };
         if let Some(since) = self.stale_since {
             warnings.push(Warning::new(
@@ -169,8 +168,12 @@ impl CachedRobots {
             )),
             _ => {}
         }
-        if let Some(robots) = &self.robots {
-            for signal in robots.content_signals(agent).iter().filter(|s| s.is_no()) {
+        if let Some(rules) = &rules {
+            // A preference scoped to a path (`Content-Usage: /news/ train-ai=n`)
+            // applies only under that path.
+            let path = url::Url::parse(url).map(|u| u.path().to_string()).unwrap_or_default();
+            let applies = |s: &&ContentSignal| s.path.as_deref().is_none_or(|p| path.starts_with(p));
+            for signal in rules.content_signals().iter().filter(applies).filter(|s| s.is_no()) {
                 warnings.push(content_signal_warning(signal));
             }
         }
@@ -542,6 +545,19 @@ mod tests {
             task.await.unwrap();
         }
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn content_usage_scoped_to_a_path_applies_only_there() {
+        let cache = cache(RobotsCacheConfig::default());
+        let body = "User-agent: *\nAllow: /\nContent-Usage: /news/ train-ai=n\nContent-Signal: search=yes\n";
+        let (cached, _) =
+            cache.get("https://example.com", || async { fetched(200, RobotsAvailability::Parsed, body) }).await;
+        let (_, warnings) = cached.evaluate("bot", "https://example.com/news/today", false, unix_now());
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].detail.contains("Content-Usage train-ai=n for /news/"), "{}", warnings[0].detail);
+        let (_, warnings) = cached.evaluate("bot", "https://example.com/blog/today", false, unix_now());
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 
     #[tokio::test]

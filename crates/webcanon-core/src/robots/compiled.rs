@@ -1,18 +1,23 @@
 //! The rules for one agent, compiled for fast repeated decisions.
 //!
 //! Every pattern is split at its first `*` into a literal head and the rest.
-//! Heads go into a byte trie, so walking the path down the trie visits
-//! exactly the heads that are prefixes of the path, in time proportional to
-//! the path length, however many rules there are:
 //!
-//! - a pattern with no `*` (after dropping trailing `*`s, which change
-//!   nothing but its precedence length) is decided at its trie node: each
-//!   node keeps only its best prefix rule and its best `$`-anchored rule;
-//! - a pattern with a `*` inside hangs at the node of its head, sorted by
-//!   precedence, and is tried only when the walk reaches that node and only
-//!   while it could still beat the best match so far. A 256-bit set of the
-//!   octets the pattern needs lets most of them be rejected without a scan.
+//! - Patterns with no `*` (after dropping trailing `*`s, which change
+//!   nothing but the precedence length) are keyed by their head in a sorted
+//!   array. Each key links to its longest proper prefix among the keys, so
+//!   one binary search for the path finds the longest key that is a prefix
+//!   of it, and the parent links then visit exactly the keys that are
+//!   prefixes of the path. Each key keeps only its best prefix rule and its
+//!   best `$`-anchored rule.
+//! - Patterns with a `*` inside keep their longest literal piece after the
+//!   `*` as an anchor; one Aho–Corasick pass over the path finds the anchors
+//!   present, and only their patterns are tried, best first, while they
+//!   could still win.
+//!
+//! So a decision costs the path length and a logarithm of the rule count,
+//! never a scan of the rules.
 
+use super::anchors::Anchors;
 use super::model::{
     ContentSignal, Decision, Directive, MatchVerdict, Robots, RuleEntry, RuleRef, content_signals_in, crawl_delay_in,
 };
@@ -33,22 +38,24 @@ struct Rule {
     pattern: Box<str>,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Node {
-    edges: (u32, u32),
+/// A distinct literal head.
+#[derive(Debug, Clone)]
+struct Key {
+    bytes: (u32, u32),
+    /// The longest other key that is a proper prefix of this one.
+    parent: u32,
     prefix: u32,
     exact: u32,
     first_prefix: u32,
     first_exact: u32,
-    hanging: (u32, u32),
 }
 
+/// A pattern with a `*` inside.
 #[derive(Debug, Clone)]
-struct Hanging {
+struct Wild {
     rule: u32,
     pattern: (u32, u32),
     anchored: bool,
-    needs: [u64; 4],
 }
 
 /// The rules that apply to one agent, indexed for fast decisions.
@@ -58,39 +65,22 @@ struct Hanging {
 #[derive(Debug, Clone)]
 pub struct AgentRules {
     rules: Vec<Rule>,
-    nodes: Vec<Node>,
-    edge_bytes: Vec<u8>,
-    edge_targets: Vec<u32>,
-    hanging: Vec<Hanging>,
-    hanging_bytes: Vec<u8>,
+    keys: Vec<Key>,
+    key_bytes: Vec<u8>,
+    /// Wildcard patterns grouped by anchor, best first within a group.
+    wild: Vec<Wild>,
+    wild_bytes: Vec<u8>,
+    /// Per anchor id: its range in `wild`.
+    anchor_groups: Vec<(u32, u32)>,
+    anchors: Anchors,
     crawl_delay: Option<f64>,
     content_signals: Vec<ContentSignal>,
 }
 
-#[derive(Default)]
-struct BuildNode {
-    children: Vec<(u8, u32)>,
-    prefix: u32,
-    exact: u32,
-    first_prefix: u32,
-    first_exact: u32,
-    hanging: Vec<Hanging>,
-}
-
-fn byte_set(bytes: &[u8]) -> [u64; 4] {
-    let mut set = [0u64; 4];
-    for &b in bytes {
-        if b != WILDCARD {
-            set[usize::from(b >> 6)] |= 1 << (b & 63);
-        }
-    }
-    set
-}
-
 /// Longest-match precedence, as `model::outranks`: longer wins, Allow wins a
-/// tie, and between equals the earlier rule in file order. The walk meets
-/// rules by trie depth, not file order, so the last clause must be explicit
-/// for the reported rule to be the one `Robots::decide` reports.
+/// tie, and between equals the earlier rule in file order. Candidates are
+/// met by index structure, not file order, so the last clause must be
+/// explicit for the reported rule to be the one `Robots::decide` reports.
 fn better(rules: &[Rule], candidate: u32, best: u32) -> bool {
     if best == NONE {
         return true;
@@ -104,6 +94,26 @@ fn better(rules: &[Rule], candidate: u32, best: u32) -> bool {
 
 fn earlier(rules: &[Rule], candidate: u32, first: u32) -> bool {
     first == NONE || rules[candidate as usize].order < rules[first as usize].order
+}
+
+/// The best and the earliest matching rule found so far.
+struct Found {
+    best: u32,
+    first: u32,
+}
+
+impl Found {
+    fn offer(&mut self, rules: &[Rule], rule: u32, first_match: bool) {
+        if rule == NONE {
+            return;
+        }
+        if better(rules, rule, self.best) {
+            self.best = rule;
+        }
+        if first_match && earlier(rules, rule, self.first) {
+            self.first = rule;
+        }
+    }
 }
 
 impl AgentRules {
@@ -121,9 +131,10 @@ impl AgentRules {
     /// Compiles `entries` (in file order). Also used by lint, one group at a time.
     pub(crate) fn from_entries(robots: &Robots, entries: &[&RuleEntry], groups: &[usize]) -> AgentRules {
         let mut rules = Vec::with_capacity(entries.len());
-        let mut nodes =
-            vec![BuildNode { prefix: NONE, exact: NONE, first_prefix: NONE, first_exact: NONE, ..Default::default() }];
-        let mut hanging_bytes = Vec::new();
+        // (head, rule, anchored) for literal patterns.
+        let mut literals: Vec<(&[u8], u32, bool)> = Vec::new();
+        // (pattern, anchor, rule, anchored) for wildcard patterns.
+        let mut wilds: Vec<(&[u8], &[u8], u32, bool)> = Vec::new();
         for (order, entry) in entries.iter().enumerate() {
             let id = rules.len() as u32;
             rules.push(Rule {
@@ -144,154 +155,147 @@ impl AgentRules {
                 pattern = rest;
                 anchored = false;
             }
-            let wild = pattern.iter().position(|&b| b == WILDCARD);
-            let head = &pattern[..wild.unwrap_or(pattern.len())];
-            let mut node = 0usize;
-            for &b in head {
-                node = match nodes[node].children.iter().find(|(c, _)| *c == b) {
-                    Some(&(_, next)) => next as usize,
-                    None => {
-                        let next = nodes.len();
-                        nodes.push(BuildNode {
-                            prefix: NONE,
-                            exact: NONE,
-                            first_prefix: NONE,
-                            first_exact: NONE,
-                            ..Default::default()
-                        });
-                        nodes[node].children.push((b, next as u32));
-                        next
-                    }
-                };
-            }
-            let n = &mut nodes[node];
-            if wild.is_some() {
-                let start = hanging_bytes.len() as u32;
-                hanging_bytes.extend_from_slice(pattern);
-                n.hanging.push(Hanging {
-                    rule: id,
-                    pattern: (start, hanging_bytes.len() as u32),
-                    anchored,
-                    needs: byte_set(&pattern[head.len()..]),
-                });
-            } else if anchored {
-                if better(&rules, id, n.exact) {
-                    n.exact = id;
-                }
-                if earlier(&rules, id, n.first_exact) {
-                    n.first_exact = id;
-                }
-            } else {
-                if better(&rules, id, n.prefix) {
-                    n.prefix = id;
-                }
-                if earlier(&rules, id, n.first_prefix) {
-                    n.first_prefix = id;
+            match memchr::memchr(WILDCARD, pattern) {
+                None => literals.push((pattern, id, anchored)),
+                Some(first) => {
+                    let anchor = pattern[first + 1..]
+                        .split(|&b| b == WILDCARD)
+                        .max_by_key(|piece| piece.len())
+                        .unwrap_or_default();
+                    wilds.push((pattern, anchor, id, anchored));
                 }
             }
         }
-        // Freeze into flat arrays; hanging patterns best-first, so the scan
-        // can stop at the first one that could no longer win.
-        let mut out = AgentRules {
-            rules: Vec::new(),
-            nodes: Vec::with_capacity(nodes.len()),
-            edge_bytes: Vec::new(),
-            edge_targets: Vec::new(),
-            hanging: Vec::new(),
-            hanging_bytes,
+
+        // Literal keys: sort, dedupe, link each to its longest prefix key.
+        literals.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut keys: Vec<Key> = Vec::new();
+        let mut key_bytes = Vec::new();
+        let mut stack: Vec<u32> = Vec::new();
+        for (head, id, anchored) in literals {
+            let same = keys.last().is_some_and(|k: &Key| &key_bytes[k.bytes.0 as usize..k.bytes.1 as usize] == head);
+            if !same {
+                let start = key_bytes.len() as u32;
+                key_bytes.extend_from_slice(head);
+                while let Some(&top) = stack.last() {
+                    let k = &keys[top as usize];
+                    if head.starts_with(&key_bytes[k.bytes.0 as usize..k.bytes.1 as usize]) {
+                        break;
+                    }
+                    stack.pop();
+                }
+                keys.push(Key {
+                    bytes: (start, key_bytes.len() as u32),
+                    parent: stack.last().copied().unwrap_or(NONE),
+                    prefix: NONE,
+                    exact: NONE,
+                    first_prefix: NONE,
+                    first_exact: NONE,
+                });
+                stack.push(keys.len() as u32 - 1);
+            }
+            let key = keys.last_mut().expect("a key was just pushed");
+            let (best, first) = if anchored {
+                (&mut key.exact, &mut key.first_exact)
+            } else {
+                (&mut key.prefix, &mut key.first_prefix)
+            };
+            if better(&rules, id, *best) {
+                *best = id;
+            }
+            if earlier(&rules, id, *first) {
+                *first = id;
+            }
+        }
+
+        // Wildcard patterns: group by anchor, best first within a group.
+        wilds.sort_by(|a, b| {
+            let (ra, rb) = (&rules[a.2 as usize], &rules[b.2 as usize]);
+            a.1.cmp(b.1)
+                .then(rb.priority.cmp(&ra.priority))
+                .then((ra.directive == Directive::Disallow).cmp(&(rb.directive == Directive::Disallow)))
+                .then(ra.order.cmp(&rb.order))
+        });
+        let mut wild = Vec::with_capacity(wilds.len());
+        let mut wild_bytes = Vec::new();
+        let mut anchor_list: Vec<&[u8]> = Vec::new();
+        let mut anchor_groups: Vec<(u32, u32)> = Vec::new();
+        for (pattern, anchor, id, anchored) in &wilds {
+            if anchor_list.last() != Some(anchor) {
+                anchor_list.push(anchor);
+                anchor_groups.push((wild.len() as u32, wild.len() as u32));
+            }
+            let start = wild_bytes.len() as u32;
+            wild_bytes.extend_from_slice(pattern);
+            wild.push(Wild { rule: *id, pattern: (start, wild_bytes.len() as u32), anchored: *anchored });
+            if let Some(group) = anchor_groups.last_mut() {
+                group.1 = wild.len() as u32;
+            }
+        }
+        AgentRules {
+            rules,
+            keys,
+            key_bytes,
+            wild,
+            wild_bytes,
+            anchors: Anchors::new(&anchor_list),
+            anchor_groups,
             crawl_delay: crawl_delay_in(robots, groups),
             content_signals: content_signals_in(robots, groups),
-        };
-        for mut n in nodes {
-            n.children.sort_unstable_by_key(|&(b, _)| b);
-            let edges = (out.edge_bytes.len() as u32, n.children.len() as u32);
-            out.edge_bytes.extend(n.children.iter().map(|&(b, _)| b));
-            out.edge_targets.extend(n.children.iter().map(|&(_, t)| t));
-            n.hanging.sort_by(|a, b| {
-                let (ra, rb) = (&rules[a.rule as usize], &rules[b.rule as usize]);
-                rb.priority
-                    .cmp(&ra.priority)
-                    .then((ra.directive == Directive::Disallow).cmp(&(rb.directive == Directive::Disallow)))
-                    .then(ra.order.cmp(&rb.order))
-            });
-            let hanging = (out.hanging.len() as u32, n.hanging.len() as u32);
-            out.hanging.append(&mut n.hanging);
-            out.nodes.push(Node {
-                edges,
-                prefix: n.prefix,
-                exact: n.exact,
-                first_prefix: n.first_prefix,
-                first_exact: n.first_exact,
-                hanging,
-            });
         }
-        out.rules = rules;
-        out
     }
 
-    #[inline]
-    fn child(&self, node: &Node, b: u8) -> Option<&Node> {
-        let (start, len) = (node.edges.0 as usize, node.edges.1 as usize);
-        let bytes = &self.edge_bytes[start..start + len];
-        let i = if len <= 8 { bytes.iter().position(|&c| c == b)? } else { bytes.binary_search(&b).ok()? };
-        Some(&self.nodes[self.edge_targets[start + i] as usize])
+    fn key(&self, i: u32) -> &[u8] {
+        let k = &self.keys[i as usize];
+        &self.key_bytes[k.bytes.0 as usize..k.bytes.1 as usize]
     }
 
-    /// Walks `path` and returns the best rule by longest match and, when
-    /// `first_match` is set, the earliest matching rule in file order.
-    fn walk(&self, path: &[u8], first_match: bool) -> (u32, u32) {
-        let mut best = NONE;
-        let mut first = NONE;
-        let mut path_set: Option<[u64; 4]> = None;
-        let mut node = &self.nodes[0];
-        let mut depth = 0;
-        loop {
-            if node.prefix != NONE && better(&self.rules, node.prefix, best) {
-                best = node.prefix;
-            }
-            if first_match && node.first_prefix != NONE && earlier(&self.rules, node.first_prefix, first) {
-                first = node.first_prefix;
-            }
-            if depth == path.len() {
-                if node.exact != NONE && better(&self.rules, node.exact, best) {
-                    best = node.exact;
-                }
-                if first_match && node.first_exact != NONE && earlier(&self.rules, node.first_exact, first) {
-                    first = node.first_exact;
+    /// Finds the best rule by longest match and, when `first_match` is set,
+    /// the earliest matching rule in file order.
+    fn search(&self, path: &[u8], first_match: bool) -> (u32, u32) {
+        let mut found = Found { best: NONE, first: NONE };
+        // The greatest key not after the path; its prefix chain holds the
+        // longest key that is a prefix of the path.
+        let upper = self.keys.partition_point(|k| &self.key_bytes[k.bytes.0 as usize..k.bytes.1 as usize] <= path);
+        if upper > 0 {
+            let mut i = upper as u32 - 1;
+            if self.key(i) == path {
+                let k = &self.keys[i as usize];
+                found.offer(&self.rules, k.exact, false);
+                if first_match {
+                    found.offer(&self.rules, k.first_exact, true);
                 }
             }
-            let (start, len) = (node.hanging.0 as usize, node.hanging.1 as usize);
-            for h in &self.hanging[start..start + len] {
-                if !first_match && !better(&self.rules, h.rule, best) {
+            while i != NONE && !path.starts_with(self.key(i)) {
+                i = self.keys[i as usize].parent;
+            }
+            while i != NONE {
+                let k = &self.keys[i as usize];
+                found.offer(&self.rules, k.prefix, false);
+                if first_match {
+                    found.offer(&self.rules, k.first_prefix, true);
+                }
+                i = k.parent;
+            }
+        }
+        self.anchors.find_all(path, |anchor| {
+            let (start, end) = self.anchor_groups[anchor as usize];
+            for w in &self.wild[start as usize..end as usize] {
+                let wins = better(&self.rules, w.rule, found.best);
+                if !wins && !first_match {
+                    // Sorted best first: nothing after this can win either.
                     break;
                 }
-                if first_match && !better(&self.rules, h.rule, best) && !earlier(&self.rules, h.rule, first) {
+                if !wins && !earlier(&self.rules, w.rule, found.first) {
                     continue;
                 }
-                let set = path_set.get_or_insert_with(|| byte_set(path));
-                if (0..4).any(|i| h.needs[i] & !set[i] != 0) {
-                    continue;
-                }
-                let pattern = &self.hanging_bytes[h.pattern.0 as usize..h.pattern.1 as usize];
-                if matches(pattern, h.anchored, path) {
-                    if better(&self.rules, h.rule, best) {
-                        best = h.rule;
-                    }
-                    if first_match && earlier(&self.rules, h.rule, first) {
-                        first = h.rule;
-                    }
+                let pattern = &self.wild_bytes[w.pattern.0 as usize..w.pattern.1 as usize];
+                if matches(pattern, w.anchored, path) {
+                    found.offer(&self.rules, w.rule, first_match);
                 }
             }
-            if depth == path.len() {
-                break;
-            }
-            match self.child(node, path[depth]) {
-                Some(next) => node = next,
-                None => break,
-            }
-            depth += 1;
-        }
-        (best, first)
+        });
+        (found.best, found.first)
     }
 
     fn decision(&self, rule: u32) -> Decision<'_> {
@@ -313,14 +317,14 @@ impl AgentRules {
     pub fn decide(&self, url: &str) -> Decision<'_> {
         match matchable_path(url.as_bytes()) {
             None => Decision::IMPLICIT,
-            Some(path) => self.decision(self.walk(&path, false).0),
+            Some(path) => self.decision(self.search(&path, false).0),
         }
     }
 
     /// The longest-match decision and the first-match decision for a
     /// normalised path: lint compares them.
     pub(crate) fn decide_both(&self, path: &[u8]) -> (Decision<'_>, Decision<'_>) {
-        let (best, first) = self.walk(path, true);
+        let (best, first) = self.search(path, true);
         (self.decision(best), self.decision(first))
     }
 

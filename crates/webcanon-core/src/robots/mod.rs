@@ -17,6 +17,7 @@
 //! `*` applies only when no group names the agent; the longest matching
 //! pattern wins and Allow wins a tie; `/robots.txt` is always allowed.
 
+mod anchors;
 mod compiled;
 mod lint;
 mod model;
