@@ -36,6 +36,7 @@
 
 pub mod agents;
 pub mod ai_txt;
+mod codes;
 pub mod llms;
 pub mod policy;
 pub mod robots;

@@ -6,46 +6,9 @@ use std::fmt;
 
 pub use crate::robots::Severity;
 
-macro_rules! llms_codes {
-    ($( $variant:ident = $code:literal, $name:literal, $severity:ident, $summary:literal; )*) => {
-        /// A stable llms.txt diagnostic code (`L001`…).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum LlmsCode {
-            $(
-                #[doc = $summary]
-                $variant,
-            )*
-        }
-
-        impl LlmsCode {
-            /// Every code, in code order.
-            pub const ALL: &'static [LlmsCode] = &[$(LlmsCode::$variant),*];
-
-            /// The code, e.g. `L001`.
-            pub fn code(self) -> &'static str {
-                match self { $(LlmsCode::$variant => $code,)* }
-            }
-
-            /// A short kebab-case name, e.g. `missing-h1`.
-            pub fn name(self) -> &'static str {
-                match self { $(LlmsCode::$variant => $name,)* }
-            }
-
-            /// The severity findings of this code have.
-            pub fn severity(self) -> Severity {
-                match self { $(LlmsCode::$variant => Severity::$severity,)* }
-            }
-
-            /// One sentence: what the code reports.
-            pub fn summary(self) -> &'static str {
-                match self { $(LlmsCode::$variant => $summary,)* }
-            }
-        }
-    };
-}
-
-llms_codes! {
+crate::codes::diagnostic_codes! {
+    /// A stable llms.txt diagnostic code (`L001`…).
+    LlmsCode, "L001";
     MissingH1 = "L001", "missing-h1", Error,
         "The file has no H1 title; it is the only part the proposal requires.";
     MultipleH1 = "L002", "multiple-h1", Warning,

@@ -35,46 +35,9 @@ impl Severity {
     }
 }
 
-macro_rules! lint_codes {
-    ($( $variant:ident = $code:literal, $name:literal, $severity:ident, $summary:literal; )*) => {
-        /// A stable lint code.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum LintCode {
-            $(
-                #[doc = $summary]
-                $variant,
-            )*
-        }
-
-        impl LintCode {
-            /// Every code, in code order.
-            pub const ALL: &'static [LintCode] = &[$(LintCode::$variant),*];
-
-            /// The code, e.g. `R001`.
-            pub fn code(self) -> &'static str {
-                match self { $(LintCode::$variant => $code,)* }
-            }
-
-            /// A short kebab-case name, e.g. `orphan-rule`.
-            pub fn name(self) -> &'static str {
-                match self { $(LintCode::$variant => $name,)* }
-            }
-
-            /// The severity findings of this code have.
-            pub fn severity(self) -> Severity {
-                match self { $(LintCode::$variant => Severity::$severity,)* }
-            }
-
-            /// One sentence: what the code reports.
-            pub fn summary(self) -> &'static str {
-                match self { $(LintCode::$variant => $summary,)* }
-            }
-        }
-    };
-}
-
-lint_codes! {
+crate::codes::diagnostic_codes! {
+    /// A stable robots.txt lint code (`R001`…).
+    LintCode, "R001";
     OrphanRule = "R001", "orphan-rule", Error,
         "An Allow or Disallow rule before the first User-agent line: RFC 9309 parsers ignore it.";
     UnknownRecord = "R002", "unknown-record", Info,

@@ -6,46 +6,9 @@ use std::fmt;
 
 pub use crate::robots::Severity;
 
-macro_rules! sitemap_codes {
-    ($( $variant:ident = $code:literal, $name:literal, $severity:ident, $summary:literal; )*) => {
-        /// A stable sitemap diagnostic code (`S001`…).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum SitemapCode {
-            $(
-                #[doc = $summary]
-                $variant,
-            )*
-        }
-
-        impl SitemapCode {
-            /// Every code, in code order.
-            pub const ALL: &'static [SitemapCode] = &[$(SitemapCode::$variant),*];
-
-            /// The code, e.g. `S001`.
-            pub fn code(self) -> &'static str {
-                match self { $(SitemapCode::$variant => $code,)* }
-            }
-
-            /// A short kebab-case name, e.g. `missing-loc`.
-            pub fn name(self) -> &'static str {
-                match self { $(SitemapCode::$variant => $name,)* }
-            }
-
-            /// The severity findings of this code have.
-            pub fn severity(self) -> Severity {
-                match self { $(SitemapCode::$variant => Severity::$severity,)* }
-            }
-
-            /// One sentence: what the code reports.
-            pub fn summary(self) -> &'static str {
-                match self { $(SitemapCode::$variant => $summary,)* }
-            }
-        }
-    };
-}
-
-sitemap_codes! {
+crate::codes::diagnostic_codes! {
+    /// A stable sitemap diagnostic code (`S001`…).
+    SitemapCode, "S001";
     NotWellFormed = "S001", "not-well-formed", Warning,
         "The XML is not well-formed here; parsing went on after the error.";
     MissingLoc = "S002", "missing-loc", Warning,
