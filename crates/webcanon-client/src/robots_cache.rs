@@ -334,7 +334,7 @@ impl RobotsCache {
     ) -> RobotsRecord {
         let mut availability = fetched.availability;
         if availability == RobotsAvailability::Parsed
-            && fetched.body.as_deref().is_some_and(|b| Robots::parse(b).not_robots().is_some())
+            && fetched.body.as_deref().is_some_and(|b| webcanon_core::robots::sniff(b).is_some())
         {
             availability = RobotsAvailability::NotRobots;
         }

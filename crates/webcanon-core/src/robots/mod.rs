@@ -32,6 +32,7 @@ pub use model::{
     ContentSignal, Decision, Directive, Group, MatchVerdict, NotRobots, Record, RecordClass, RecordKind, Robots,
     RuleRef, UserAgent,
 };
+pub use parse::sniff;
 
 /// Only this many octets of a robots.txt body are parsed (RFC 9309 §2.5
 /// requires at least 500 KiB; the rest is ignored with a diagnostic).

@@ -132,15 +132,24 @@ struct Parser {
     in_rules: bool,
 }
 
-pub(crate) fn parse(input: &[u8]) -> Robots {
-    let mut body = input;
-    // A UTF-8 byte order mark, or the start of one, is skipped (Google).
+/// `body` without a UTF-8 byte order mark, or the start of one (Google).
+fn skip_bom(body: &[u8]) -> &[u8] {
     for bom in [&[0xEF, 0xBB, 0xBF][..], &[0xEF, 0xBB], &[0xEF]] {
         if let Some(rest) = body.strip_prefix(bom) {
-            body = rest;
-            break;
+            return rest;
         }
     }
+    body
+}
+
+/// Whether a body is an HTML page or binary data rather than a robots.txt,
+/// judged from its first 4 KiB without parsing it.
+pub fn sniff(body: &[u8]) -> Option<NotRobots> {
+    sniff_not_robots(skip_bom(body))
+}
+
+pub(crate) fn parse(input: &[u8]) -> Robots {
+    let mut body = skip_bom(input);
     let mut truncated = false;
     if body.len() > MAX_PARSE_BYTES {
         truncated = true;
