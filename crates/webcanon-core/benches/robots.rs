@@ -73,6 +73,16 @@ fn pick<'a>(files: &'a [File], names: &[&str]) -> Vec<&'a File> {
 /// The worst files: the largest (31,843 rules) and the most wildcard-heavy.
 const WORST: [&str; 4] = ["729.txt", "411.txt", "274.txt", "689.txt"];
 
+/// The three input sets every group runs on: the whole corpus, the worst
+/// files, and the files under 4 KiB.
+fn sets(files: &[File]) -> [(&'static str, Vec<&File>); 3] {
+    [
+        ("corpus", files.iter().collect()),
+        ("worst", pick(files, &WORST)),
+        ("small", files.iter().filter(|f| f.body.len() < 4096).collect()),
+    ]
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
@@ -82,11 +92,7 @@ fn config() -> Criterion {
 
 fn parse(c: &mut Criterion) {
     let files = load();
-    let sets: [(&str, Vec<&File>); 3] = [
-        ("corpus", files.iter().collect()),
-        ("worst", pick(&files, &WORST)),
-        ("small", files.iter().filter(|f| f.body.len() < 4096).collect()),
-    ];
+    let sets = sets(&files);
     for (set, files) in sets {
         let bytes: usize = files.iter().map(|f| f.body.len()).sum();
         let texts: Vec<String> = files.iter().map(|f| String::from_utf8_lossy(&f.body).into_owned()).collect();
@@ -113,11 +119,7 @@ fn parse(c: &mut Criterion) {
 
 fn decide(c: &mut Criterion) {
     let files = load();
-    let sets: [(&str, Vec<&File>); 3] = [
-        ("corpus", files.iter().collect()),
-        ("worst", pick(&files, &WORST)),
-        ("small", files.iter().filter(|f| f.body.len() < 4096).collect()),
-    ];
+    let sets = sets(&files);
     for (set, files) in sets {
         let ours: Vec<(AgentRules, &File)> =
             files.iter().map(|f| (Robots::parse(&f.body).rules_for(AGENT), *f)).collect();
