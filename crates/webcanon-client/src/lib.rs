@@ -8,8 +8,10 @@
 mod client;
 pub mod error;
 mod http;
+pub mod llms_hint;
 pub mod markdown;
 mod page;
+mod single_flight;
 pub mod robots_cache;
 pub mod robots_fetch;
 pub mod ssrf;
@@ -17,6 +19,7 @@ pub mod store;
 pub mod warning;
 
 pub use client::{
-    Alternative, BuildError, CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchResult, RedirectHop, Timings,
+    Alternative, AlternativeSource, BuildError, CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchResult, RawResponse, RedirectHop, SkipReason, Timings,
 };
+pub use sitemap_discovery::{DiscoveryConfig, DiscoveryEvent, DiscoverySummary};

@@ -6,14 +6,38 @@ use webcanon_core::signals::{
     robots_warnings,
 };
 
+use url::Url;
+
 use crate::error::FetchError;
 use crate::http::Answer;
 use crate::markdown::{HtmlLimits, Method, html_to_markdown};
 use crate::warning::{Warning, source};
 
-/// What the client asks for: HTML or Markdown first, then any text.
+/// What the client asks for when it takes no hints: HTML or Markdown,
+/// then any text.
 pub(crate) const ACCEPT: &str =
     "text/html, application/xhtml+xml;q=0.9, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1";
+
+/// What the client asks for when it looks for Markdown alternatives:
+/// Markdown first, so that a server that negotiates content answers with its
+/// Markdown copy directly.
+pub(crate) const ACCEPT_MARKDOWN_FIRST: &str =
+    "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.8, */*;q=0.1";
+
+/// Whether an answer is Markdown (or plain text that is not an HTML page):
+/// what an alternative must be to replace the page.
+pub(crate) fn is_markdown(answer: &Answer) -> bool {
+    let essence = essence(answer.header("content-type"));
+    let markdown_type = matches!(essence.as_deref(), Some("text/markdown" | "text/x-markdown" | "text/plain"));
+    markdown_type && !looks_like_html(&answer.body)
+}
+
+/// Whether a body starts like an HTML document (a soft 404, an SPA shell).
+fn looks_like_html(body: &[u8]) -> bool {
+    let start = body.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(body.len());
+    let head: Vec<u8> = body[start..body.len().min(start + 64)].to_ascii_lowercase();
+    head.starts_with(b"<!doctype html") || head.starts_with(b"<html") || head.starts_with(b"<head")
+}
 
 /// The content and what was learned from it.
 #[derive(Debug)]
@@ -21,6 +45,10 @@ pub(crate) struct Page {
     pub content: String,
     pub title: Option<String>,
     pub canonical_url: Option<String>,
+    /// `rel="alternate" type="text/markdown"` targets (`<link>` and `Link:`).
+    pub markdown_alternates: Vec<Url>,
+    /// `rel="describedby"` targets (`<link>` and `Link:`): the page's llms.txt.
+    pub described_by: Vec<Url>,
     pub warnings: Vec<Warning>,
 }
 
@@ -99,7 +127,14 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
     let text = decode_body(&answer.body, content_type);
     let mut warnings = header_warnings(answer, agent);
     let page = match kind {
-        Kind::Text => Page { content: text, title: None, canonical_url: link_canonical(answer), warnings },
+        Kind::Text => Page {
+            content: text,
+            title: None,
+            canonical_url: link_header(answer, "canonical", None).into_iter().next().map(String::from),
+            markdown_alternates: link_header(answer, "alternate", Some("text/markdown")),
+            described_by: link_header(answer, "describedby", None),
+            warnings,
+        },
         Kind::Html => {
             let base = answer.url.clone();
             let converted = tokio::task::spawn_blocking(move || html_to_markdown(&text, &base, &HtmlLimits::default()))
@@ -119,10 +154,19 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
                     ),
                 ));
             }
+            let mut markdown_alternates = converted.markdown_alternates;
+            markdown_alternates.extend(link_header(answer, "alternate", Some("text/markdown")));
+            let mut described_by = converted.described_by;
+            described_by.extend(link_header(answer, "describedby", None));
             Page {
                 content: converted.markdown,
                 title: converted.title,
-                canonical_url: converted.canonical.map(|u| u.to_string()).or_else(|| link_canonical(answer)),
+                canonical_url: converted
+                    .canonical
+                    .or_else(|| link_header(answer, "canonical", None).into_iter().next())
+                    .map(String::from),
+                markdown_alternates,
+                described_by,
                 warnings,
             }
         }
@@ -144,18 +188,28 @@ fn dedupe(mut page: Page) -> Page {
     page
 }
 
-/// `Link: <url>; rel="canonical"`, resolved against the answer's URL.
-fn link_canonical(answer: &Answer) -> Option<String> {
-    answer.header_all("link").flat_map(|v| v.split(',')).find_map(|link| {
-        let (target, params) = link.split_once(';')?;
-        let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
-        let canonical = params.split(';').any(|p| {
-            p.split_once('=').is_some_and(|(k, v)| {
-                k.trim().eq_ignore_ascii_case("rel") && v.trim().trim_matches('"').eq_ignore_ascii_case("canonical")
-            })
-        });
-        canonical.then(|| answer.url.join(target).ok().map(|u| u.to_string())).flatten()
-    })
+/// The targets of `Link:` headers (RFC 8288) with relation `rel` (and media
+/// type `media_type`, when given), resolved against the answer's URL.
+fn link_header(answer: &Answer, rel: &str, media_type: Option<&str>) -> Vec<Url> {
+    answer
+        .header_all("link")
+        .flat_map(|v| v.split(','))
+        .filter_map(|link| {
+            let (target, params) = link.split_once(';')?;
+            let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
+            let param = |name: &str| {
+                params.split(';').find_map(|p| {
+                    let (k, v) = p.split_once('=')?;
+                    k.trim().eq_ignore_ascii_case(name).then(|| v.trim().trim_matches('"'))
+                })
+            };
+            let rel_matches =
+                param("rel").is_some_and(|v| v.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case(rel)));
+            let type_matches =
+                media_type.is_none_or(|want| param("type").is_some_and(|t| t.eq_ignore_ascii_case(want)));
+            (rel_matches && type_matches).then(|| answer.url.join(target).ok()).flatten()
+        })
+        .collect()
 }
 
 fn header_warnings(answer: &Answer, agent: &str) -> Vec<UsageWarning> {

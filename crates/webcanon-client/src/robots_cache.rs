@@ -10,6 +10,7 @@ use std::time::Duration;
 use webcanon_core::policy::{RobotsAvailability, RobotsEvidence, RobotsMode, RuleEvidence, Verdict};
 use webcanon_core::robots::{AgentRules, ContentSignal, Robots};
 
+use crate::single_flight::KeyedLocks;
 use crate::store::{RobotsRecord, RobotsStore, StoreError, unix_now};
 use crate::warning::{Warning, source};
 
@@ -211,7 +212,7 @@ pub struct RobotsCache {
     config: RobotsCacheConfig,
     store: Arc<dyn RobotsStore>,
     parsed: Mutex<HashMap<String, Arc<CachedRobots>>>,
-    inflight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    inflight: KeyedLocks,
     stats: Mutex<CacheStats>,
 }
 
@@ -235,7 +236,7 @@ impl RobotsCache {
             config,
             store,
             parsed: Mutex::new(HashMap::new()),
-            inflight: Mutex::new(HashMap::new()),
+            inflight: KeyedLocks::default(),
             stats: Mutex::new(CacheStats::default()),
         }
     }
@@ -279,11 +280,7 @@ impl RobotsCache {
             self.count(|s| s.hits += 1);
             return (hit, true);
         }
-        let lock = {
-            let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
-            inflight.entry(origin.to_string()).or_default().clone()
-        };
-        let _guard = lock.lock().await;
+        let _guard = self.inflight.lock(origin).await;
         let now = unix_now();
         if let Some(hit) = self.fresh_in_memory(origin, now) {
             self.count(|s| s.hits += 1);

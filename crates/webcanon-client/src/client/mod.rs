@@ -1,5 +1,7 @@
 //! [`Client`]: fetch a URL for an LLM the way the site owner asked.
 
+mod alternative;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -9,10 +11,13 @@ use serde::Serialize;
 use url::Url;
 use webcanon_core::policy::{PolicyError, RobotsEvidence, RobotsMode};
 
+use self::alternative::{Admission, Candidate, Taken};
+pub use self::alternative::{Alternative, AlternativeSource, SkipReason};
 use crate::error::{Error, FetchError};
 use crate::http::{Answer, Http};
-use crate::page::{self, Page};
-use crate::robots_cache::{CacheStats, RobotsCache, RobotsCacheConfig};
+use crate::llms_hint::LlmsCache;
+use crate::page;
+use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache, RobotsCacheConfig};
 use crate::robots_fetch::{fetch_robots, robots_url};
 use crate::ssrf::{SsrfGuard, SsrfPolicy};
 use crate::store::{MemoryStore, RobotsStore, SqliteStore};
@@ -53,6 +58,7 @@ pub struct ClientBuilder {
     cache: CacheSetting,
     cache_config: RobotsCacheConfig,
     auth_disallows: bool,
+    alternatives: bool,
     ssrf: SsrfPolicy,
 }
 
@@ -68,6 +74,7 @@ impl Default for ClientBuilder {
             cache: CacheSetting::Memory,
             cache_config: RobotsCacheConfig::default(),
             auth_disallows: false,
+            alternatives: true,
             ssrf: SsrfPolicy::default(),
         }
     }
@@ -135,6 +142,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether [`Client::fetch`] looks for a Markdown alternative of the
+    /// page (llms.txt, `rel="alternate" type="text/markdown"`, `Accept:
+    /// text/markdown`). On by default.
+    pub fn alternatives(mut self, yes: bool) -> Self {
+        self.alternatives = yes;
+        self
+    }
+
     /// The SSRF policy (private networks allowed, resolve overrides).
     pub fn ssrf_policy(mut self, policy: SsrfPolicy) -> Self {
         self.ssrf = policy;
@@ -165,7 +180,9 @@ impl ClientBuilder {
         Ok(Client {
             inner: Arc::new(Inner {
                 http: Http { client, guard, user_agent, timeout: self.timeout },
-                cache: RobotsCache::new(store, cache_config),
+                cache: RobotsCache::new(store.clone(), cache_config),
+                llms: LlmsCache::new(store, cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS)),
+                alternatives: self.alternatives,
                 agent: self.agent,
                 mode: self.mode,
                 max_bytes: self.max_bytes,
@@ -194,6 +211,8 @@ pub struct Client {
 struct Inner {
     http: Http,
     cache: RobotsCache,
+    llms: LlmsCache,
+    alternatives: bool,
     agent: String,
     mode: RobotsMode,
     max_bytes: usize,
@@ -223,17 +242,54 @@ pub struct Timings {
     pub total_ms: u64,
 }
 
-/// The alternative URL tried instead of the requested one (llms.txt hints).
-#[derive(Debug, Clone, Serialize)]
-pub struct Alternative {
-    /// The candidate URL.
-    pub url: String,
-    /// Where the hint came from: `llms_txt`, `link_alternate` or `content_negotiation`.
-    pub source: String,
-    /// Whether its content is what the result carries.
-    pub used: bool,
-    /// Why it was not used: `robots`, `ssrf`, `http_status` or `not_markdown`.
-    pub skipped_reason: Option<String>,
+/// The answer of [`Client::get`]: status, headers and body as received.
+#[derive(Debug, Clone)]
+pub struct RawResponse {
+    /// The URL asked for.
+    pub requested_url: String,
+    /// Where it ended after redirects.
+    pub final_url: String,
+    /// The final HTTP status.
+    pub status: u16,
+    headers: reqwest::header::HeaderMap,
+    /// The body, at most the limit asked for (after decompression).
+    pub body: Vec<u8>,
+    /// Whether the body was longer than the limit and cut there.
+    pub truncated: bool,
+    /// The robots verdict for the requested URL.
+    pub robots: RobotsEvidence,
+    /// Redirects followed.
+    pub redirects: Vec<RedirectHop>,
+    /// Warnings from robots.txt and the redirects.
+    pub warnings: Vec<Warning>,
+}
+
+impl RawResponse {
+    /// A response header as text, if present and printable.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Every value of a header that may repeat.
+    pub fn header_all<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.headers.get_all(name).iter().filter_map(|v| v.to_str().ok())
+    }
+
+    /// The media type of `Content-Type`, lower-cased, without parameters.
+    pub fn media_type(&self) -> Option<String> {
+        self.header("content-type").map(|t| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+    }
+
+    /// Whether the status is 2xx.
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body decoded as text (charset from `Content-Type`, a `<meta>`
+    /// or a BOM; UTF-8 otherwise, invalid bytes replaced).
+    pub fn text(&self) -> String {
+        page::decode_body(&self.body, self.header("content-type"))
+    }
 }
 
 /// The result of [`Client::fetch`].
@@ -257,14 +313,33 @@ pub struct FetchResult {
     pub content: String,
     /// The robots verdict for the requested URL, with its evidence.
     pub robots: RobotsEvidence,
-    /// The alternative tried, if any.
+    /// The alternative that decided the content: the one used, else the
+    /// first one tried and skipped; `None` when none was tried.
     pub alternative: Option<Alternative>,
+    /// Every alternative tried, in order.
+    pub alternatives: Vec<Alternative>,
     /// Usage warnings: never blocks, always worth telling.
     pub warnings: Vec<Warning>,
     /// Redirects followed.
     pub redirects: Vec<RedirectHop>,
     /// Where the time went.
     pub timings: Timings,
+}
+
+/// Adds `more` to `warnings`, leaving out those already there.
+fn merge_warnings(warnings: &mut Vec<Warning>, more: Vec<Warning>) {
+    for warning in more {
+        if !warnings.contains(&warning) {
+            warnings.push(warning);
+        }
+    }
+}
+
+/// Whether the URL already names a Markdown or text file, so no copy of it
+/// is looked for.
+fn names_markdown(url: &Url) -> bool {
+    let path = url.path().to_ascii_lowercase();
+    [".md", ".markdown", ".txt"].iter().any(|ext| path.ends_with(ext))
 }
 
 fn millis(d: Duration) -> u64 {
@@ -327,6 +402,46 @@ impl Client {
         Ok(())
     }
 
+    /// The robots.txt outcome of the origin of `url` for this client's
+    /// agent, loaded through the cache (the SSRF guard applies): its record
+    /// (status, availability, body) and parsed rules, `Sitemap:` lines
+    /// included. Under [`RobotsMode::Ignore`] it is still loaded, since the
+    /// caller asked for the file itself.
+    pub async fn robots_txt(&self, url: &str) -> Result<Arc<CachedRobots>, Error> {
+        let url = Self::parse_url(url)?;
+        self.vet(&url).await?;
+        let inner = &self.inner;
+        let origin = url.origin().ascii_serialization();
+        let robots_url = robots_url(&url);
+        let (cached, _) =
+            inner.cache.get(&origin, || fetch_robots(&inner.http, &robots_url, inner.auth_disallows)).await;
+        Ok(cached)
+    }
+
+    /// One guarded GET without conversion: the URL vetted by the SSRF guard
+    /// and admitted by robots.txt (refused with [`Error::Policy`] under
+    /// [`RobotsMode::Respect`]), redirects followed by the client's own loop
+    /// with every hop vetted and admitted, the body read up to `max_bytes`
+    /// (after decompression). An HTTP error status is an answer, not an
+    /// error: the caller decides what it means.
+    pub async fn get(&self, url: &str, accept: &str, max_bytes: usize) -> Result<RawResponse, Error> {
+        let requested = Self::parse_url(url)?;
+        self.vet(&requested).await?;
+        let (robots, mut warnings) = self.admit_as(&requested, Admission::Mode).await?;
+        let (answer, redirects) = self.follow(&requested, accept, max_bytes, Admission::Mode, &mut warnings).await?;
+        Ok(RawResponse {
+            requested_url: requested.to_string(),
+            final_url: answer.url.to_string(),
+            status: answer.status,
+            headers: answer.headers,
+            body: answer.body,
+            truncated: answer.truncated,
+            robots,
+            redirects,
+            warnings,
+        })
+    }
+
     async fn robots_for(&self, url: &Url) -> (RobotsEvidence, Vec<Warning>) {
         let inner = &self.inner;
         let origin = url.origin().ascii_serialization();
@@ -339,10 +454,10 @@ impl Client {
             .await
     }
 
-    /// Checks `url` against robots.txt and refuses it when the mode says so.
-    async fn admit(&self, url: &Url) -> Result<(RobotsEvidence, Vec<Warning>), Error> {
+    /// Checks `url` against robots.txt and refuses it when `admission` says so.
+    async fn admit_as(&self, url: &Url, admission: Admission) -> Result<(RobotsEvidence, Vec<Warning>), Error> {
         let (evidence, warnings) = self.robots_for(url).await;
-        if self.inner.mode.blocks(evidence.verdict) {
+        if admission.blocks(self.inner.mode, evidence.verdict) {
             return Err(PolicyError { url: url.to_string(), evidence }.into());
         }
         Ok((evidence, warnings))
@@ -353,20 +468,72 @@ impl Client {
     /// In order: the URL is parsed (http and https only) and vetted by the
     /// SSRF guard; robots.txt of its origin decides (under
     /// [`RobotsMode::Respect`] a disallow or an unreachable robots.txt
-    /// refuses with [`Error::Policy`] and nothing is requested); the page is
-    /// fetched with our own redirect loop, every hop vetted and checked
-    /// against its own origin's robots.txt; HTML is converted to Markdown;
-    /// usage signals become warnings.
+    /// refuses with [`Error::Policy`] and nothing is requested); then,
+    /// unless [`ClientBuilder::alternatives`] turned it off, the Markdown
+    /// copy that the covering llms.txt lists is tried (guarded, and only if
+    /// the robots.txt of its own origin permits it); failing that, the page
+    /// is fetched, asking for Markdown first, with our own redirect loop,
+    /// every hop vetted and checked against its own origin's robots.txt; an
+    /// HTML page that names a Markdown copy (`rel="alternate"
+    /// type="text/markdown"`, or its llms.txt with `rel="describedby"`) has
+    /// that copy tried next; HTML is converted to Markdown; usage signals
+    /// become warnings. [`FetchResult::alternatives`] says what was tried.
     pub async fn fetch(&self, url: &str) -> Result<FetchResult, Error> {
         let started = Instant::now();
         let requested = Self::parse_url(url)?;
         self.vet(&requested).await?;
-        let (robots, mut warnings) = self.admit(&requested).await?;
+        let (robots, mut warnings) = self.admit_as(&requested, Admission::Mode).await?;
         let robots_done = Instant::now();
-        let (answer, redirects) = self.follow(&requested, &mut warnings).await?;
+        let hints = self.inner.alternatives && !names_markdown(&requested);
+        let mut alternatives = Vec::new();
+        let mut taken = None;
+        if hints && let Some(candidate) = self.llms_candidate(&requested).await {
+            let (outcome, answer) = self.try_candidate(&candidate).await;
+            alternatives.push(outcome);
+            taken = answer;
+        }
+        let (mut answer, mut redirects, mut fetched_url) = match taken {
+            Some(Taken { answer, redirects, warnings: hint_warnings }) => {
+                merge_warnings(&mut warnings, hint_warnings);
+                (answer, redirects, alternatives[0].url.clone())
+            }
+            None => {
+                let accept = if hints { page::ACCEPT_MARKDOWN_FIRST } else { page::ACCEPT };
+                let (answer, redirects) =
+                    self.follow(&requested, accept, self.inner.max_bytes, Admission::Mode, &mut warnings).await?;
+                (answer, redirects, requested.to_string())
+            }
+        };
         let fetched = Instant::now();
         if answer.status >= 400 {
             return Err(FetchError::Status { url: answer.url.to_string(), status: answer.status }.into());
+        }
+        let mut page = page::convert(&answer, &self.inner.agent).await.map_err(Error::Fetch)?;
+        if hints && alternatives.is_empty() {
+            if page::is_markdown(&answer) && answer.header("content-type").is_some_and(|t| t.contains("markdown")) {
+                alternatives.push(Alternative {
+                    url: answer.url.to_string(),
+                    source: AlternativeSource::ContentNegotiation,
+                    used: true,
+                    skipped_reason: None,
+                    detail: Some("the server answered Accept: text/markdown with Markdown".into()),
+                    llms_txt: None,
+                });
+            } else if let Some(candidate) = self.page_candidate(&page, &requested).await {
+                let (outcome, alternative) = self.try_candidate(&candidate).await;
+                alternatives.push(outcome);
+                if let Some(Taken { answer: md, redirects: md_redirects, warnings: md_warnings }) = alternative {
+                    let md_page = page::convert(&md, &self.inner.agent).await.map_err(Error::Fetch)?;
+                    merge_warnings(&mut warnings, md_warnings);
+                    // The HTML page's own signals (meta robots, headers) still
+                    // describe this content.
+                    merge_warnings(&mut page.warnings, md_page.warnings);
+                    page.content = md_page.content;
+                    fetched_url = candidate.url.to_string();
+                    redirects = md_redirects;
+                    answer = md;
+                }
+            }
         }
         if answer.truncated {
             warnings.push(Warning::new(
@@ -375,21 +542,21 @@ impl Client {
                 format!("the body was longer than {} bytes and was cut there", self.inner.max_bytes),
             ));
         }
-        let Page { content, title, canonical_url, warnings: page_warnings } =
-            page::convert(&answer, &self.inner.agent).await.map_err(Error::Fetch)?;
-        warnings.extend(page_warnings);
+        merge_warnings(&mut warnings, page.warnings);
         let done = Instant::now();
+        let alternative = alternatives.iter().find(|a| a.used).or(alternatives.first()).cloned();
         Ok(FetchResult {
             requested_url: requested.to_string(),
-            fetched_url: requested.to_string(),
+            fetched_url,
             final_url: answer.url.to_string(),
             status: answer.status,
             content_type: answer.header("content-type").map(str::to_string),
-            title,
-            canonical_url,
-            content,
+            title: page.title,
+            canonical_url: page.canonical_url,
+            content: page.content,
             robots,
-            alternative: None,
+            alternative,
+            alternatives,
             warnings,
             redirects,
             timings: Timings {
@@ -401,13 +568,35 @@ impl Client {
         })
     }
 
+    /// The Markdown copy an HTML page names: its `rel="alternate"
+    /// type="text/markdown"` link first, else the copy listed in the llms.txt
+    /// it names with `rel="describedby"`.
+    async fn page_candidate(&self, page: &page::Page, requested: &Url) -> Option<Candidate> {
+        if let Some(url) = page.markdown_alternates.iter().find(|u| *u != requested) {
+            return Some(Candidate { url: url.clone(), source: AlternativeSource::LinkAlternate, llms_txt: None });
+        }
+        for file in page.described_by.iter().take(2) {
+            if let Some(candidate) = self.described_candidate(file, requested).await {
+                return Some(candidate);
+            }
+        }
+        None
+    }
+
     /// Follows redirects from `start`, each hop vetted by the guard and
     /// admitted by robots.txt of its own origin.
-    async fn follow(&self, start: &Url, warnings: &mut Vec<Warning>) -> Result<(Answer, Vec<RedirectHop>), Error> {
+    async fn follow(
+        &self,
+        start: &Url,
+        accept: &str,
+        max_bytes: usize,
+        admission: Admission,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<(Answer, Vec<RedirectHop>), Error> {
         let mut url = start.clone();
         let mut redirects = Vec::new();
         loop {
-            let answer = self.inner.http.get(&url, page::ACCEPT, self.inner.max_bytes).await?;
+            let answer = self.inner.http.get(&url, accept, max_bytes).await?;
             let next = match answer.location() {
                 None => return Ok((answer, redirects)),
                 Some(Err(message)) => {
@@ -436,12 +625,8 @@ impl Client {
                 ));
             }
             self.vet(&next).await?;
-            let (_, hop_warnings) = self.admit(&next).await?;
-            for warning in hop_warnings {
-                if !warnings.contains(&warning) {
-                    warnings.push(warning);
-                }
-            }
+            let (_, hop_warnings) = self.admit_as(&next, admission).await?;
+            merge_warnings(warnings, hop_warnings);
             url = next;
         }
     }

@@ -1,0 +1,242 @@
+//! Markdown alternatives of a page (DESIGN.md, Fetch step 4): the copy an
+//! llms.txt lists, a `rel="alternate" type="text/markdown"` link, or the
+//! answer to `Accept: text/markdown`.
+//!
+//! A candidate is a hint, never an authority: it goes through the SSRF
+//! guard and the robots.txt of its own origin (fetched and evaluated when
+//! that is another origin) like any URL, every redirect hop too. Because
+//! the page itself is always there to fall back to, a candidate is skipped
+//! whenever robots.txt does not clearly permit it (a disallow, or an
+//! unreachable robots.txt), in `report_only` mode as well; only `ignore`
+//! mode leaves robots.txt out. A candidate that is refused, fails or is not
+//! Markdown leaves the result to the page itself, and the result says so.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use url::Url;
+use webcanon_core::policy::RobotsMode;
+
+use super::{Client, RedirectHop};
+use crate::error::Error;
+use crate::http::Answer;
+use crate::llms_hint::{LLMS_ACCEPT, LLMS_MAX_BYTES, LlmsFetched, LoadedLlms, llms_txt_locations, markdown_copy_in};
+use crate::page;
+use crate::warning::Warning;
+
+/// Where the hint for an alternative came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AlternativeSource {
+    /// A link in the llms.txt that covers the page (or that the page names
+    /// with `rel="describedby"`).
+    LlmsTxt,
+    /// A `rel="alternate" type="text/markdown"` link in the page's `<head>`
+    /// or `Link:` header.
+    LinkAlternate,
+    /// The server answered `Accept: text/markdown` with Markdown.
+    ContentNegotiation,
+}
+
+impl AlternativeSource {
+    /// The name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlternativeSource::LlmsTxt => "llms_txt",
+            AlternativeSource::LinkAlternate => "link_alternate",
+            AlternativeSource::ContentNegotiation => "content_negotiation",
+        }
+    }
+}
+
+/// Why a candidate was not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// robots.txt of the candidate's origin does not permit it (a disallow
+    /// or an unreachable robots.txt), for the URL or a redirect hop.
+    Robots,
+    /// The SSRF guard refused the candidate or a redirect hop.
+    Ssrf,
+    /// The candidate answered with an HTTP error status.
+    HttpStatus,
+    /// The candidate's answer is not Markdown (an HTML page, binary data).
+    NotMarkdown,
+    /// The request failed (timeout, connection, too many redirects).
+    FetchError,
+}
+
+impl SkipReason {
+    /// The name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Robots => "robots",
+            SkipReason::Ssrf => "ssrf",
+            SkipReason::HttpStatus => "http_status",
+            SkipReason::NotMarkdown => "not_markdown",
+            SkipReason::FetchError => "fetch_error",
+        }
+    }
+}
+
+/// An alternative URL tried instead of the requested one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Alternative {
+    /// The candidate URL.
+    pub url: String,
+    /// Where the hint came from.
+    pub source: AlternativeSource,
+    /// Whether its content is what the result carries.
+    pub used: bool,
+    /// Why it was not used; `None` when it was.
+    pub skipped_reason: Option<SkipReason>,
+    /// What happened, in words (the status, the matched rule, the error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The llms.txt that listed the candidate, for [`AlternativeSource::LlmsTxt`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llms_txt: Option<String>,
+}
+
+/// A candidate to try.
+#[derive(Debug, Clone)]
+pub(super) struct Candidate {
+    pub url: Url,
+    pub source: AlternativeSource,
+    pub llms_txt: Option<Url>,
+}
+
+impl Candidate {
+    fn outcome(&self, skipped: Option<(SkipReason, String)>) -> Alternative {
+        let used = skipped.is_none();
+        let (skipped_reason, detail) = skipped.map_or((None, None), |(r, d)| (Some(r), Some(d)));
+        Alternative {
+            url: self.url.to_string(),
+            source: self.source,
+            used,
+            skipped_reason,
+            detail,
+            llms_txt: self.llms_txt.as_ref().map(Url::to_string),
+        }
+    }
+}
+
+/// The answer of a candidate that was used.
+#[derive(Debug)]
+pub(super) struct Taken {
+    pub answer: Answer,
+    pub redirects: Vec<RedirectHop>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Client {
+    /// The Markdown copy of `page` listed in the llms.txt that covers it
+    /// (the most specific one found on its path).
+    pub(super) async fn llms_candidate(&self, page: &Url) -> Option<Candidate> {
+        if page.query().is_some() {
+            return None;
+        }
+        for location in llms_txt_locations(page) {
+            let loaded = self.load_llms(&location).await;
+            if let Some(file) = &loaded.file {
+                return self.candidate_in(&loaded, file, page);
+            }
+        }
+        None
+    }
+
+    /// The Markdown copy of `page` listed in the llms.txt at `file_url`
+    /// (one the page names with `rel="describedby"`).
+    pub(super) async fn described_candidate(&self, file_url: &Url, page: &Url) -> Option<Candidate> {
+        let loaded = self.load_llms(file_url).await;
+        let file = loaded.file.as_ref()?;
+        self.candidate_in(&loaded, file, page)
+    }
+
+    fn candidate_in(&self, loaded: &LoadedLlms, file: &webcanon_core::llms::LlmsTxt, page: &Url) -> Option<Candidate> {
+        let url = markdown_copy_in(file, &loaded.url, page)?;
+        Some(Candidate { url, source: AlternativeSource::LlmsTxt, llms_txt: Some(loaded.url.clone()) })
+    }
+
+    /// The llms.txt at `url`, through the cache. Loading it is a request
+    /// like any other: guarded, and skipped unless robots.txt permits it.
+    async fn load_llms(&self, url: &Url) -> Arc<LoadedLlms> {
+        let inner = &self.inner;
+        inner
+            .llms
+            .get(url, || async {
+                match self.fetch_strict(url, LLMS_ACCEPT, LLMS_MAX_BYTES).await {
+                    Ok((answer, _, _)) if (200..300).contains(&answer.status) => LlmsFetched::Found(answer.body),
+                    Ok((answer, _, _)) if answer.status >= 500 || answer.status == 429 => {
+                        LlmsFetched::Failed(format!("HTTP {}", answer.status))
+                    }
+                    Ok((answer, _, _)) => LlmsFetched::Absent(format!("HTTP {}", answer.status)),
+                    Err(Error::Fetch(err)) => LlmsFetched::Failed(err.to_string()),
+                    Err(err) => LlmsFetched::Absent(err.to_string()),
+                }
+            })
+            .await
+    }
+
+    /// Tries `candidate`: its answer when it is usable Markdown, otherwise
+    /// why not.
+    pub(super) async fn try_candidate(&self, candidate: &Candidate) -> (Alternative, Option<Taken>) {
+        let (answer, redirects, warnings) =
+            match self.fetch_strict(&candidate.url, page::ACCEPT_MARKDOWN_FIRST, self.inner.max_bytes).await {
+                Ok(taken) => taken,
+                Err(err) => {
+                    let reason = match &err {
+                        Error::Policy(_) => SkipReason::Robots,
+                        Error::Ssrf(_) => SkipReason::Ssrf,
+                        _ => SkipReason::FetchError,
+                    };
+                    return (candidate.outcome(Some((reason, err.to_string()))), None);
+                }
+            };
+        if answer.status >= 400 {
+            let detail = format!("{} answered HTTP {}", answer.url, answer.status);
+            return (candidate.outcome(Some((SkipReason::HttpStatus, detail))), None);
+        }
+        if !page::is_markdown(&answer) {
+            let found = answer.header("content-type").unwrap_or("no content type");
+            let detail = format!("{} is {found}, not Markdown", answer.url);
+            return (candidate.outcome(Some((SkipReason::NotMarkdown, detail))), None);
+        }
+        (candidate.outcome(None), Some(Taken { answer, redirects, warnings }))
+    }
+
+    /// A request that robots.txt must clearly permit, whatever the mode
+    /// (except `ignore`): for hints (llms.txt files and their candidates),
+    /// which are optional and never worth a disallowed request.
+    async fn fetch_strict(
+        &self,
+        url: &Url,
+        accept: &str,
+        max_bytes: usize,
+    ) -> Result<(Answer, Vec<RedirectHop>, Vec<Warning>), Error> {
+        self.vet(url).await?;
+        let (_, mut warnings) = self.admit_as(url, Admission::Strict).await?;
+        let (answer, redirects) = self.follow(url, accept, max_bytes, Admission::Strict, &mut warnings).await?;
+        Ok((answer, redirects, warnings))
+    }
+}
+
+/// How a request is admitted by robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Admission {
+    /// As the client's mode says.
+    Mode,
+    /// Refused unless robots.txt permits it, in every mode but `ignore`.
+    Strict,
+}
+
+impl Admission {
+    pub(super) fn blocks(self, mode: RobotsMode, verdict: webcanon_core::policy::Verdict) -> bool {
+        match self {
+            Admission::Mode => mode.blocks(verdict),
+            Admission::Strict => mode != RobotsMode::Ignore && RobotsMode::Respect.blocks(verdict),
+        }
+    }
+}
