@@ -14,6 +14,7 @@ mod page;
 mod single_flight;
 pub mod robots_cache;
 pub mod robots_fetch;
+pub mod sitemap_discovery;
 pub mod ssrf;
 pub mod store;
 pub mod warning;

@@ -77,12 +77,18 @@ pub struct FetchedRobots {
     pub max_age: Option<u64>,
     /// What went wrong, for unreachable outcomes.
     pub error: Option<String>,
+    /// Redirects followed on the way, as (URL, status).
+    pub redirects: Vec<(String, u16)>,
+    /// Where the last request went, when it differs from `robots_url`.
+    pub final_url: Option<String>,
 }
 
 /// A robots.txt outcome ready for decisions.
 #[derive(Debug)]
 pub struct CachedRobots {
     record: RobotsRecord,
+    redirects: Vec<(String, u16)>,
+    final_url: Option<String>,
     robots: Option<Robots>,
     /// When the rules come from the last good copy because the latest fetch
     /// failed: that copy's fetch time.
@@ -99,12 +105,31 @@ impl CachedRobots {
             }
             _ => (None, None),
         };
-        CachedRobots { record, robots, stale_since, compiled: Mutex::new(HashMap::new()) }
+        CachedRobots {
+            record,
+            redirects: Vec::new(),
+            final_url: None,
+            robots,
+            stale_since,
+            compiled: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The latest outcome.
     pub fn record(&self) -> &RobotsRecord {
         &self.record
+    }
+
+    /// The redirects followed when this outcome was fetched, as (URL,
+    /// status); empty when it came from a store.
+    pub fn redirects(&self) -> &[(String, u16)] {
+        &self.redirects
+    }
+
+    /// Where the fetch ended after redirects (the robots.txt URL itself when
+    /// it did not redirect, or when the outcome came from a store).
+    pub fn final_url(&self) -> &str {
+        self.final_url.as_deref().unwrap_or(&self.record.robots_url)
     }
 
     /// The parsed rules in force: the latest file, or the last good copy.
@@ -298,14 +323,19 @@ impl RobotsCache {
             s.misses += 1;
             s.fetches += 1;
         });
-        let fetched = fetch().await;
+        let mut fetched = fetch().await;
+        let redirects = std::mem::take(&mut fetched.redirects);
+        let final_url = fetched.final_url.take();
         let record = self.record_from(origin, fetched, previous.as_ref(), unix_now());
         self.store_result(self.store.save(&record));
         if record.availability == RobotsAvailability::Parsed {
             self.store_result(self.store.save_last_good(&record));
         }
         let last_good = self.last_good_for(&record, record.fetched_at);
-        let cached = Arc::new(CachedRobots::new(record, last_good));
+        let mut cached = CachedRobots::new(record, last_good);
+        cached.redirects = redirects;
+        cached.final_url = final_url;
+        let cached = Arc::new(cached);
         self.remember(origin, &cached);
         (cached, false)
     }
@@ -392,6 +422,8 @@ mod tests {
             body: Some(body.as_bytes().to_vec()),
             max_age: None,
             error: None,
+            redirects: Vec::new(),
+            final_url: None,
         }
     }
 
@@ -473,6 +505,8 @@ mod tests {
                     body: None,
                     max_age: None,
                     error: Some("HTTP 503".into()),
+                    redirects: Vec::new(),
+                    final_url: None,
                 }
             })
             .await;
@@ -512,6 +546,8 @@ mod tests {
                     body: None,
                     max_age: None,
                     error: Some("connection refused".into()),
+                    redirects: Vec::new(),
+                    final_url: None,
                 }
             })
             .await;
@@ -568,6 +604,8 @@ mod tests {
                 body: None,
                 max_age: None,
                 error: Some("HTTP 500".into()),
+                redirects: Vec::new(),
+                final_url: None,
             }
         };
         let (cached, _) = cache.get("https://example.com", unreachable).await;

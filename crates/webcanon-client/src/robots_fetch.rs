@@ -29,26 +29,43 @@ pub fn robots_url(url: &Url) -> Url {
 /// `auth_disallows`), 429, 5xx, network errors and timeouts unreachable.
 pub(crate) async fn fetch_robots(http: &Http, robots_url: &Url, auth_disallows: bool) -> FetchedRobots {
     let mut url = robots_url.clone();
-    let outcome = |status, availability, body, max_age, error| FetchedRobots {
-        robots_url: robots_url.to_string(),
-        status,
-        availability,
-        body,
-        max_age,
-        error,
-    };
+    let mut redirects: Vec<(String, u16)> = Vec::new();
+    let outcome =
+        |status, availability, body, max_age, error, redirects: &mut Vec<(String, u16)>, last: &Url| FetchedRobots {
+            robots_url: robots_url.to_string(),
+            status,
+            availability,
+            body,
+            max_age,
+            error,
+            redirects: std::mem::take(redirects),
+            final_url: (last != robots_url).then(|| last.to_string()),
+        };
     for _ in 0..=MAX_ROBOTS_REDIRECTS {
         let answer = match http.get(&url, "text/plain, text/*;q=0.9, */*;q=0.1", MAX_PARSE_BYTES).await {
             Ok(answer) => answer,
-            Err(err) => return outcome(None, RobotsAvailability::Unreachable, None, None, Some(err.to_string())),
+            Err(err) => {
+                let error = Some(err.to_string());
+                return outcome(None, RobotsAvailability::Unreachable, None, None, error, &mut redirects, &url);
+            }
         };
         match answer.location() {
             Some(Ok(next)) => {
+                redirects.push((url.to_string(), answer.status));
                 url = next;
                 continue;
             }
             Some(Err(message)) => {
-                return outcome(Some(answer.status), RobotsAvailability::Unreachable, None, None, Some(message));
+                let status = Some(answer.status);
+                return outcome(
+                    status,
+                    RobotsAvailability::Unreachable,
+                    None,
+                    None,
+                    Some(message),
+                    &mut redirects,
+                    &url,
+                );
             }
             None => {}
         }
@@ -56,15 +73,13 @@ pub(crate) async fn fetch_robots(http: &Http, robots_url: &Url, auth_disallows: 
         let max_age = answer.header("cache-control").and_then(max_age);
         let error = (availability == RobotsAvailability::Unreachable).then(|| format!("HTTP {}", answer.status));
         let body = (availability == RobotsAvailability::Parsed).then_some(answer.body);
-        return outcome(Some(answer.status), availability, body, max_age, error);
+        return outcome(Some(answer.status), availability, body, max_age, error, &mut redirects, &url);
     }
-    outcome(
-        None,
-        RobotsAvailability::Unavailable,
-        None,
-        None,
-        Some(format!("more than {MAX_ROBOTS_REDIRECTS} redirects")),
-    )
+    // Too many redirects: unavailable (RFC 9309 §2.3.1.2); the last
+    // redirect's status says what happened.
+    let last = redirects.last().map(|(_, status)| *status);
+    let error = Some(format!("more than {MAX_ROBOTS_REDIRECTS} redirects"));
+    outcome(last, RobotsAvailability::Unavailable, None, None, error, &mut redirects, &url)
 }
 
 /// The `max-age` of a `Cache-Control` value.

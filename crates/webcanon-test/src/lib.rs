@@ -85,10 +85,7 @@ impl Route {
 
     /// `body` gzip-compressed, served with `Content-Encoding: gzip`.
     pub fn gzip(status: u16, content_type: &str, body: &[u8]) -> Route {
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        encoder.write_all(body).expect("gzip in memory");
-        let compressed = encoder.finish().expect("gzip in memory");
-        Route::bytes(status, content_type, compressed).header("content-encoding", "gzip")
+        Route::bytes(status, content_type, gzip(body)).header("content-encoding", "gzip")
     }
 
     /// Adds a response header.
@@ -102,6 +99,14 @@ impl Route {
         self.delay = Some(delay);
         self
     }
+}
+
+/// `body` as one gzip member (best compression), e.g. for a `.xml.gz` file
+/// served as it is.
+pub fn gzip(body: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(body).expect("gzip in memory");
+    encoder.finish().expect("gzip in memory")
 }
 
 /// A request the server received.
