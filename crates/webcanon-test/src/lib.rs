@@ -125,6 +125,8 @@ pub struct Logged {
 #[derive(Debug, Default)]
 struct Shared {
     routes: Mutex<HashMap<String, Route>>,
+    /// Routes for one `Host` (name without port), checked first.
+    host_routes: Mutex<HashMap<(String, String), Route>>,
     log: Mutex<Vec<Logged>>,
 }
 
@@ -158,6 +160,14 @@ impl TestServer {
     /// for the bare path answers every query too).
     pub fn route(&self, path: &str, route: Route) -> &TestServer {
         self.shared.routes.lock().unwrap().insert(path.to_string(), route);
+        self
+    }
+
+    /// Sets the answer for `path` when the request's `Host` names `host`
+    /// (port ignored): one server can play several hosts resolved to it.
+    pub fn route_host(&self, host: &str, path: &str, route: Route) -> &TestServer {
+        let key = (host.to_ascii_lowercase(), path.to_string());
+        self.shared.host_routes.lock().unwrap().insert(key, route);
         self
     }
 
@@ -211,10 +221,16 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
         user_agent: header("user-agent"),
         accept: header("accept"),
     });
-    let route = {
+    let host_name = header("host").map(|h| h.rsplit_once(':').map_or(h.clone(), |(n, _)| n.to_string()));
+    let host_route = host_name.and_then(|host| {
+        let routes = shared.host_routes.lock().unwrap();
+        let key = |path: &str| (host.to_ascii_lowercase(), path.to_string());
+        routes.get(&key(&path_and_query)).or_else(|| routes.get(&key(parts.uri.path()))).cloned()
+    });
+    let route = host_route.or_else(|| {
         let routes = shared.routes.lock().unwrap();
         routes.get(&path_and_query).or_else(|| routes.get(parts.uri.path())).cloned()
-    };
+    });
     let Some(route) = route else {
         return Response::builder().status(StatusCode::NOT_FOUND).body(Body::from("not found")).unwrap();
     };

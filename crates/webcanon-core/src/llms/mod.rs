@@ -63,6 +63,21 @@ pub enum NotLlms {
     Binary,
 }
 
+impl NotLlms {
+    /// What the body is, in words that fit "the file is …": `empty`, `an
+    /// HTML page`, `JSON`, `XML`, `robots.txt syntax`, `binary data`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            NotLlms::Empty => "empty",
+            NotLlms::Html => "an HTML page",
+            NotLlms::Json => "JSON",
+            NotLlms::Xml => "XML",
+            NotLlms::Robots => "robots.txt syntax",
+            NotLlms::Binary => "binary data",
+        }
+    }
+}
+
 /// A parsed llms.txt file.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]

@@ -1,0 +1,474 @@
+//! `llms-txt` 1.0.0: the site publishes a valid `/llms.txt` whose links
+//! work ([llmstxt.org](https://llmstxt.org/); seed 004 §1 and §7.3).
+//!
+//! Steps:
+//! - `present` (0.3) — `/llms.txt` answers 2xx with Markdown, not an HTML
+//!   page, JSON, XML, robots.txt syntax, binary data or nothing (the core
+//!   parser classifies the body). Served with a media type other than
+//!   `text/markdown` or `text/plain`, it warns. A missing, refused or
+//!   non-Markdown file fails the step and skips the others.
+//! - `valid` (0.3) — the core validator's diagnostics (`L001`…): an error
+//!   fails, a warning warns, an info note is a finding only. Each is a
+//!   finding with its code, line and a fix for the mistake (seed 004 §1.7).
+//!   Links without descriptions (`L007`) are reported by `links`.
+//! - `links` (0.4) — every link is read once (the first 200 distinct
+//!   targets, 4 at a time): one that does not answer 2xx fails the step;
+//!   one robots.txt keeps the audit's agent from, one that serves HTML
+//!   rather than Markdown, a link without a description, or a file without
+//!   any link, warns. Links that cannot be checked (other hosts when
+//!   auditing a folder, addresses the SSRF guard refuses, non-http schemes)
+//!   are recorded as not checked, never failed; when no link could be
+//!   read at all, the step is skipped.
+//!
+//! Evidence keys: `present` {url, final_url, status, media_type, redirects,
+//! bytes, error, not_llms}; `valid` {title, summary, sections, links, lines,
+//! errors, warnings, diagnostics: [{code, line, severity, message}]};
+//! `links` {listed, unique, checked, ok, cap, skipped_over_cap, broken,
+//! refused, html: [{line, title, url, ...}], without_description: [{line,
+//! title}], not_checked: [{line, url, reason}]}.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use webcanon_core::llms::{LinkRef, LlmsCode, LlmsTxt, NotLlms, Severity as LlmsSeverity};
+
+use super::Context;
+use super::sitemap::{document_base, is_html, locate, read_many, resource_evidence};
+use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
+use crate::site::{ReadError, Resource};
+
+/// The check id.
+pub const ID: &str = "llms-txt";
+/// The check version.
+pub const VERSION: &str = "1.0.0";
+const TITLE: &str = "llms.txt is published, valid and its links work";
+
+/// Distinct link targets read; the rest are counted in the evidence.
+pub const MAX_LINKS: usize = 200;
+/// Findings of one kind (a code, broken links) before they are summed up.
+const FINDINGS_PER_KIND: usize = 10;
+const PATH: &str = "/llms.txt";
+
+const PRESENT_TITLE: &str = "llms.txt is served as Markdown";
+const VALID_TITLE: &str = "llms.txt follows the format";
+const LINKS_TITLE: &str = "Every link answers 200 with Markdown";
+
+/// Runs the check.
+pub async fn run(ctx: &Context) -> CheckResult {
+    let resource = ctx.site.get(PATH).await;
+    let mut findings = Vec::new();
+    let file = resource.is_success().then(|| LlmsTxt::parse(&resource.body));
+    let present = present_step(ctx, &resource, file.as_ref(), &mut findings);
+    let Some(file) = file.filter(|_| present.status != Status::Fail) else {
+        let steps = vec![
+            present,
+            StepResult::new("valid", VALID_TITLE, 0.3, Status::Skip),
+            StepResult::new("links", LINKS_TITLE, 0.4, Status::Skip),
+        ];
+        return CheckResult::from_steps(ID, VERSION, TITLE, steps, findings);
+    };
+    let valid = valid_step(&file, &resource, &mut findings);
+    let links = links_step(ctx, &file, &resource, &mut findings).await;
+    CheckResult::from_steps(ID, VERSION, TITLE, vec![present, valid, links], findings)
+}
+
+/// A finding for a resource that did not answer 2xx: refused by robots.txt,
+/// missing, a server error or unreachable.
+pub(crate) fn unavailable(ctx: &Context, resource: &Resource, path: &str, severity: Severity) -> Finding {
+    let (message, fix) = match (&resource.error, resource.status) {
+        (Some(ReadError::Robots { .. }), _) => (
+            format!("robots.txt keeps {} from reading {path}", ctx.agent),
+            format!("Allow {path} in robots.txt: agents that honour robots.txt cannot read it otherwise."),
+        ),
+        (_, Some(status)) if (400..500).contains(&status) => (
+            format!("{path} answered HTTP {status}: the site does not publish it"),
+            format!("Publish {path} at the root of the site with a 200 status."),
+        ),
+        (_, Some(status)) => (
+            format!("{path} answered HTTP {status}"),
+            format!("Fix the server so that {path} answers 200; agents treat errors as a missing file."),
+        ),
+        (_, None) => (
+            format!("{path} could not be read: {}", resource.outcome()),
+            format!("Make {path} reachable with a 200 status."),
+        ),
+    };
+    Finding::new(severity, message).fix(fix).at(resource.url.clone())
+}
+
+/// Media types Markdown files are served with.
+pub(crate) fn is_text_type(media_type: Option<&str>) -> bool {
+    matches!(media_type, None | Some("text/markdown" | "text/x-markdown" | "text/plain"))
+}
+
+fn present_step(ctx: &Context, resource: &Resource, file: Option<&LlmsTxt>, findings: &mut Vec<Finding>) -> StepResult {
+    let not_llms = file.and_then(|f| f.not_llms);
+    let mut evidence = resource_evidence(resource);
+    evidence["not_llms"] = json!(not_llms);
+    let status = match (file, not_llms) {
+        (None, _) => {
+            let mut finding = unavailable(ctx, resource, PATH, Severity::Fail);
+            if resource.status.is_some_and(|s| (400..500).contains(&s)) {
+                finding = finding.fix(PUBLISH_FIX);
+            }
+            findings.push(finding);
+            Status::Fail
+        }
+        (Some(_), Some(kind)) => {
+            findings.push(
+                Finding::new(Severity::Fail, format!("/llms.txt is {}, not Markdown", kind.describe()))
+                    .fix(body_fix(kind))
+                    .at(resource.url.clone()),
+            );
+            Status::Fail
+        }
+        (Some(_), None) if !is_text_type(resource.media_type.as_deref()) => {
+            let served = resource.media_type.as_deref().unwrap_or_default();
+            findings.push(
+                Finding::new(Severity::Warn, format!("/llms.txt is served as {served}"))
+                    .fix("Serve it as `text/markdown; charset=utf-8` (or `text/plain`), so agents read it as Markdown.")
+                    .at(resource.url.clone()),
+            );
+            Status::Warn
+        }
+        (Some(_), None) => Status::Pass,
+    };
+    StepResult::new("present", PRESENT_TITLE, 0.3, status).evidence(evidence)
+}
+
+const PUBLISH_FIX: &str = "Publish /llms.txt: a `# Site name` line, a `> one-sentence summary`, then `## Docs` sections \
+     listing `- [Page](https://…/page.md): what it holds` (llmstxt.org).";
+
+fn body_fix(kind: NotLlms) -> &'static str {
+    match kind {
+        NotLlms::Html => {
+            "Serve the Markdown file itself: an HTML page answers at /llms.txt (a catch-all route or a soft 404), and agents skip it."
+        }
+        NotLlms::Json | NotLlms::Xml => {
+            "Write llms.txt in Markdown (`# Name`, `> summary`, `## Section` link lists); agents skip other formats."
+        }
+        NotLlms::Robots => "Serve llms.txt, not a copy of robots.txt: a Markdown index of the site's key pages.",
+        _ => PUBLISH_FIX,
+    }
+}
+
+// --- valid ---------------------------------------------------------------------
+
+fn valid_step(file: &LlmsTxt, resource: &Resource, findings: &mut Vec<Finding>) -> StepResult {
+    let count = |s: LlmsSeverity| file.diagnostics.iter().filter(|d| d.severity == s).count();
+    let (errors, warnings) = (count(LlmsSeverity::Error), count(LlmsSeverity::Warning));
+    let evidence = json!({
+        "title": file.title,
+        "summary": file.summary,
+        "sections": file.sections.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        "links": file.links().count(),
+        "lines": file.line_count,
+        "errors": errors,
+        "warnings": warnings,
+        "diagnostics": file.diagnostics.iter().take(MAX_LINKS).map(|d| json!({
+            "code": d.code.code(), "line": d.line, "severity": d.severity.as_str(), "message": d.message,
+        })).collect::<Vec<_>>(),
+    });
+    let mut per_code: HashMap<LlmsCode, usize> = HashMap::new();
+    for d in file.diagnostics.iter().filter(|d| d.code != LlmsCode::LinkWithoutNotes) {
+        let seen = per_code.entry(d.code).or_default();
+        *seen += 1;
+        if *seen <= FINDINGS_PER_KIND {
+            let location = d.line.map_or_else(|| resource.url.clone(), |l| format!("{}:{l}", resource.url));
+            findings.push(
+                Finding::new(severity_of(d.severity), format!("{} {}", d.code.code(), d.message))
+                    .fix(llms_fix(d.code))
+                    .at(location),
+            );
+        }
+    }
+    let mut more: Vec<(LlmsCode, usize)> = per_code.into_iter().filter(|(_, n)| *n > FINDINGS_PER_KIND).collect();
+    more.sort_by_key(|(code, _)| code.code());
+    for (code, n) in more {
+        findings.push(
+            Finding::new(severity_of(code.severity()), format!("{} {} more times", code.code(), n - FINDINGS_PER_KIND))
+                .fix(llms_fix(code))
+                .at(resource.url.clone()),
+        );
+    }
+    let status = if errors > 0 {
+        Status::Fail
+    } else if warnings > 0 {
+        Status::Warn
+    } else {
+        Status::Pass
+    };
+    StepResult::new("valid", VALID_TITLE, 0.3, status).evidence(evidence)
+}
+
+fn severity_of(severity: LlmsSeverity) -> Severity {
+    match severity {
+        LlmsSeverity::Error => Severity::Fail,
+        LlmsSeverity::Warning => Severity::Warn,
+        _ => Severity::Info,
+    }
+}
+
+/// What to change for each diagnostic: seed 004 §1.7's common mistakes first.
+fn llms_fix(code: LlmsCode) -> &'static str {
+    match code {
+        LlmsCode::MissingH1 => {
+            "Start the file with one `# Name` line, the site or product name: without an H1 the file is invalid."
+        }
+        LlmsCode::MultipleH1 => {
+            "Keep one H1, the site or product name, and turn the others into `## Section` headings."
+        }
+        LlmsCode::ContentBeforeH1 => "Move the `# Name` line to the top: the summary and sections follow it.",
+        LlmsCode::HtmlBody | LlmsCode::JsonBody | LlmsCode::XmlBody | LlmsCode::RobotsBody | LlmsCode::BinaryBody => {
+            "Write llms.txt in Markdown: a crawler that does not see Markdown skips the file."
+        }
+        LlmsCode::EmptyFile => PUBLISH_FIX,
+        LlmsCode::LinkWithoutNotes => {
+            "Add a one-line description after the link: `- [Title](url): what the page holds`."
+        }
+        LlmsCode::NonMarkdownLink => {
+            "Link a Markdown copy of the page (`page.md` next to `page.html`), so agents skip the HTML chrome."
+        }
+        LlmsCode::RelativeUrl => {
+            "Write full URLs (`https://example.com/docs/intro.md`): not every reader resolves relative ones."
+        }
+        LlmsCode::EmptySection => "Add links to the section or remove it.",
+        LlmsCode::MalformedLink | LlmsCode::EmptyLinkTitle => {
+            "Write each list item as `- [Title](https://…): description`."
+        }
+        LlmsCode::HeadingOutsideSection => {
+            "Turn the heading into a `## Section` or remove it: the intro is plain prose."
+        }
+        LlmsCode::DuplicateLink => "List each URL once.",
+        LlmsCode::LargeFile | LlmsCode::FileTruncated => {
+            "Keep llms.txt an index under 100 KiB: move the content into llms-full.txt or the linked pages."
+        }
+        LlmsCode::MissingSummary => {
+            "Add a one-to-three-sentence `> summary` right after the H1: agents quote it when they describe the site."
+        }
+        LlmsCode::InvalidUtf8 => "Save the file as UTF-8.",
+        LlmsCode::FrontMatter => "Remove the YAML front matter: llms.txt starts with the H1.",
+        LlmsCode::ProseInSection | LlmsCode::ListItemWithoutLink => {
+            "Keep sections to link lists; move prose into the intro before the first `##`."
+        }
+        LlmsCode::UnsupportedScheme => "Link only http(s) pages: agents do not follow mailto: or javascript: links.",
+        LlmsCode::DuplicateSection => "Merge the two sections into one.",
+        LlmsCode::EmptyHeading => "Give the heading text or remove it.",
+        LlmsCode::UnclosedCodeFence => "Close the code fence with a matching ``` line.",
+        LlmsCode::LinkOutsideSection => "Put the links under a `## Section` heading.",
+        _ => "Fix the line so that every llms.txt reader takes it as the format describes (llmstxt.org).",
+    }
+}
+
+// --- links ---------------------------------------------------------------------
+
+/// What reading a link gave.
+enum Outcome {
+    Ok { html: bool },
+    Broken(String),
+    Refused,
+    NotChecked(String),
+}
+
+fn outcome(resource: &Resource) -> Outcome {
+    match &resource.error {
+        Some(ReadError::Robots { .. }) => Outcome::Refused,
+        Some(ReadError::Ssrf { message }) => Outcome::NotChecked(message.clone()),
+        Some(ReadError::Fetch { message }) => Outcome::Broken(message.clone()),
+        None if resource.is_success() => Outcome::Ok { html: is_html(resource) },
+        None => Outcome::Broken(resource.outcome()),
+    }
+}
+
+/// The distinct links to check, in file order, each with where to read it
+/// (or why it cannot be read).
+fn plan<'a>(ctx: &Context, file: &'a LlmsTxt, resource: &Resource) -> Vec<(LinkRef<'a>, Result<String, String>)> {
+    let base = document_base(&ctx.site, resource, PATH);
+    let mut seen = HashSet::new();
+    file.links()
+        .map(|link| (link, locate(&ctx.site, &base, &link.link.url)))
+        .filter(|(link, key)| seen.insert(key.clone().unwrap_or_else(|_| link.link.url.clone())))
+        .collect()
+}
+
+/// Findings and evidence lists built while judging the links.
+#[derive(Default)]
+struct Tally {
+    ok: usize,
+    broken: Vec<Value>,
+    refused: Vec<Value>,
+    html: Vec<Value>,
+    not_checked: Vec<Value>,
+}
+
+async fn links_step(ctx: &Context, file: &LlmsTxt, resource: &Resource, findings: &mut Vec<Finding>) -> StepResult {
+    let planned = plan(ctx, file, resource);
+    let unique = planned.len();
+    let checked = &planned[..unique.min(MAX_LINKS)];
+    let keys: Vec<String> = checked.iter().filter_map(|(_, k)| k.clone().ok()).collect();
+    let mut reads = read_many(&ctx.site, &keys).await.into_iter();
+    let mut tally = Tally::default();
+    for (link, key) in checked {
+        let read: Option<Arc<Resource>> = key.as_ref().ok().and_then(|_| reads.next());
+        judge(link, key, read.as_deref(), &mut tally);
+    }
+    let without: Vec<Value> = file
+        .links()
+        .filter(|l| l.link.notes.is_none())
+        .map(|l| json!({"line": l.link.line, "title": l.link.title}))
+        .collect();
+    let location = |line: &Value| format!("{}:{}", resource.url, line);
+    report_links(ctx, &tally, &without, &location, findings);
+    if unique > MAX_LINKS {
+        findings.push(
+            Finding::new(Severity::Info, format!("only the first {MAX_LINKS} of {unique} distinct links were checked"))
+                .fix("Keep llms.txt to the canonical pages; move long lists into llms-full.txt or section files.")
+                .at(resource.url.clone()),
+        );
+    }
+    let listed = file.links().count();
+    if listed == 0 {
+        findings.push(
+            Finding::new(Severity::Warn, "llms.txt lists no links")
+                .fix("Add `## Docs` (and other) sections listing the site's key pages: `- [Page](https://…/page.md): what it holds`.")
+                .at(resource.url.clone()),
+        );
+    }
+    let read = checked.len() - tally.not_checked.len();
+    let status = if !tally.broken.is_empty() {
+        Status::Fail
+    } else if listed > 0 && read == 0 {
+        Status::Skip
+    } else if listed == 0 || !tally.refused.is_empty() || !tally.html.is_empty() || !without.is_empty() {
+        Status::Warn
+    } else {
+        Status::Pass
+    };
+    let evidence = json!({
+        "listed": listed,
+        "unique": unique,
+        "checked": read,
+        "ok": tally.ok,
+        "cap": MAX_LINKS,
+        "skipped_over_cap": unique.saturating_sub(MAX_LINKS),
+        "broken": tally.broken,
+        "refused": tally.refused,
+        "html": tally.html,
+        "without_description": without,
+        "not_checked": tally.not_checked,
+    });
+    StepResult::new("links", LINKS_TITLE, 0.4, status).evidence(evidence)
+}
+
+fn judge(link: &LinkRef<'_>, key: &Result<String, String>, read: Option<&Resource>, tally: &mut Tally) {
+    let (line, title, url) = (link.link.line, &link.link.title, &link.link.url);
+    let result = match (key, read) {
+        (Err(why), _) => Outcome::NotChecked(why.clone()),
+        (Ok(_), None) => Outcome::NotChecked("not read".into()),
+        (Ok(_), Some(r)) => outcome(r),
+    };
+    match result {
+        Outcome::Ok { html } => {
+            tally.ok += 1;
+            if html {
+                let media_type = read.and_then(|r| r.media_type.clone());
+                tally.html.push(json!({"line": line, "title": title, "url": url, "media_type": media_type}));
+            }
+        }
+        Outcome::Broken(why) => tally.broken.push(json!({"line": line, "title": title, "url": url, "outcome": why})),
+        Outcome::Refused => tally.refused.push(json!({"line": line, "title": title, "url": url})),
+        Outcome::NotChecked(why) => tally.not_checked.push(json!({"line": line, "url": url, "reason": why})),
+    }
+}
+
+fn report_links(
+    ctx: &Context,
+    tally: &Tally,
+    without: &[Value],
+    location: &dyn Fn(&Value) -> String,
+    findings: &mut Vec<Finding>,
+) {
+    for broken in tally.broken.iter().take(FINDINGS_PER_KIND) {
+        findings.push(
+            Finding::new(
+                Severity::Fail,
+                format!(
+                    "the link [{}]({}) is broken: {}",
+                    text(&broken["title"]),
+                    text(&broken["url"]),
+                    text(&broken["outcome"])
+                ),
+            )
+            .fix("Point the link at a page that answers 200 with the content its description promises, or remove it.")
+            .at(location(&broken["line"])),
+        );
+    }
+    if tally.broken.len() > FINDINGS_PER_KIND {
+        findings.push(
+            Finding::new(Severity::Fail, format!("{} more broken links", tally.broken.len() - FINDINGS_PER_KIND))
+                .fix("Fix or remove every link listed under `broken` in the step's evidence."),
+        );
+    }
+    for refused in tally.refused.iter().take(FINDINGS_PER_KIND) {
+        findings.push(
+            Finding::new(
+                Severity::Warn,
+                format!("robots.txt keeps {} from {}, which llms.txt lists", ctx.agent, text(&refused["url"])),
+            )
+            .fix("Allow the page in robots.txt for the agents meant to read it, or drop it from llms.txt.")
+            .at(location(&refused["line"])),
+        );
+    }
+    let html = format!("{} link(s) serve HTML rather than Markdown", tally.html.len());
+    summary_finding(&tally.html, &html, llms_fix(LlmsCode::NonMarkdownLink), location, findings);
+    let undescribed = format!("L007 {} link(s) have no description", without.len());
+    summary_finding(without, &undescribed, llms_fix(LlmsCode::LinkWithoutNotes), location, findings);
+    if !tally.not_checked.is_empty() {
+        let fix = if ctx.site.is_origin() {
+            "Nothing to change if the targets are public; the audit could not read them from here."
+        } else {
+            "Audit the live origin to check links to other hosts: a folder holds only the site's own files."
+        };
+        findings.push(
+            Finding::new(
+                Severity::Info,
+                format!(
+                    "{} link(s) were not checked, e.g. {} ({})",
+                    tally.not_checked.len(),
+                    text(&tally.not_checked[0]["url"]),
+                    text(&tally.not_checked[0]["reason"])
+                ),
+            )
+            .fix(fix)
+            .at(location(&tally.not_checked[0]["line"])),
+        );
+    }
+}
+
+/// One warning for a list of links (`message`), naming their lines.
+fn summary_finding(
+    items: &[Value],
+    message: &str,
+    fix: &str,
+    location: &dyn Fn(&Value) -> String,
+    findings: &mut Vec<Finding>,
+) {
+    let Some(first) = items.first() else { return };
+    let mut lines: Vec<String> = items.iter().take(FINDINGS_PER_KIND).map(|i| i["line"].to_string()).collect();
+    if items.len() > FINDINGS_PER_KIND {
+        lines.push("…".into());
+    }
+    findings.push(
+        Finding::new(
+            Severity::Warn,
+            format!("{message} ({} {})", if items.len() == 1 { "line" } else { "lines" }, lines.join(", ")),
+        )
+        .fix(fix)
+        .at(location(&first["line"])),
+    );
+}
+
+fn text(value: &Value) -> &str {
+    value.as_str().unwrap_or_default()
+}

@@ -1,0 +1,53 @@
+//! The site audit of webcanon: what AI agents will see on a site.
+//!
+//! An audit runs versioned checks (see [`checks`]) against a live origin or
+//! a folder holding a site's build output, and returns a [`Report`]: each
+//! check made of weighted steps with a status, a score and evidence, plus
+//! findings that say what to change, and an access matrix of known agents
+//! against the site's main paths. Reports render as a terminal report
+//! ([`render::terminal`]), JSON (the [`Report`] serialised; schema in
+//! [`report`]) and a standalone HTML page ([`render::html`]).
+//!
+//! A live origin is read through a [`webcanon_client::Client`], so every
+//! request passes the SSRF guard and robots.txt like any other fetch;
+//! every resource is read once per audit.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use webcanon_audit::{Site, audit};
+//!
+//! let report = audit(Site::folder("examples/site"), "webcanon").await;
+//! println!("{}: {}/100", report.target, report.score);
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod access;
+pub mod checks;
+pub mod render;
+pub mod report;
+pub mod site;
+
+pub use report::{CheckResult, Finding, Report, Severity, Status, StepResult};
+pub use site::{Site, Target};
+
+use checks::Context;
+
+/// Audits `site` for the product token `agent` (used where robots.txt is
+/// evaluated: the access matrix uses every known agent).
+pub async fn audit(site: Site, agent: &str) -> Report {
+    let ctx = Context { site, agent: agent.to_string() };
+    let checks = vec![
+        checks::robots_txt::run(&ctx).await,
+        checks::llms_txt::run(&ctx).await,
+        checks::llms_full_txt::run(&ctx).await,
+        checks::sitemap::run(&ctx).await,
+        checks::ai_agents_policy::run(&ctx).await,
+        checks::apex_www::run(&ctx).await,
+        checks::ai_txt::run(&ctx).await,
+        checks::page_signals::run(&ctx).await,
+    ];
+    let matrix = access::matrix(&ctx).await;
+    let kind = if ctx.site.is_origin() { "origin" } else { "folder" };
+    Report::new(ctx.site.target().display(), kind, agent.to_string(), checks, matrix, ctx.site.reads())
+}

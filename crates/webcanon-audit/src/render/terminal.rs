@@ -1,0 +1,118 @@
+//! The terminal report: a summary table, then each check's findings with
+//! what to change. Colour only when asked for (the CLI asks when stdout is
+//! a terminal and `NO_COLOR` is not set); readable without it.
+
+use std::fmt::Write;
+
+use crate::report::{Report, Severity, Status};
+
+/// ANSI styles, or nothing.
+struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.on { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
+    }
+
+    fn status(&self, status: Status) -> String {
+        let code = match status {
+            Status::Pass => "32",
+            Status::Warn => "33",
+            Status::Fail => "31",
+            Status::Skip => "2",
+        };
+        self.wrap(code, &format!("{:<4}", status.as_str().to_uppercase()))
+    }
+
+    fn severity(&self, severity: Severity) -> String {
+        let code = match severity {
+            Severity::Fail => "31",
+            Severity::Warn => "33",
+            Severity::Info => "36",
+        };
+        self.wrap(code, severity.as_str())
+    }
+
+    fn bold(&self, text: &str) -> String {
+        self.wrap("1", text)
+    }
+
+    fn dim(&self, text: &str) -> String {
+        self.wrap("2", text)
+    }
+}
+
+/// A bar of ten cells for a 0–100 score.
+fn bar(score: u8) -> String {
+    let filled = usize::from(score).div_ceil(10).min(10);
+    format!("{}{}", "█".repeat(filled), "░".repeat(10 - filled))
+}
+
+/// Renders the report as text.
+pub fn render(report: &Report, color: bool) -> String {
+    let p = Paint { on: color };
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {}", p.bold("webcanon audit"), report.target);
+    let _ = writeln!(
+        out,
+        "score {} {} {}   {} check{}, {} resource{} read, agent {}",
+        p.bold(&format!("{:>3}/100", report.score)),
+        bar(report.score),
+        p.status(report.status),
+        report.checks.len(),
+        if report.checks.len() == 1 { "" } else { "s" },
+        report.resources_read,
+        if report.resources_read == 1 { "" } else { "s" },
+        report.agent
+    );
+    let _ = writeln!(out);
+    let width = report.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for check in &report.checks {
+        let score = check.score.map_or("  -".to_string(), |s| format!("{s:>3}"));
+        let _ = writeln!(
+            out,
+            "  {}  {score}  {:<width$}  {}",
+            p.status(check.status),
+            check.id,
+            p.dim(check.title),
+            width = width
+        );
+    }
+    for check in report.checks.iter().filter(|c| !c.findings.is_empty()) {
+        let _ = writeln!(out);
+        let _ =
+            writeln!(out, "{} {} {}", p.status(check.status), p.bold(check.id), p.dim(&format!("v{}", check.version)));
+        for step in check.steps.iter().filter(|s| s.status != Status::Pass) {
+            let _ = writeln!(out, "  step {} ({}): {}", step.id, step.weight, step.status.as_str());
+        }
+        for finding in &check.findings {
+            let location =
+                finding.location.as_deref().map(|l| format!(" {}", p.dim(&format!("[{l}]")))).unwrap_or_default();
+            let _ = writeln!(out, "  {}: {}{location}", p.severity(finding.severity), finding.message);
+            if let Some(fix) = &finding.fix {
+                let _ = writeln!(out, "    {} {fix}", p.dim("fix:"));
+            }
+        }
+    }
+    if let Some(matrix) = &report.access_matrix {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}", p.bold("who may read what (robots.txt)"));
+        let token_width = matrix.agents.iter().map(|a| a.token.len()).max().unwrap_or(0).max(5);
+        let _ = writeln!(out, "  {:<token_width$}  {:<14} {}", "agent", "category", matrix.paths.join("  "));
+        for agent in &matrix.agents {
+            let cells: Vec<String> = matrix
+                .paths
+                .iter()
+                .zip(&agent.access)
+                .map(|(path, allowed)| {
+                    let mark = if *allowed { p.wrap("32", "yes") } else { p.wrap("31", "no ") };
+                    format!("{mark}{}", " ".repeat(path.len().saturating_sub(3)))
+                })
+                .collect();
+            let _ = writeln!(out, "  {:<token_width$}  {:<14} {}", agent.token, agent.category, cells.join("  "));
+        }
+    }
+    out
+}

@@ -1,0 +1,315 @@
+//! The audit's result: checks made of weighted steps, each with a status,
+//! a score and evidence, and findings that say what to change.
+//!
+//! # JSON schema (stable)
+//!
+//! ```text
+//! {
+//!   "target": "https://example.com" | "path/to/public",
+//!   "target_kind": "origin" | "folder",
+//!   "agent": "webcanon",            // the product token robots.txt was read for
+//!   "score": 0..100,                // weighted mean of the scored checks
+//!   "status": "pass" | "warn" | "fail",
+//!   "checks": [{
+//!     "id": "robots-txt", "version": "1.0.0", "title": "...", "weight": 1.0,
+//!     "status": "pass" | "warn" | "fail" | "skip",
+//!     "score": 0..100 | null,       // null when skipped
+//!     "steps": [{"id", "title", "weight", "status", "evidence": {...}}],
+//!     "findings": [{"severity": "fail" | "warn" | "info", "message", "fix": str | null, "location": str | null}]
+//!   }],
+//!   "access_matrix": {"paths": [...], "agents": [{"token", "operator", "category", "access": [bool...]}]} | null,
+//!   "resources_read": n
+//! }
+//! ```
+//!
+//! Scoring: a step that passes scores 1, a warning 0.5, a failure or a
+//! skipped step 0; a check's score is the weighted sum of its steps (x100).
+//! The site's score is the mean of the scored checks' scores weighted by the
+//! check weights; skipped checks do not count.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The status of a step, a check or a whole audit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Everything as it should be.
+    Pass,
+    /// Works, but something should change.
+    Warn,
+    /// Broken or missing.
+    Fail,
+    /// Not applicable, or not reachable because an earlier step failed.
+    Skip,
+}
+
+impl Status {
+    /// `pass`, `warn`, `fail`, `skip`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+        }
+    }
+
+    /// The step score this status earns.
+    pub fn points(self) -> f64 {
+        match self {
+            Status::Pass => 1.0,
+            Status::Warn => 0.5,
+            Status::Fail | Status::Skip => 0.0,
+        }
+    }
+}
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Must be fixed.
+    Fail,
+    /// Should be fixed.
+    Warn,
+    /// Worth knowing.
+    Info,
+}
+
+impl Severity {
+    /// `fail`, `warn`, `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Fail => "fail",
+            Severity::Warn => "warn",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// Something the audit found, with what to change.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// How serious it is.
+    pub severity: Severity,
+    /// What was found.
+    pub message: String,
+    /// What to change.
+    pub fix: Option<String>,
+    /// Where (`/robots.txt:12`, a URL).
+    pub location: Option<String>,
+}
+
+impl Finding {
+    /// A finding without a fix or location.
+    pub fn new(severity: Severity, message: impl Into<String>) -> Finding {
+        Finding { severity, message: message.into(), fix: None, location: None }
+    }
+
+    /// Adds what to change.
+    pub fn fix(mut self, fix: impl Into<String>) -> Finding {
+        self.fix = Some(fix.into());
+        self
+    }
+
+    /// Adds where.
+    pub fn at(mut self, location: impl Into<String>) -> Finding {
+        self.location = Some(location.into());
+        self
+    }
+}
+
+/// One weighted step of a check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepResult {
+    /// The step id (`fetch`, `core-syntax`).
+    pub id: &'static str,
+    /// What the step checks.
+    pub title: &'static str,
+    /// Its share of the check's score; a check's weights sum to 1.
+    pub weight: f64,
+    /// How it went.
+    pub status: Status,
+    /// What was seen, as a JSON object whose keys each check documents.
+    pub evidence: Value,
+}
+
+impl StepResult {
+    /// A step with empty evidence.
+    pub fn new(id: &'static str, title: &'static str, weight: f64, status: Status) -> StepResult {
+        StepResult { id, title, weight, status, evidence: Value::Object(Default::default()) }
+    }
+
+    /// Sets the evidence.
+    pub fn evidence(mut self, evidence: Value) -> StepResult {
+        self.evidence = evidence;
+        self
+    }
+}
+
+/// The result of one check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckResult {
+    /// The stable id (`robots-txt`).
+    pub id: &'static str,
+    /// The check's version; a change in what it checks bumps it.
+    pub version: &'static str,
+    /// A short title.
+    pub title: &'static str,
+    /// The check's weight in the site's score.
+    pub weight: f64,
+    /// The worst status among the steps (`skip` when all were skipped).
+    pub status: Status,
+    /// 0 to 100; `None` when the check was skipped.
+    pub score: Option<u8>,
+    /// The steps, in order.
+    pub steps: Vec<StepResult>,
+    /// Findings, most serious first.
+    pub findings: Vec<Finding>,
+}
+
+impl CheckResult {
+    /// Builds the result from its steps: the status is the worst step
+    /// status (ignoring skipped steps unless all are), the score the
+    /// weighted sum of step points.
+    pub fn from_steps(
+        id: &'static str,
+        version: &'static str,
+        title: &'static str,
+        steps: Vec<StepResult>,
+        mut findings: Vec<Finding>,
+    ) -> CheckResult {
+        let scored: Vec<&StepResult> = steps.iter().filter(|s| s.status != Status::Skip).collect();
+        let status = scored.iter().map(|s| s.status).max().unwrap_or(Status::Skip);
+        let score = (status != Status::Skip).then(|| {
+            let points: f64 = steps.iter().map(|s| s.weight * s.status.points()).sum();
+            (points * 100.0).round().clamp(0.0, 100.0) as u8
+        });
+        findings.sort_by_key(|f| f.severity);
+        CheckResult { id, version, title, weight: 1.0, status, score, steps, findings }
+    }
+
+    /// A check that does not apply to this target (e.g. apex/www for a folder).
+    pub fn skipped(id: &'static str, version: &'static str, title: &'static str, why: &str) -> CheckResult {
+        CheckResult {
+            id,
+            version,
+            title,
+            weight: 1.0,
+            status: Status::Skip,
+            score: None,
+            steps: Vec::new(),
+            findings: vec![Finding::new(Severity::Info, why)],
+        }
+    }
+}
+
+/// Who may read the site's main paths: known agents by category against
+/// paths, as robots.txt says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AccessMatrix {
+    /// The paths (columns).
+    pub paths: Vec<String>,
+    /// One row per agent.
+    pub agents: Vec<AgentAccess>,
+}
+
+/// One row of the access matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgentAccess {
+    /// The product token.
+    pub token: String,
+    /// Who runs it.
+    pub operator: String,
+    /// Its category (`ai-training`).
+    pub category: String,
+    /// Whether it may fetch each path, in the order of [`AccessMatrix::paths`].
+    pub access: Vec<bool>,
+    /// Whether a group names the agent (otherwise the `*` group applies).
+    pub named: bool,
+}
+
+/// A whole audit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The origin or folder audited.
+    pub target: String,
+    /// `origin` or `folder`.
+    pub target_kind: &'static str,
+    /// The product token robots.txt was read for.
+    pub agent: String,
+    /// 0 to 100.
+    pub score: u8,
+    /// `fail` if any check failed, else `warn` if any warned, else `pass`.
+    pub status: Status,
+    /// The checks, in a fixed order.
+    pub checks: Vec<CheckResult>,
+    /// Known agents against the main paths, when robots.txt was read.
+    pub access_matrix: Option<AccessMatrix>,
+    /// Resources read (each once).
+    pub resources_read: usize,
+}
+
+impl Report {
+    /// Assembles the report and computes the site score and status.
+    pub fn new(
+        target: String,
+        target_kind: &'static str,
+        agent: String,
+        checks: Vec<CheckResult>,
+        access_matrix: Option<AccessMatrix>,
+        resources_read: usize,
+    ) -> Report {
+        let scored: Vec<&CheckResult> = checks.iter().filter(|c| c.score.is_some()).collect();
+        let weight: f64 = scored.iter().map(|c| c.weight).sum();
+        let score = if weight > 0.0 {
+            let total: f64 = scored.iter().map(|c| c.weight * f64::from(c.score.unwrap_or(0))).sum();
+            (total / weight).round().clamp(0.0, 100.0) as u8
+        } else {
+            0
+        };
+        let status = scored.iter().map(|c| c.status).max().unwrap_or(Status::Skip);
+        Report { target, target_kind, agent, score, status, checks, access_matrix, resources_read }
+    }
+
+    /// The check with this id.
+    pub fn check(&self, id: &str) -> Option<&CheckResult> {
+        self.checks.iter().find(|c| c.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_score_and_status_from_steps() {
+        let steps = vec![
+            StepResult::new("a", "A", 0.3, Status::Pass),
+            StepResult::new("b", "B", 0.45, Status::Warn),
+            StepResult::new("c", "C", 0.25, Status::Pass),
+        ];
+        let check = CheckResult::from_steps("x", "1.0.0", "X", steps, Vec::new());
+        assert_eq!(check.status, Status::Warn);
+        assert_eq!(check.score, Some(78)); // 0.3 + 0.225 + 0.25
+        let failed = CheckResult::from_steps(
+            "x",
+            "1.0.0",
+            "X",
+            vec![StepResult::new("a", "A", 0.3, Status::Fail), StepResult::new("b", "B", 0.7, Status::Skip)],
+            Vec::new(),
+        );
+        assert_eq!((failed.status, failed.score), (Status::Fail, Some(0)));
+    }
+
+    #[test]
+    fn site_score_ignores_skipped_checks() {
+        let pass = CheckResult::from_steps("p", "1", "P", vec![StepResult::new("a", "A", 1.0, Status::Pass)], vec![]);
+        let warn = CheckResult::from_steps("w", "1", "W", vec![StepResult::new("a", "A", 1.0, Status::Warn)], vec![]);
+        let skip = CheckResult::skipped("s", "1", "S", "not here");
+        let report = Report::new("t".into(), "folder", "bot".into(), vec![pass, warn, skip], None, 0);
+        assert_eq!(report.score, 75);
+        assert_eq!(report.status, Status::Warn);
+    }
+}
