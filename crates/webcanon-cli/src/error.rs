@@ -32,6 +32,10 @@ impl CliError {
 
     /// Writes the error (and its hint) to stderr.
     pub fn report(&self) {
+        if self.message.is_empty() {
+            // A closed pipe: nothing worth saying.
+            return;
+        }
         eprintln!("error: {}", self.message);
         if let Some(hint) = &self.hint {
             eprintln!("hint: {hint}");

@@ -118,6 +118,10 @@ pub struct FetchArgs {
     /// Print one JSON object (the result, or an error object) instead of Markdown.
     #[arg(long)]
     json: bool,
+    /// Do not look for a Markdown copy of the page (llms.txt, rel="alternate",
+    /// Accept: text/markdown): fetch the URL itself.
+    #[arg(long)]
+    no_alternatives: bool,
 }
 
 #[derive(Serialize)]
@@ -146,12 +150,14 @@ struct ErrorBody<'a> {
 
 /// Runs `webcanon fetch`.
 pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
-    let client =
-        args.client.builder()?.max_bytes(args.max_bytes).build().map_err(|e| CliError::usage(e.to_string()))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
+    let client = args
+        .client
+        .builder()?
+        .max_bytes(args.max_bytes)
+        .alternatives(!args.no_alternatives)
         .build()
-        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let runtime = runtime()?;
     let outcome = runtime.block_on(client.fetch(&args.url));
     match outcome {
         Ok(result) => {
@@ -159,6 +165,24 @@ pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Err(err) => report_error(&err, &args.url, args.json),
+    }
+}
+
+/// The async runtime of the network commands.
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))
+}
+
+/// The exit status for a client error: 3 policy, 4 SSRF, 5 fetch, 2 otherwise.
+pub fn exit_code_of(err: &Error) -> u8 {
+    match err {
+        Error::Policy(_) => EXIT_POLICY,
+        Error::Ssrf(_) => EXIT_SSRF,
+        Error::Fetch(_) => EXIT_FETCH,
+        _ => crate::error::EXIT_USAGE,
     }
 }
 
@@ -181,6 +205,18 @@ fn print_result(result: &FetchResult, json: bool) -> Result<(), CliError> {
             result.content_type.as_deref().map(|t| format!(", {t}")).unwrap_or_default()
         );
         eprintln!("robots: {}", describe_robots(&result.robots));
+        for alternative in &result.alternatives {
+            match alternative.skipped_reason {
+                None => eprintln!("alternative: used {} (from {})", alternative.url, alternative.source.as_str()),
+                Some(reason) => eprintln!(
+                    "alternative: skipped {} (from {}): {}{}",
+                    alternative.url,
+                    alternative.source.as_str(),
+                    reason.as_str(),
+                    alternative.detail.as_deref().map(|d| format!(", {d}")).unwrap_or_default()
+                ),
+            }
+        }
         for warning in &result.warnings {
             eprintln!("warning[{}]: {}", warning.code, warning.detail);
         }
@@ -206,13 +242,10 @@ fn describe_robots(e: &RobotsEvidence) -> String {
     text
 }
 
-fn report_error(err: &Error, url: &str, json: bool) -> Result<ExitCode, CliError> {
-    let code = match err {
-        Error::Policy(_) => EXIT_POLICY,
-        Error::Ssrf(_) => EXIT_SSRF,
-        Error::Fetch(_) => EXIT_FETCH,
-        _ => crate::error::EXIT_USAGE,
-    };
+/// Reports a client error on stderr (or as a JSON error object on stdout
+/// with `json`) and returns its exit status.
+pub fn report_error(err: &Error, url: &str, json: bool) -> Result<ExitCode, CliError> {
+    let code = exit_code_of(err);
     if json {
         let mut body = ErrorBody {
             kind: err.kind(),

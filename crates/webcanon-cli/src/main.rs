@@ -5,10 +5,16 @@
 //! policy, 4 refused by the SSRF guard, 5 the fetch failed.
 
 mod agents_cmd;
+mod audit_cmd;
+mod diagnostics;
 mod error;
 mod fetch_cmd;
 mod input;
+mod llms_cmd;
+mod polite;
+mod progress;
 mod robots_cmd;
+mod sitemap_cmd;
 
 use std::process::ExitCode;
 
@@ -32,8 +38,17 @@ enum Command {
     /// Exit status: 0 fetched; 2 bad usage or invalid URL; 3 refused by robots.txt
     /// policy; 4 refused by the SSRF guard; 5 the fetch failed.
     Fetch(fetch_cmd::FetchArgs),
+    /// Check an llms.txt file and its links, or build llms-full.txt from it.
+    #[command(subcommand)]
+    Llms(llms_cmd::LlmsCommand),
+    /// List a site's URLs from its sitemaps (robots.txt `Sitemap:` lines and /sitemap.xml).
+    Sitemap(sitemap_cmd::SitemapArgs),
     /// List the known AI and search agents: token, category, operator.
     Agents(agents_cmd::AgentsArgs),
+    /// Audit what AI agents will see on a site (a live origin or a build folder), scored.
+    ///
+    /// Exit status: 0 done; 1 the score is under --fail-under; 2 bad usage.
+    Audit(audit_cmd::AuditArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,7 +56,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Robots(command) => robots_cmd::run(command),
         Command::Fetch(args) => fetch_cmd::run(args),
+        Command::Llms(command) => llms_cmd::run(command),
+        Command::Sitemap(args) => sitemap_cmd::run(args),
         Command::Agents(args) => agents_cmd::run(args),
+        Command::Audit(args) => audit_cmd::run(args),
     };
     match result {
         Ok(code) => code,

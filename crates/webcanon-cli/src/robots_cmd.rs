@@ -1,13 +1,14 @@
 //! `webcanon robots check | eval | lint`.
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use serde::{Deserialize, Serialize};
-use webcanon_core::robots::{Decision, Diagnostic, LintCode, Robots, RuleRef, Severity};
+use webcanon_core::robots::{Decision, LintCode, Robots, RuleRef};
 
+use crate::diagnostics::{Counts, Finding, source_lines, use_color, write_diagnostic};
 use crate::error::CliError;
 use crate::input::{next_line, open_lines, read_all, read_file, validate_url};
 
@@ -270,19 +271,10 @@ fn eval_jsonl(input: Option<&Path>) -> Result<ExitCode, CliError> {
 #[derive(Debug, Serialize)]
 struct LintJson<'a> {
     file: String,
-    diagnostics: Vec<DiagnosticJson<'a>>,
+    diagnostics: Vec<Finding<'a>>,
     errors: usize,
     warnings: usize,
     infos: usize,
-}
-
-#[derive(Debug, Serialize)]
-struct DiagnosticJson<'a> {
-    code: &'static str,
-    name: &'static str,
-    severity: &'static str,
-    line: Option<u32>,
-    message: &'a str,
 }
 
 fn lint(args: LintArgs) -> Result<ExitCode, CliError> {
@@ -297,23 +289,13 @@ fn lint(args: LintArgs) -> Result<ExitCode, CliError> {
     let body = read_all(Some(&path))?;
     let name = if path == Path::new("-") { "<stdin>".to_string() } else { path.display().to_string() };
     let diagnostics = Robots::parse(&body).lint();
-    let count = |s: Severity| diagnostics.iter().filter(|d| d.severity == s).count();
-    let (errors, warnings, infos) = (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
+    let Counts { errors, warnings, infos } = Counts::of(diagnostics.iter().map(|d| d.severity));
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if args.json {
         let report = LintJson {
             file: name,
-            diagnostics: diagnostics
-                .iter()
-                .map(|d| DiagnosticJson {
-                    code: d.code.code(),
-                    name: d.code.name(),
-                    severity: d.severity.as_str(),
-                    line: d.line,
-                    message: &d.message,
-                })
-                .collect(),
+            diagnostics: diagnostics.iter().map(Finding::from).collect(),
             errors,
             warnings,
             infos,
@@ -321,55 +303,13 @@ fn lint(args: LintArgs) -> Result<ExitCode, CliError> {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from)?;
         out.write_all(b"\n")?;
     } else {
-        let color = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        let color = use_color();
         let lines = source_lines(&body);
         for d in &diagnostics {
-            write_diagnostic(&mut out, d, &name, &lines, color)?;
+            write_diagnostic(&mut out, &Finding::from(d), &name, &lines, color)?;
         }
         writeln!(out, "{name}: {errors} error(s), {warnings} warning(s), {infos} note(s)")?;
     }
     out.flush()?;
     Ok(if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
-}
-
-/// The body split into lines the way the parser counts them (CR, LF, CRLF).
-fn source_lines(body: &[u8]) -> Vec<&[u8]> {
-    let mut lines = Vec::new();
-    let mut rest = body;
-    while !rest.is_empty() {
-        let end = rest.iter().position(|&b| b == b'\n' || b == b'\r').unwrap_or(rest.len());
-        lines.push(&rest[..end]);
-        rest = match rest.get(end..) {
-            Some([b'\r', b'\n', tail @ ..]) => tail,
-            Some([_, tail @ ..]) => tail,
-            _ => &[],
-        };
-    }
-    lines
-}
-
-fn write_diagnostic(out: &mut impl Write, d: &Diagnostic, name: &str, lines: &[&[u8]], color: bool) -> io::Result<()> {
-    let (paint, reset) = match (color, d.severity) {
-        (false, _) => ("", ""),
-        (true, Severity::Error) => ("\x1b[1;31m", "\x1b[0m"),
-        (true, Severity::Warning) => ("\x1b[1;33m", "\x1b[0m"),
-        (true, Severity::Info) => ("\x1b[1;36m", "\x1b[0m"),
-    };
-    let label = if d.severity == Severity::Info { "note" } else { d.severity.as_str() };
-    writeln!(out, "{paint}{label}[{}]{reset}: {}", d.code.code(), d.message)?;
-    match d.line {
-        Some(line) => {
-            writeln!(out, "  --> {name}:{line}")?;
-            if let Some(text) = lines.get(line as usize - 1) {
-                let text = String::from_utf8_lossy(&text[..text.len().min(200)]);
-                let width = line.to_string().len();
-                writeln!(out, "{:width$} |", "")?;
-                writeln!(out, "{line} | {text}")?;
-                writeln!(out, "{:width$} |", "")?;
-            }
-        }
-        None => writeln!(out, "  --> {name}")?,
-    }
-    writeln!(out, "  = {}: {}", d.code.name(), d.code.summary())?;
-    writeln!(out)
 }

@@ -1,8 +1,10 @@
 //! End-to-end tests of the `webcanon` binary: exit status, stdout, stderr.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod support;
+
+use std::path::PathBuf;
+
+use support::{webcanon, webcanon_with_stdin};
 
 const ROBOTS: &str = "\
 User-agent: *
@@ -13,32 +15,6 @@ User-agent: GPTBot
 Disallow: /
 Allow: /blog/
 ";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn webcanon(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_webcanon"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("webcanon starts");
-    let mut pipe = child.stdin.take().unwrap();
-    pipe.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
-    drop(pipe);
-    let Output { status, stdout, stderr } = child.wait_with_output().unwrap();
-    Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8(stdout).unwrap(),
-        stderr: String::from_utf8(stderr).unwrap(),
-    }
-}
 
 /// A temporary directory removed on drop.
 struct TempDir(PathBuf);
@@ -67,10 +43,16 @@ impl Drop for TempDir {
 fn check_prints_verdict_rule_and_line() {
     let dir = TempDir::new("check");
     let robots = dir.file("robots.txt", ROBOTS);
-    let run = webcanon(
-        &["robots", "check", "--robots", &robots, "--agent", "gptbot", "https://example.com/blog/a", "/other"],
-        None,
-    );
+    let run = webcanon(&[
+        "robots",
+        "check",
+        "--robots",
+        &robots,
+        "--agent",
+        "gptbot",
+        "https://example.com/blog/a",
+        "/other",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stdout,
@@ -86,8 +68,7 @@ fn check_prints_verdict_rule_and_line() {
 fn check_json_has_the_documented_shape() {
     let dir = TempDir::new("check-json");
     let robots = dir.file("robots.txt", ROBOTS);
-    let run =
-        webcanon(&["robots", "check", "--json", "--robots", &robots, "--agent", "Other", "/private/a", "/x"], None);
+    let run = webcanon(&["robots", "check", "--json", "--robots", &robots, "--agent", "Other", "/private/a", "/x"]);
     assert_eq!(run.code, 0);
     assert_eq!(
         run.stdout,
@@ -100,7 +81,7 @@ fn check_json_has_the_documented_shape() {
 fn check_rejects_an_invalid_url_argument() {
     let dir = TempDir::new("check-bad");
     let robots = dir.file("robots.txt", ROBOTS);
-    let run = webcanon(&["robots", "check", "--robots", &robots, "--agent", "x", "/ok", "ftp://x/"], None);
+    let run = webcanon(&["robots", "check", "--robots", &robots, "--agent", "x", "/ok", "ftp://x/"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("invalid URL `ftp://x/` (argument 2)"), "{}", run.stderr);
     assert!(run.stderr.contains("hint:"), "{}", run.stderr);
@@ -109,7 +90,7 @@ fn check_rejects_an_invalid_url_argument() {
 
 #[test]
 fn unreadable_robots_file_is_named() {
-    let run = webcanon(&["robots", "check", "--robots", "/nonexistent/robots.txt", "--agent", "x", "/"], None);
+    let run = webcanon(&["robots", "check", "--robots", "/nonexistent/robots.txt", "--agent", "x", "/"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.starts_with("error: cannot read robots file `/nonexistent/robots.txt`"), "{}", run.stderr);
 }
@@ -119,7 +100,7 @@ fn eval_reads_stdin_and_keeps_output_aligned_with_bad_lines() {
     let dir = TempDir::new("eval");
     let robots = dir.file("robots.txt", ROBOTS);
     let input = "/private/a\nnot a url\nhttps://example.com/private/open/b\n\n/public\n";
-    let run = webcanon(&["robots", "eval", "--robots", &robots, "--agent", "SomeBot"], Some(input));
+    let run = webcanon_with_stdin(&["robots", "eval", "--robots", &robots, "--agent", "SomeBot"], input);
     assert_eq!(run.code, 0);
     assert_eq!(
         run.stdout,
@@ -135,7 +116,7 @@ fn eval_json_reads_a_file_and_reports_bad_lines_as_objects() {
     let dir = TempDir::new("eval-json");
     let robots = dir.file("robots.txt", ROBOTS);
     let urls = dir.file("urls.txt", "/blog/x\r\nmailto:a@b\r\n");
-    let run = webcanon(&["robots", "eval", "--json", "--robots", &robots, "--agent", "GPTBot", &urls], None);
+    let run = webcanon(&["robots", "eval", "--json", "--robots", &robots, "--agent", "GPTBot", &urls]);
     assert_eq!(run.code, 0);
     let lines: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
@@ -159,7 +140,7 @@ fn eval_jsonl_decides_each_line_with_its_own_robots() {
         r#"{"robots": "", "agent": "x", "url": "/anything"}"#,
     ]
     .join("\n");
-    let run = webcanon(&["robots", "eval", "--jsonl", "-"], Some(&input));
+    let run = webcanon_with_stdin(&["robots", "eval", "--jsonl", "-"], &input);
     assert_eq!(run.code, 0);
     let lines: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 4);
@@ -172,7 +153,7 @@ fn eval_jsonl_decides_each_line_with_its_own_robots() {
 
 #[test]
 fn eval_requires_robots_and_agent_without_jsonl() {
-    let run = webcanon(&["robots", "eval"], Some(""));
+    let run = webcanon_with_stdin(&["robots", "eval"], "");
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("--robots"), "{}", run.stderr);
 }
@@ -181,7 +162,7 @@ fn eval_requires_robots_and_agent_without_jsonl() {
 fn lint_points_at_lines_and_fails_on_errors() {
     let dir = TempDir::new("lint");
     let path = dir.file("robots.txt", "Disallow: /orphan\nUser-agent: *\nDissallow: /tmp\nNoindex: /x\n");
-    let run = webcanon(&["robots", "lint", &path], None);
+    let run = webcanon(&["robots", "lint", &path]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("error[R001]"), "{}", run.stdout);
     assert!(run.stdout.contains(&format!("--> {path}:1")), "{}", run.stdout);
@@ -193,8 +174,13 @@ fn lint_points_at_lines_and_fails_on_errors() {
 
 #[test]
 fn lint_json_and_clean_file_exit_zero() {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/site/robots.txt");
-    let run = webcanon(&["robots", "lint", "--json", example.to_str().unwrap()], None);
+    // Seed 004 §6.1's robots.txt: clean. (The example site's keeps a legacy
+    // `Noindex` record on purpose, for the audit to find.)
+    let clean = "User-agent: Googlebot\nUser-agent: Bingbot\nAllow: /\n\n\
+User-agent: GPTBot\nUser-agent: ClaudeBot\nAllow: /docs/\nAllow: /blog/\nDisallow: /\n\n\
+User-agent: OAI-SearchBot\nUser-agent: ChatGPT-User\nAllow: /\n\n\
+User-agent: Google-Extended\nDisallow: /\n\nSitemap: https://acme.com/sitemap.xml\n";
+    let run = webcanon_with_stdin(&["robots", "lint", "--json", "-"], clean);
     assert_eq!(run.code, 0, "{}", run.stdout);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["errors"], 0);
@@ -203,7 +189,7 @@ fn lint_json_and_clean_file_exit_zero() {
 
 #[test]
 fn lint_recognises_an_html_page() {
-    let run = webcanon(&["robots", "lint", "-"], Some("<!DOCTYPE html>\n<html><body>Not found</body></html>\n"));
+    let run = webcanon_with_stdin(&["robots", "lint", "-"], "<!DOCTYPE html>\n<html><body>Not found</body></html>\n");
     assert_eq!(run.code, 1);
     assert!(run.stdout.contains("error[R008]: the body is an HTML page"), "{}", run.stdout);
     assert!(run.stdout.ends_with("1 error(s), 0 warning(s), 0 note(s)\n"), "{}", run.stdout);
@@ -211,7 +197,7 @@ fn lint_recognises_an_html_page() {
 
 #[test]
 fn lint_explain_lists_every_code() {
-    let run = webcanon(&["robots", "lint", "--explain"], None);
+    let run = webcanon(&["robots", "lint", "--explain"]);
     assert_eq!(run.code, 0);
     for code in ["R001", "R008", "R011", "R016"] {
         assert!(run.stdout.contains(code), "{code} missing: {}", run.stdout);

@@ -1,9 +1,11 @@
 //! `webcanon fetch` end to end: a real loopback server in this process, the
 //! binary as a child process, exit codes and JSON shapes as documented.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
 
+use std::process::Command;
+
+use support::{run, temp_dir, webcanon};
 use webcanon_test::{Route, TestServer};
 
 const ARTICLE: &str = "<!doctype html><html><head><title>Robots and agents</title>\
@@ -11,33 +13,6 @@ const ARTICLE: &str = "<!doctype html><html><head><title>Robots and agents</titl
 <p>Agents read robots.txt before they fetch a page. This paragraph is long enough to count as the main content of \
 the article, which a Readability-style extractor should keep while it drops the navigation.</p>\
 <p>A second paragraph with a <a href=\"/docs/next\">relative link</a> that must come out absolute.</p></main></body></html>";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn webcanon(args: &[&str]) -> Run {
-    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_webcanon"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("HTTP_PROXY")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("ALL_PROXY")
-        .output()
-        .expect("webcanon runs");
-    Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8(stdout).unwrap(),
-        stderr: String::from_utf8(stderr).unwrap(),
-    }
-}
-
-/// Runs the binary on a blocking thread so the server keeps answering.
-async fn run(args: Vec<String>) -> Run {
-    tokio::task::spawn_blocking(move || webcanon(&args.iter().map(String::as_str).collect::<Vec<_>>())).await.unwrap()
-}
 
 fn args(extra: &[&str]) -> Vec<String> {
     let mut all: Vec<String> =
@@ -52,13 +27,6 @@ async fn site() -> TestServer {
     server.route("/article", Route::html(200, ARTICLE).header("x-robots-tag", "noai"));
     server.route("/private", Route::html(200, ARTICLE));
     server
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("webcanon-fetch-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -205,4 +173,44 @@ async fn proxy_environment_variables_are_ignored() {
     assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(sink.requests().is_empty(), "the proxy sink saw {:?}", sink.requests());
     assert_eq!(site.hits("/article"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fetch_uses_the_markdown_copy_listed_in_llms_txt() {
+    let server = site().await;
+    server.route("/llms.txt", Route::text(200, "# Site\n\n## Docs\n\n- [Article](/article.md): the article\n"));
+    server
+        .route("/article.md", Route::bytes(200, "text/markdown", b"# Robots and agents\n\nMarkdown copy.\n".to_vec()));
+    let r = run(args(&["--no-cache", &server.url("/article")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "# Robots and agents\n\nMarkdown copy.\n");
+    assert!(
+        r.stderr.contains(&format!("alternative: used {} (from llms_txt)", server.url("/article.md"))),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(server.hits("/article"), 0);
+
+    let r = run(args(&["--no-cache", "--json", "--no-alternatives", &server.url("/article")])).await;
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v["alternative"].is_null());
+    assert_eq!(v["alternatives"], serde_json::json!([]));
+    assert_eq!(server.hits("/article"), 1);
+    assert_eq!(server.hits("/llms.txt"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fetch_reports_a_skipped_alternative() {
+    let server = site().await;
+    server.route("/llms.txt", Route::text(200, "# Site\n\n## Docs\n\n- [Private](/private.md): no\n"));
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private.md\n"));
+    server.route("/private", Route::html(200, ARTICLE));
+    let r = run(args(&["--no-cache", "--json", &server.url("/private")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["alternative"]["url"], server.url("/private.md"));
+    assert_eq!(v["alternative"]["source"], "llms_txt");
+    assert_eq!(v["alternative"]["used"], false);
+    assert_eq!(v["alternative"]["skipped_reason"], "robots");
+    assert_eq!(server.hits("/private.md"), 0);
 }

@@ -1,0 +1,618 @@
+//! `webcanon llms check`: validate an llms.txt file and check that its
+//! links serve Markdown.
+//!
+//! # `webcanon llms check FILE|URL [--json] [--no-links]`
+//!
+//! A FILE (`-` for standard input) is parsed and its diagnostics printed,
+//! compiler-style, with their stable `L…` codes; its links are listed, never
+//! fetched. A URL whose path is `/` or empty means `<origin>/llms.txt`; any
+//! other URL is fetched as given, through the client (SSRF guard, robots.txt
+//! of its origin, the client's own redirect loop). Then, unless
+//! `--no-links`, every link is resolved against the file's final URL
+//! (relative links too, a `#fragment` dropped) and each distinct URL is
+//! requested once with `Accept: text/markdown, text/plain`, at most four
+//! requests in flight and one at a time per host, each through the same
+//! guard and robots.txt admission as a fetch. llms.txt never overrides a
+//! robots.txt disallow: a refused link is reported, not requested.
+//!
+//! Link outcomes:
+//!
+//! | outcome | meaning |
+//! |---|---|
+//! | `ok` | 2xx; `text/markdown`, `text/x-markdown`, `text/plain` or no type, and not an HTML page |
+//! | `not_markdown` | 2xx, but an HTML page (by its type, or by its first bytes whatever the type says) or another type |
+//! | `broken` | the final status is not 2xx (4xx, 5xx); `status` says which |
+//! | `refused_robots` | robots.txt of the link's origin (or of a redirect target) refuses it; `rule` holds the matched rule |
+//! | `refused_ssrf` | the SSRF guard refuses the address (private, loopback, link-local, …) |
+//! | `error` | timeout, connection failure, a bad redirect or too many |
+//! | `invalid` | not an http(s) URL once resolved (`mailto:`, `javascript:`, unparseable) |
+//!
+//! A redirect is not an outcome of its own: the outcome judges the answer at
+//! the end of the redirects, `final_url` says where that was and
+//! `redirected` is true. Text output lists every link whose outcome is not
+//! `ok`, and redirected `ok` links as notes.
+//!
+//! Exit status: 0 clean; 1 the file has errors or a link is `broken`; 2 bad
+//! usage or an unreadable FILE; 3, 4 or 5 when the llms.txt itself is refused
+//! by robots.txt, refused by the SSRF guard, or cannot be fetched (a non-2xx
+//! answer included). Links that are refused or unreachable are reported but
+//! do not change the exit status: refusals are the site's wish, and a
+//! timeout may be passing.
+//!
+//! With `--json`, one object on stdout (an error object like `webcanon
+//! fetch --json` when the llms.txt itself cannot be fetched):
+//!
+//! ```text
+//! {
+//!   "source": "https://example.com/llms.txt",  // final URL, file path or "<stdin>"
+//!   "content_type": "text/markdown" | null,    // of the fetched file; null for a FILE
+//!   "title": "Example" | null,                 // the H1
+//!   "summary": "…" | null,                     // the blockquote after the H1
+//!   "not_llms": "html" | "json" | "xml" | "robots" | "binary" | "empty" | null,
+//!   "sections": [{"name": "Docs", "line": 5, "optional": false, "links": 3}],
+//!   "diagnostics": [{"code": "L007", "name": "link-without-notes", "severity": "info",
+//!                    "line": 8, "message": "…"}],    // severity: error, warning, info
+//!   "links": [{
+//!     "url": "guide.md",                           // as written in the file
+//!     "resolved_url": "https://example.com/guide.md" | null,  // absolute, without #fragment
+//!     "title": "Guide", "section": "Docs" | null, "optional": false, "line": 8,
+//!     "outcome": "ok" | … | null,                  // null when links were not checked
+//!     "status": 200 | null, "final_url": "…" | null, "redirected": false,
+//!     "content_type": "text/markdown" | null, "message": "…" | null,
+//!     "rule": {"line": 2, "directive": "disallow", "pattern": "/private"} | null,
+//!     "robots_url": "https://example.com/robots.txt" | null
+//!   }],
+//!   "totals": {"errors", "warnings", "infos",        // diagnostics
+//!              "links",                              // link list items in the file
+//!              "checked",                            // distinct URLs requested
+//!              "ok", "broken", "not_markdown", "refused", "failed", "invalid", "redirected"}
+//! }
+//! ```
+//!
+//! Link counts in `totals` count list items, so a URL listed twice counts
+//! twice although it was requested once. (`totals` is not called `summary`,
+//! which already names the file's blockquote.)
+
+use std::fmt;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde::Serialize;
+use url::Url;
+use webcanon_client::error::Error;
+use webcanon_client::{Client, RawResponse};
+use webcanon_core::llms::{LlmsTxt, NotLlms};
+use webcanon_core::policy::{PolicyError, RuleEvidence};
+use webcanon_core::robots::Severity;
+
+use crate::diagnostics::{Counts, Finding, markdown_lines, paint, use_color, write_diagnostic};
+use crate::error::CliError;
+use crate::fetch_cmd::runtime;
+use crate::input::read_all;
+use crate::polite::{MAX_IN_FLIGHT, run_polite};
+
+use super::{CheckArgs, Plan, is_url, llms_url, load_remote};
+
+/// `Accept` of a link check: Markdown preferred, plain text next.
+const LINK_ACCEPT: &str = "text/markdown, text/plain;q=0.9, text/html;q=0.2, */*;q=0.1";
+/// Enough of a linked page to judge what it is.
+const LINK_MAX_BYTES: usize = 256 * 1024;
+
+/// What a link check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Outcome {
+    Ok,
+    NotMarkdown,
+    Broken,
+    RefusedRobots,
+    RefusedSsrf,
+    Error,
+    Invalid,
+}
+
+impl Outcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::NotMarkdown => "not_markdown",
+            Outcome::Broken => "broken",
+            Outcome::RefusedRobots => "refused_robots",
+            Outcome::RefusedSsrf => "refused_ssrf",
+            Outcome::Error => "error",
+            Outcome::Invalid => "invalid",
+        }
+    }
+
+    /// How the text output paints it.
+    fn severity(self) -> Severity {
+        match self {
+            Outcome::Ok => Severity::Info,
+            Outcome::Broken => Severity::Error,
+            _ => Severity::Warning,
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The result of requesting one distinct link URL.
+#[derive(Debug, Clone)]
+struct Checked {
+    outcome: Outcome,
+    status: Option<u16>,
+    final_url: Option<String>,
+    redirected: bool,
+    content_type: Option<String>,
+    message: Option<String>,
+    rule: Option<RuleEvidence>,
+    robots_url: Option<String>,
+}
+
+impl Checked {
+    fn new(outcome: Outcome, message: String) -> Checked {
+        Checked {
+            outcome,
+            status: None,
+            final_url: None,
+            redirected: false,
+            content_type: None,
+            message: Some(message),
+            rule: None,
+            robots_url: None,
+        }
+    }
+}
+
+async fn check_link(client: Client, url: Url) -> Checked {
+    match client.get(url.as_str(), LINK_ACCEPT, LINK_MAX_BYTES).await {
+        Ok(response) => judge(&response),
+        Err(err) => from_error(&err, &url),
+    }
+}
+
+/// The outcome of an answer.
+fn judge(response: &RawResponse) -> Checked {
+    let redirected = !response.redirects.is_empty();
+    let mut checked = Checked {
+        outcome: Outcome::Ok,
+        status: Some(response.status),
+        final_url: Some(response.final_url.clone()),
+        redirected,
+        content_type: response.header("content-type").map(str::to_string),
+        message: None,
+        rule: None,
+        robots_url: None,
+    };
+    if !response.is_success() {
+        checked.outcome = Outcome::Broken;
+        checked.message = Some(format!("HTTP {}", response.status));
+    } else {
+        let media_type = response.media_type();
+        match content_kind(media_type.as_deref(), &response.body) {
+            ContentKind::Text => {}
+            ContentKind::Html => {
+                checked.outcome = Outcome::NotMarkdown;
+                checked.message = Some(match media_type.as_deref() {
+                    Some(t) if !is_html_type(t) && !t.is_empty() => format!("an HTML page served as {t}"),
+                    _ => "an HTML page, not Markdown".into(),
+                });
+            }
+            ContentKind::Binary => {
+                checked.outcome = Outcome::NotMarkdown;
+                checked.message = Some("binary content without a content type".into());
+            }
+            ContentKind::Other(t) => {
+                checked.outcome = Outcome::NotMarkdown;
+                checked.message = Some(format!("served as {t}, not Markdown or plain text"));
+            }
+        }
+    }
+    if redirected {
+        let to = format!("redirected to {}", response.final_url);
+        checked.message = Some(match checked.message.take() {
+            Some(message) => format!("{message}; {to}"),
+            None => to,
+        });
+    }
+    checked
+}
+
+/// The outcome of a refusal or a failure.
+fn from_error(err: &Error, requested: &Url) -> Checked {
+    match err {
+        Error::Policy(policy) => {
+            let mut checked = Checked::new(Outcome::RefusedRobots, policy_message(policy, requested));
+            checked.rule = policy.evidence.rule.clone();
+            checked.robots_url = policy.evidence.robots_url.clone();
+            checked
+        }
+        Error::Ssrf(ssrf) => Checked::new(Outcome::RefusedSsrf, ssrf.to_string()),
+        Error::Fetch(fetch) => {
+            let mut checked = Checked::new(Outcome::Error, fetch.to_string());
+            checked.status = fetch.status();
+            checked
+        }
+        other => Checked::new(Outcome::Invalid, other.to_string()),
+    }
+}
+
+/// `disallowed_explicit by line 2: \`Disallow: /private\` in …/robots.txt`,
+/// naming the redirect target when that is what was refused.
+fn policy_message(policy: &PolicyError, requested: &Url) -> String {
+    let e = &policy.evidence;
+    let mut text = String::new();
+    if policy.url != requested.as_str() {
+        text.push_str(&format!("redirects to {}, which robots.txt refuses: ", policy.url));
+    }
+    text.push_str(e.verdict.as_str());
+    if let Some(rule) = &e.rule {
+        text.push_str(&format!(" by line {}: `{}: {}`", rule.line, rule.directive, rule.pattern));
+    }
+    if let Some(robots_url) = &e.robots_url {
+        text.push_str(&format!(" in {robots_url}"));
+        if let Some(status) = e.status.filter(|s| !(200..300).contains(s)) {
+            text.push_str(&format!(" (HTTP {status})"));
+        }
+    }
+    text
+}
+
+enum ContentKind {
+    Text,
+    Html,
+    Binary,
+    Other(String),
+}
+
+fn is_html_type(media_type: &str) -> bool {
+    matches!(media_type, "text/html" | "application/xhtml+xml")
+}
+
+/// What a 2xx body is: the first bytes win over the content type for HTML,
+/// since servers often send their HTML pages as `text/plain`.
+fn content_kind(media_type: Option<&str>, body: &[u8]) -> ContentKind {
+    if looks_like_html(body) {
+        return ContentKind::Html;
+    }
+    match media_type {
+        Some("text/markdown" | "text/x-markdown" | "text/plain") => ContentKind::Text,
+        Some(t) if is_html_type(t) => ContentKind::Html,
+        None | Some("") => {
+            if body[..body.len().min(1024)].contains(&0) {
+                ContentKind::Binary
+            } else {
+                ContentKind::Text
+            }
+        }
+        Some(other) => ContentKind::Other(other.to_string()),
+    }
+}
+
+/// Whether a body opens like an HTML document.
+fn looks_like_html(body: &[u8]) -> bool {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let start = body.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(body.len());
+    let head: Vec<u8> = body[start..].iter().take(16).map(u8::to_ascii_lowercase).collect();
+    [&b"<!doctype html"[..], b"<html", b"<head", b"<body"].iter().any(|tag| head.starts_with(tag))
+}
+
+#[derive(Debug, Default, Serialize)]
+struct Totals {
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+    links: usize,
+    checked: usize,
+    ok: usize,
+    broken: usize,
+    not_markdown: usize,
+    refused: usize,
+    failed: usize,
+    invalid: usize,
+    redirected: usize,
+}
+
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    source: &'a str,
+    content_type: Option<&'a str>,
+    title: Option<&'a str>,
+    summary: Option<&'a str>,
+    not_llms: Option<NotLlms>,
+    sections: Vec<SectionJson<'a>>,
+    diagnostics: Vec<Finding<'a>>,
+    links: Vec<LinkJson<'a>>,
+    totals: Totals,
+}
+
+#[derive(Serialize)]
+struct SectionJson<'a> {
+    name: &'a str,
+    line: u32,
+    optional: bool,
+    links: usize,
+}
+
+#[derive(Serialize)]
+struct LinkJson<'a> {
+    url: &'a str,
+    resolved_url: Option<&'a str>,
+    title: &'a str,
+    section: Option<&'a str>,
+    optional: bool,
+    line: u32,
+    outcome: Option<Outcome>,
+    status: Option<u16>,
+    final_url: Option<&'a str>,
+    redirected: bool,
+    content_type: Option<&'a str>,
+    message: Option<&'a str>,
+    rule: Option<&'a RuleEvidence>,
+    robots_url: Option<&'a str>,
+}
+
+/// Everything `check` reports about one file.
+struct Report<'a> {
+    source: &'a str,
+    content_type: Option<&'a str>,
+    body: &'a [u8],
+    file: &'a LlmsTxt,
+    plan: &'a Plan,
+    /// Per distinct URL, when the links were requested.
+    results: Option<&'a [Checked]>,
+}
+
+impl Report<'_> {
+    fn totals(&self) -> Totals {
+        let Counts { errors, warnings, infos } = Counts::of(self.file.diagnostics.iter().map(|d| d.severity));
+        let mut totals = Totals { errors, warnings, infos, ..Totals::default() };
+        totals.links = self.plan.slots.len();
+        let Some(results) = self.results else { return totals };
+        totals.checked = results.len();
+        for slot in &self.plan.slots {
+            let Ok(index) = slot else {
+                totals.invalid += 1;
+                continue;
+            };
+            let checked = &results[*index];
+            match checked.outcome {
+                Outcome::Ok => totals.ok += 1,
+                Outcome::NotMarkdown => totals.not_markdown += 1,
+                Outcome::Broken => totals.broken += 1,
+                Outcome::RefusedRobots | Outcome::RefusedSsrf => totals.refused += 1,
+                Outcome::Error => totals.failed += 1,
+                Outcome::Invalid => totals.invalid += 1,
+            }
+            if checked.redirected {
+                totals.redirected += 1;
+            }
+        }
+        totals
+    }
+
+    fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
+        let file = self.file;
+        let sections = file
+            .sections
+            .iter()
+            .map(|s| SectionJson { name: &s.name, line: s.line, optional: s.is_optional(), links: s.links.len() })
+            .collect();
+        let links = file
+            .links()
+            .zip(&self.plan.slots)
+            .map(|(link, slot)| {
+                let resolved = slot.as_ref().ok().map(|&i| self.plan.urls[i].as_str());
+                let mut json = LinkJson {
+                    url: &link.link.url,
+                    resolved_url: resolved,
+                    title: &link.link.title,
+                    section: link.section,
+                    optional: link.optional,
+                    line: link.link.line,
+                    outcome: None,
+                    status: None,
+                    final_url: None,
+                    redirected: false,
+                    content_type: None,
+                    message: None,
+                    rule: None,
+                    robots_url: None,
+                };
+                if let Some(results) = self.results {
+                    match slot {
+                        Ok(index) => {
+                            let c = &results[*index];
+                            json.outcome = Some(c.outcome);
+                            json.status = c.status;
+                            json.final_url = c.final_url.as_deref();
+                            json.redirected = c.redirected;
+                            json.content_type = c.content_type.as_deref();
+                            json.message = c.message.as_deref();
+                            json.rule = c.rule.as_ref();
+                            json.robots_url = c.robots_url.as_deref();
+                        }
+                        Err(reason) => {
+                            json.outcome = Some(Outcome::Invalid);
+                            json.message = Some(reason.as_str());
+                        }
+                    }
+                }
+                json
+            })
+            .collect();
+        let report = CheckJson {
+            source: self.source,
+            content_type: self.content_type,
+            title: file.title.as_deref(),
+            summary: file.summary.as_deref(),
+            not_llms: file.not_llms,
+            sections,
+            diagnostics: file.diagnostics.iter().map(Finding::from).collect(),
+            links,
+            totals: self.totals(),
+        };
+        serde_json::to_writer_pretty(&mut *out, &report)?;
+        out.write_all(b"\n")
+    }
+
+    fn write_text(&self, out: &mut impl Write, color: bool) -> io::Result<()> {
+        let file = self.file;
+        let lines = markdown_lines(self.body);
+        for d in &file.diagnostics {
+            write_diagnostic(out, &Finding::from(d), self.source, &lines, color)?;
+        }
+        if let Some(results) = self.results {
+            for (link, slot) in file.links().zip(&self.plan.slots) {
+                let (outcome, url, detail) = match slot {
+                    Ok(index) => {
+                        let c = &results[*index];
+                        if c.outcome == Outcome::Ok && !c.redirected {
+                            continue;
+                        }
+                        (c.outcome, self.plan.urls[*index].as_str(), c.message.as_deref().unwrap_or(""))
+                    }
+                    Err(reason) => (Outcome::Invalid, link.link.url.as_str(), reason.as_str()),
+                };
+                let (paint, reset) = paint(outcome.severity(), color);
+                write!(out, "{}:{}: {paint}{outcome}{reset}: {url}", self.source, link.link.line)?;
+                if detail.is_empty() {
+                    writeln!(out)?;
+                } else {
+                    writeln!(out, " ({detail})")?;
+                }
+            }
+        }
+        let t = self.totals();
+        let title = file.title.as_deref().map_or_else(|| "no title".to_string(), |t| format!("{t:?}"));
+        write!(
+            out,
+            "{}: {title}, {} section(s), {} link(s); {} error(s), {} warning(s), {} note(s)",
+            self.source,
+            file.sections.len(),
+            t.links,
+            t.errors,
+            t.warnings,
+            t.infos
+        )?;
+        if self.results.is_some() {
+            write!(
+                out,
+                "; links: {} ok, {} broken, {} not Markdown, {} refused, {} failed",
+                t.ok, t.broken, t.not_markdown, t.refused, t.failed
+            )?;
+            if t.invalid > 0 {
+                write!(out, ", {} invalid", t.invalid)?;
+            }
+        }
+        writeln!(out)
+    }
+
+    fn exit_code(&self) -> ExitCode {
+        let t = self.totals();
+        if t.errors > 0 || t.broken > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    }
+}
+
+pub(super) fn check(args: CheckArgs) -> Result<ExitCode, CliError> {
+    if is_url(&args.target) {
+        return check_url(args);
+    }
+    let path = Path::new(&args.target);
+    let body = read_all(Some(path)).map_err(|err| {
+        if looks_like_host(&args.target) && !path.exists() {
+            CliError::usage(format!("cannot read llms.txt file `{}`: no such file", args.target))
+                .with_hint(format!("to check a site, give its URL: https://{}/", args.target))
+        } else {
+            err
+        }
+    })?;
+    let source = if args.target == "-" { "<stdin>".to_string() } else { args.target.clone() };
+    let file = LlmsTxt::parse(&body);
+    let plan = Plan::new(file.links(), None);
+    let report = Report { source: &source, content_type: None, body: &body, file: &file, plan: &plan, results: None };
+    print_report(&report, args.json)
+}
+
+/// Whether a missing FILE argument was probably meant as a site
+/// (`example.com`), not a file (`llms.txt`, `docs/llms.md`).
+fn looks_like_host(target: &str) -> bool {
+    let lower = target.to_ascii_lowercase();
+    lower.contains('.')
+        && !lower.contains(['/', '\\'])
+        && ![".txt", ".md", ".markdown"].iter().any(|ext| lower.ends_with(ext))
+}
+
+fn print_report(report: &Report<'_>, json: bool) -> Result<ExitCode, CliError> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if json {
+        report.write_json(&mut out)?;
+    } else {
+        report.write_text(&mut out, use_color())?;
+    }
+    out.flush()?;
+    Ok(report.exit_code())
+}
+
+fn check_url(args: CheckArgs) -> Result<ExitCode, CliError> {
+    let url = llms_url(&args.target)?;
+    let client = args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?;
+    runtime()?.block_on(async move {
+        let response = match load_remote(&client, &url, args.json).await? {
+            Ok(response) => response,
+            Err(code) => return Ok(code),
+        };
+        let base = Url::parse(&response.final_url).unwrap_or_else(|_| url.clone());
+        let file = LlmsTxt::parse(&response.body);
+        let plan = Plan::new(file.links(), Some(&base));
+        let results: Option<Vec<Checked>> = if args.no_links {
+            None
+        } else if plan.urls.is_empty() {
+            Some(Vec::new())
+        } else {
+            let bar = crate::progress::bar(Some(plan.urls.len() as u64), "links");
+            let results =
+                run_polite(&plan.urls, MAX_IN_FLIGHT, &bar, move |link| check_link(client.clone(), link)).await;
+            bar.finish_and_clear();
+            Some(results)
+        };
+        if !args.json && file.not_llms == Some(NotLlms::Html) {
+            eprintln!(
+                "hint: {} is an HTML page; give the URL of the llms.txt file itself \
+                 (a site URL such as https://example.com/ means its /llms.txt)",
+                response.final_url
+            );
+        }
+        let content_type = response.header("content-type");
+        let report = Report {
+            source: &response.final_url,
+            content_type,
+            body: &response.body,
+            file: &file,
+            plan: &plan,
+            results: results.as_deref(),
+        };
+        print_report(&report, args.json)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_is_recognised_by_its_first_bytes() {
+        assert!(matches!(content_kind(Some("text/plain"), b"\n  <!DOCTYPE html><p>x"), ContentKind::Html));
+        assert!(matches!(content_kind(Some("text/markdown"), b"# Title\n"), ContentKind::Text));
+        assert!(matches!(content_kind(Some("text/html"), b"# Title\n"), ContentKind::Html));
+        assert!(matches!(content_kind(None, b"plain"), ContentKind::Text));
+        assert!(matches!(content_kind(None, b"\x00\x01"), ContentKind::Binary));
+        assert!(matches!(content_kind(Some("application/json"), b"{}"), ContentKind::Other(_)));
+    }
+}

@@ -1,0 +1,342 @@
+//! `webcanon llms full`: build llms-full.txt from the pages an llms.txt
+//! links to.
+//!
+//! # `webcanon llms full URL [--optional] [--json] [-o FILE]`
+//!
+//! Loads the llms.txt as `check` does, then fetches each linked page with the
+//! client's fetch (robots.txt respected, SSRF-guarded, HTML converted to
+//! Markdown), each distinct URL once, as politely as `check` requests its
+//! links; links in `## Optional` are left out unless `--optional`. It writes
+//! llms-full.txt: the H1, the summary blockquote and the intro prose of the
+//! llms.txt, then each page in llms.txt order, introduced by a `---` rule and
+//! a `Source: URL` line; the pages' own headings and links are kept as they
+//! are (a code fence a page leaves open is closed, a leading YAML front
+//! matter block is dropped). A page that fails is skipped with a `warning:`
+//! line on stderr.
+//!
+//! With `--json`, one object on stdout:
+//!
+//! ```text
+//! {
+//!   "source": "https://example.com/llms.txt", "title": "…" | null,
+//!   "pages": [{"url", "title", "section", "optional", "fetched_url", "status",
+//!              "ok", "error", "error_kind", "bytes"}],   // error_kind: policy, ssrf, fetch, invalid
+//!   "included": 3, "skipped_optional": 2,
+//!   "output": "llms-full.txt" | null,                 // the -o file
+//!   "content": "# …" | null                           // null with -o or when no page was included
+//! }
+//! ```
+//!
+//! Exit status: 0 when at least one page was included; 5 when none was; 2,
+//! 3, 4 or 5 as for `check` when the llms.txt itself cannot be loaded.
+
+use std::collections::HashMap;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde::Serialize;
+use url::Url;
+use webcanon_client::FetchResult;
+use webcanon_client::error::Error;
+use webcanon_core::llms::{LinkRef, LlmsTxt};
+
+use crate::error::CliError;
+use crate::fetch_cmd::{EXIT_FETCH, runtime};
+use crate::polite::{MAX_IN_FLIGHT, run_polite};
+
+use super::{FullArgs, Plan, llms_url, load_remote};
+
+#[derive(Serialize)]
+struct FullJson<'a> {
+    source: &'a str,
+    title: Option<&'a str>,
+    pages: Vec<PageJson<'a>>,
+    included: usize,
+    skipped_optional: usize,
+    output: Option<String>,
+    content: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct PageJson<'a> {
+    url: String,
+    title: &'a str,
+    section: Option<&'a str>,
+    optional: bool,
+    fetched_url: Option<String>,
+    status: Option<u16>,
+    ok: bool,
+    error: Option<String>,
+    error_kind: Option<&'static str>,
+    bytes: usize,
+}
+
+pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
+    let url = llms_url(&args.url)?;
+    let client =
+        args.client.builder()?.max_bytes(args.max_bytes).build().map_err(|e| CliError::usage(e.to_string()))?;
+    runtime()?.block_on(async move {
+        let response = match load_remote(&client, &url, args.json).await? {
+            Ok(response) => response,
+            Err(code) => return Ok(code),
+        };
+        let source = response.final_url.clone();
+        let base = Url::parse(&source).unwrap_or_else(|_| url.clone());
+        let file = LlmsTxt::parse(&response.body);
+        let all: Vec<LinkRef<'_>> = file.links().collect();
+        let skipped_optional = if args.optional { 0 } else { all.iter().filter(|l| l.optional).count() };
+        let chosen: Vec<LinkRef<'_>> = all.iter().copied().filter(|l| args.optional || !l.optional).collect();
+        // Each distinct URL once, in llms.txt order; unresolvable links are pages that failed.
+        let plan = Plan::new(chosen.iter().copied(), Some(&base));
+        let mut first_of: HashMap<usize, usize> = HashMap::new();
+        let mut entries: Vec<(LinkRef<'_>, Result<usize, String>)> = Vec::new();
+        for (link, slot) in chosen.iter().zip(&plan.slots) {
+            match slot {
+                Ok(index) => {
+                    if first_of.insert(*index, entries.len()).is_none() {
+                        entries.push((*link, Ok(*index)));
+                    }
+                }
+                Err(reason) => entries.push((*link, Err(reason.clone()))),
+            }
+        }
+        let results: Vec<Result<FetchResult, Error>> = if plan.urls.is_empty() {
+            Vec::new()
+        } else {
+            let bar = crate::progress::bar(Some(plan.urls.len() as u64), "pages");
+            let client = client.clone();
+            let results = run_polite(&plan.urls, MAX_IN_FLIGHT, &bar, move |page| {
+                let client = client.clone();
+                async move { client.fetch(page.as_str()).await }
+            })
+            .await;
+            bar.finish_and_clear();
+            results
+        };
+
+        let mut pages = Vec::with_capacity(entries.len());
+        let mut blocks: Vec<(&str, &str)> = Vec::new();
+        for (link, slot) in &entries {
+            let mut page = PageJson {
+                url: link.link.url.clone(),
+                title: &link.link.title,
+                section: link.section,
+                optional: link.optional,
+                fetched_url: None,
+                status: None,
+                ok: false,
+                error: None,
+                error_kind: None,
+                bytes: 0,
+            };
+            match slot {
+                Err(reason) => {
+                    page.error = Some(reason.clone());
+                    page.error_kind = Some("invalid");
+                }
+                Ok(index) => {
+                    page.url = plan.urls[*index].to_string();
+                    match &results[*index] {
+                        Ok(result) if result.content.trim().is_empty() => {
+                            page.fetched_url = Some(result.final_url.clone());
+                            page.status = Some(result.status);
+                            page.error = Some("the page has no text content".into());
+                            page.error_kind = Some("fetch");
+                        }
+                        Ok(result) => {
+                            page.fetched_url = Some(result.final_url.clone());
+                            page.status = Some(result.status);
+                            page.ok = true;
+                            page.bytes = result.content.len();
+                            blocks.push((plan.urls[*index].as_str(), &result.content));
+                        }
+                        Err(err) => {
+                            page.error = Some(err.to_string());
+                            page.error_kind = Some(err.kind());
+                            if let Error::Fetch(fetch) = err {
+                                page.status = fetch.status();
+                            }
+                        }
+                    }
+                }
+            }
+            pages.push(page);
+        }
+        for page in pages.iter().filter(|p| !p.ok) {
+            eprintln!("warning: skipped {}: {}", page.url, page.error.as_deref().unwrap_or("failed"));
+        }
+        if skipped_optional > 0 {
+            eprintln!("note: left out {skipped_optional} link(s) in `## Optional`; `--optional` includes them");
+        }
+
+        let included = blocks.len();
+        let content = (included > 0).then(|| assemble(&file, &blocks));
+        if let (Some(content), Some(path)) = (&content, &args.output) {
+            write_atomically(path, content.as_bytes())?;
+        }
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        if args.json {
+            let report = FullJson {
+                source: &source,
+                title: file.title.as_deref(),
+                pages,
+                included,
+                skipped_optional,
+                output: args.output.as_ref().filter(|_| content.is_some()).map(|p| p.display().to_string()),
+                content: content.as_deref().filter(|_| args.output.is_none()),
+            };
+            serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from)?;
+            out.write_all(b"\n")?;
+        } else if let (Some(content), None) = (&content, &args.output) {
+            out.write_all(content.as_bytes())?;
+        }
+        out.flush()?;
+
+        if included == 0 {
+            let why = match file.not_llms {
+                Some(kind) => format!("{source} is not an llms.txt file ({})", kind.describe()),
+                None if chosen.is_empty() && skipped_optional > 0 => {
+                    format!("{source} lists links only in `## Optional`")
+                }
+                None if chosen.is_empty() => format!("{source} lists no links"),
+                None => format!("no page listed in {source} could be included"),
+            };
+            eprintln!("error: {why}");
+            match file.not_llms {
+                Some(_) => eprintln!("hint: give the URL of the llms.txt file itself"),
+                None if chosen.is_empty() && skipped_optional > 0 => {
+                    eprintln!("hint: `--optional` includes the links of `## Optional`")
+                }
+                None if chosen.is_empty() => {}
+                None => eprintln!("hint: the warnings above say why each page was skipped"),
+            }
+            return Ok(ExitCode::from(EXIT_FETCH));
+        }
+        let bytes = content.as_ref().map_or(0, String::len);
+        let pages_total = entries.len();
+        match &args.output {
+            Some(path) => {
+                eprintln!("wrote {} ({included} of {pages_total} page(s), {bytes} bytes) from {source}", path.display())
+            }
+            None => eprintln!("llms-full: {included} of {pages_total} page(s), {bytes} bytes, from {source}"),
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// llms-full.txt: the H1, the summary blockquote and the intro prose of the
+/// llms.txt, then each page after a `---` rule and a `Source: URL` line.
+fn assemble(file: &LlmsTxt, pages: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    if let Some(title) = &file.title {
+        out.push_str(&format!("# {title}\n\n"));
+    }
+    if let Some(summary) = &file.summary {
+        for line in summary.split('\n') {
+            if line.is_empty() {
+                out.push_str(">\n");
+            } else {
+                out.push_str(&format!("> {line}\n"));
+            }
+        }
+        out.push('\n');
+    }
+    if !file.prose.trim().is_empty() {
+        out.push_str(file.prose.trim_end());
+        out.push_str("\n\n");
+    }
+    for (url, content) in pages {
+        out.push_str(&format!("---\n\nSource: {url}\n\n"));
+        let content = strip_front_matter(content.trim_start_matches(['\n', '\r'])).trim_end();
+        out.push_str(content);
+        out.push('\n');
+        if let Some(fence) = open_fence(content) {
+            out.push_str(&fence);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    let end = out.trim_end().len();
+    out.truncate(end);
+    out.push('\n');
+    out
+}
+
+/// The page without a leading YAML front matter block (`---` … `---` or
+/// `...`): it is metadata, not content, and once concatenated its rules
+/// would read as a thematic break and a setext heading.
+fn strip_front_matter(content: &str) -> &str {
+    let mut lines = content.split_inclusive('\n');
+    if lines.next().is_none_or(|first| first.trim_end() != "---") {
+        return content;
+    }
+    let mut offset = content.find('\n').map_or(content.len(), |i| i + 1);
+    for line in lines.take(200) {
+        offset += line.len();
+        if matches!(line.trim_end(), "---" | "...") {
+            return content[offset..].trim_start_matches(['\n', '\r']);
+        }
+    }
+    content
+}
+
+/// The closing fence for a code fence the text leaves open, if any.
+fn open_fence(text: &str) -> Option<String> {
+    let mut open: Option<(char, usize)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start_matches(' ');
+        if line.len() - trimmed.len() > 3 {
+            continue;
+        }
+        let Some(c) = trimmed.chars().next().filter(|c| matches!(c, '`' | '~')) else { continue };
+        let run = trimmed.chars().take_while(|&x| x == c).count();
+        if run < 3 {
+            continue;
+        }
+        match open {
+            None => open = Some((c, run)),
+            Some((oc, orun)) if oc == c && run >= orun && trimmed[run..].trim().is_empty() => open = None,
+            Some(_) => {}
+        }
+    }
+    open.map(|(c, run)| c.to_string().repeat(run))
+}
+
+/// Writes `path` through a temporary file beside it, so a failed run never
+/// leaves half a file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let fail = |err: io::Error| {
+        CliError::usage(format!("cannot write `{}`: {err}", path.display()))
+            .with_hint("check that the directory exists and is writable")
+    };
+    let name = path.file_name().map_or_else(|| "llms-full.txt".into(), |n| n.to_string_lossy().into_owned());
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temp, bytes).map_err(fail)?;
+    std::fs::rename(&temp, path).map_err(|err| {
+        let _ = std::fs::remove_file(&temp);
+        fail(err)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_is_dropped_from_pages() {
+        assert_eq!(strip_front_matter("---\ntitle: Start\n---\n\n# Start\n"), "# Start\n");
+        assert_eq!(strip_front_matter("---\r\ntitle: x\r\n...\r\nBody"), "Body");
+        assert_eq!(strip_front_matter("# Start\n\n---\n\nmore\n"), "# Start\n\n---\n\nmore\n");
+        assert_eq!(strip_front_matter("---\nnever closed\n"), "---\nnever closed\n");
+    }
+
+    #[test]
+    fn open_fences_are_closed() {
+        assert_eq!(open_fence("a\n```rust\nfn x() {}\n"), Some("```".into()));
+        assert_eq!(open_fence("~~~~\nx\n~~~~\n"), None);
+        assert_eq!(open_fence("````\n```\n"), Some("````".into()));
+        assert_eq!(open_fence("text ``` inline\n"), None);
+    }
+}

@@ -1,0 +1,78 @@
+//! `webcanon audit` end to end on the bundled example site (a folder, read
+//! offline): snapshots of the terminal and JSON reports, the HTML file,
+//! `--fail-under`, and usage errors.
+
+mod support;
+
+use std::path::Path;
+
+use support::{Run, webcanon_in};
+
+/// Runs the binary from the workspace root, so the target reads `examples/site`.
+fn webcanon(args: &[&str]) -> Run {
+    webcanon_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."), args)
+}
+
+#[test]
+fn terminal_report_of_the_example_site() {
+    let r = webcanon(&["audit", "examples/site"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    insta::assert_snapshot!("example_site_terminal", r.stdout);
+}
+
+#[test]
+fn json_report_of_the_example_site() {
+    let r = webcanon(&["audit", "examples/site", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    for key in ["target", "target_kind", "agent", "score", "status", "checks", "access_matrix", "resources_read"] {
+        assert!(report.get(key).is_some(), "missing {key}");
+    }
+    for check in report["checks"].as_array().unwrap() {
+        for key in ["id", "version", "status", "score", "steps", "findings"] {
+            assert!(check.get(key).is_some(), "check missing {key}: {check}");
+        }
+        for step in check["steps"].as_array().unwrap() {
+            for key in ["id", "weight", "status", "evidence"] {
+                assert!(step.get(key).is_some(), "step missing {key}: {step}");
+            }
+        }
+    }
+    insta::assert_snapshot!("example_site_json", r.stdout);
+}
+
+#[test]
+fn html_report_is_written() {
+    let path = std::env::temp_dir().join(format!("webcanon-audit-cli-{}.html", std::process::id()));
+    let r = webcanon(&["audit", "examples/site", "--html", path.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(html.contains("webcanon audit: examples/site"));
+    assert!(html.contains(r#"id="access""#));
+    assert!(!html.contains("<script"), "no scripts");
+    assert!(!html.contains("<link rel=\"stylesheet\""), "no external assets");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn fail_under_sets_the_exit_status() {
+    let json = webcanon(&["audit", "examples/site", "--json"]);
+    let score = serde_json::from_str::<serde_json::Value>(&json.stdout).unwrap()["score"].as_u64().unwrap();
+    let above = (score + 1).to_string();
+    let r = webcanon(&["audit", "examples/site", "--fail-under", &above]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains(&format!("score {score} is under --fail-under {above}")), "{}", r.stderr);
+    let r = webcanon(&["audit", "examples/site", "--fail-under", &score.to_string()]);
+    assert_eq!(r.code, 0);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let r = webcanon(&["audit", "no/such/folder"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("is not a folder"), "{}", r.stderr);
+    assert!(r.stderr.contains("hint:"), "{}", r.stderr);
+    let r = webcanon(&["audit", "examples/site", "--fail-under", "101"]);
+    assert_eq!(r.code, 2);
+}

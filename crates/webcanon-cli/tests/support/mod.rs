@@ -1,0 +1,90 @@
+//! Helpers shared by the end-to-end tests of the `webcanon` binary: run it
+//! as a child process and keep its exit status and output, from a plain
+//! test or from an async test that serves requests in the same process.
+//!
+//! Each test file in `tests/` includes this module with `mod support;` and
+//! uses only what it needs, so unused helpers are allowed here.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// What one run of the binary left behind.
+pub struct Run {
+    /// The exit status; -1 when the process was killed by a signal.
+    pub code: i32,
+    /// Standard output, which must be UTF-8.
+    pub stdout: String,
+    /// Standard error, which must be UTF-8.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Standard output, line by line.
+    pub fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+
+    fn from_output(output: Output) -> Run {
+        let Output { status, stdout, stderr } = output;
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: String::from_utf8(stdout).unwrap(),
+            stderr: String::from_utf8(stderr).unwrap(),
+        }
+    }
+}
+
+/// The binary with `args`, `NO_COLOR` set so that output is plain text, and
+/// the proxy variables removed so that a proxy named by the environment the
+/// tests run in never sees a request.
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_webcanon"));
+    command.args(args).env("NO_COLOR", "1").env_remove("HTTP_PROXY").env_remove("HTTPS_PROXY").env_remove("ALL_PROXY");
+    command
+}
+
+/// Runs `webcanon ARGS` to its end, with an empty standard input.
+pub fn webcanon(args: &[&str]) -> Run {
+    Run::from_output(command(args).output().expect("webcanon runs"))
+}
+
+/// Runs `webcanon ARGS` to its end with `stdin` as its standard input.
+pub fn webcanon_with_stdin(args: &[&str], stdin: &str) -> Run {
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("webcanon starts");
+    let mut pipe = child.stdin.take().unwrap();
+    pipe.write_all(stdin.as_bytes()).unwrap();
+    drop(pipe);
+    Run::from_output(child.wait_with_output().unwrap())
+}
+
+/// Runs `webcanon ARGS` to its end in the working directory `dir`, with an
+/// empty standard input.
+pub fn webcanon_in(dir: &Path, args: &[&str]) -> Run {
+    Run::from_output(command(args).current_dir(dir).output().expect("webcanon runs"))
+}
+
+/// Runs `webcanon ARGS` on a blocking thread, so that a test server in this
+/// process keeps answering while the binary talks to it.
+pub async fn run(args: Vec<String>) -> Run {
+    tokio::task::spawn_blocking(move || webcanon(&args.iter().map(String::as_str).collect::<Vec<_>>())).await.unwrap()
+}
+
+/// A fresh, empty directory under the system's temporary directory, named
+/// after the test file, `name` and this process: `webcanon-llms-full-1234`.
+/// It is emptied first if a former run left it behind; the test removes it
+/// when it wants it gone.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let test_file = env!("CARGO_CRATE_NAME");
+    let dir = std::env::temp_dir().join(format!("webcanon-{test_file}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
