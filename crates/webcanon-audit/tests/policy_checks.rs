@@ -310,3 +310,30 @@ async fn apex_www_redirect_to_the_other_host_passes() {
     assert_eq!(c.status, Status::Pass, "{:#?}", c);
     assert_eq!(evidence(c, "equal")["same_final_url"], true);
 }
+
+#[tokio::test]
+async fn robots_txt_network_error_is_a_failed_fetch() {
+    // A port nothing listens on: the connection is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let site_url = format!("http://127.0.0.1:{port}/").parse().unwrap();
+    let report = audit(Site::origin(site_url, client(loopback())), "TestBot").await;
+    let c = check(&report, "robots-txt");
+    assert_eq!(c.status, Status::Fail);
+    assert_eq!(evidence(c, "fetch")["status_class"], "network");
+    assert!(evidence(c, "fetch")["status"].is_null());
+    assert!(c.findings[0].message.contains("could not be fetched"), "{:#?}", c.findings);
+}
+
+#[tokio::test]
+async fn robots_txt_too_many_redirects_is_a_3xx_failure() {
+    let server = TestServer::start().await;
+    for hop in 0..7 {
+        let from = if hop == 0 { "/robots.txt".to_string() } else { format!("/hop{hop}") };
+        server.route(&from, Route::redirect(302, &format!("/hop{}", hop + 1)));
+    }
+    let report = audit(Site::origin(server.url("/").parse().unwrap(), client(loopback())), "TestBot").await;
+    let c = check(&report, "robots-txt");
+    assert_eq!(c.status, Status::Fail);
+    assert_eq!(evidence(c, "fetch")["status_class"], "3xx");
+    assert_eq!(evidence(c, "fetch")["redirects"].as_array().unwrap().len(), 6);
+}

@@ -39,7 +39,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use url::Url;
-use webcanon_client::markdown::{HeadTag, HtmlLimits, html_to_markdown};
+use webcanon_client::markdown::HeadTag;
 use webcanon_core::ai_txt::{AiTxt, AiTxtKind};
 use webcanon_core::robots::{MatchVerdict, RecordKind, Robots};
 use webcanon_core::signals::{
@@ -161,15 +161,13 @@ struct PageSignals {
     content_signal: Vec<String>,
 }
 
-/// The `<meta>` and `<link>` tags of an HTML page. Only the `<head>` scan
-/// is needed: zero caps make the converter skip building a tree.
+/// The `<meta>` and `<link>` tags of an HTML page (the client's linear
+/// head scan: no tree is built).
 fn head_tags(resource: &Resource) -> Vec<HeadTag> {
     if !resource.is_success() || !is_html(resource) {
         return Vec::new();
     }
-    let base = Url::parse("http://page.invalid/").expect("a constant, valid URL");
-    let limits = HtmlLimits { max_depth: 0, max_elements: 0, min_article_chars: 0 };
-    html_to_markdown(&resource.text(), &base, &limits).head
+    webcanon_client::markdown::head_tags(&resource.text())
 }
 
 impl PageSignals {

@@ -72,6 +72,12 @@ fn rel_has(tag: &HeadTag, rel: &str) -> bool {
     tag.attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|v| v.eq_ignore_ascii_case(rel)))
 }
 
+/// The `<meta>` and `<link>` tags of a page's `<head>`, found by the linear
+/// pre-scan alone: no tree is built, so any input is safe and cheap.
+pub fn head_tags(html: &str) -> Vec<HeadTag> {
+    scan::scan(html).head
+}
+
 /// Converts `html` (fetched from `base`) to Markdown.
 pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converted {
     let found = scan::scan(html);
