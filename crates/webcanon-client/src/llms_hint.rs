@@ -270,6 +270,19 @@ mod tests {
     }
 
     #[test]
+    fn failures_are_kept_minutes_and_answers_the_cache_time() {
+        let cache = LlmsCache::new(Arc::new(crate::store::MemoryStore::new()), 86_400);
+        let at = url("https://a.test/llms.txt");
+        let ttl = |fetched| {
+            let record = cache.record("k", &at, fetched, 1_000);
+            record.expires_at - record.fetched_at
+        };
+        assert_eq!(ttl(LlmsFetched::Found(b"# A\n".to_vec())), 86_400);
+        assert_eq!(ttl(LlmsFetched::Absent("HTTP 404".into())), 86_400);
+        assert_eq!(ttl(LlmsFetched::Failed("HTTP 503".into())), FAILURE_TTL);
+    }
+
+    #[test]
     fn non_copies_are_ignored() {
         let file = "# S\n\n## D\n\n- [A](javascript:alert(1)//p.md)\n- [B](https://a.test/p.md?x=1)\n- [C](https://a.test/p.html)\n- [D](file:///p.md)\n";
         assert_eq!(copy(file, "https://a.test/llms.txt", "https://a.test/p"), None);

@@ -361,3 +361,17 @@ async fn a_huge_llms_txt_is_read_only_up_to_its_limit() {
     assert!(huge.len() > 4 * webcanon_client::llms_hint::LLMS_MAX_BYTES);
     assert_eq!(fetch(&server.url("/docs/guide")).await.content, COPY);
 }
+
+#[tokio::test]
+async fn an_unreachable_robots_txt_keeps_hints_unread_under_report_only() {
+    // report_only fetches the page although robots.txt is unreachable; the
+    // hint is not read then (and that outcome is kept minutes, as a failure).
+    let server = site("", &llms_listing("/docs/guide.md")).await;
+    server.route("/robots.txt", Route::text(503, "busy"));
+    server.route("/docs/guide.md", markdown(COPY));
+    let client = builder().mode(RobotsMode::ReportOnly).cache(CacheSetting::Memory).build().unwrap();
+    let result = client.fetch(&server.url("/docs/guide")).await.unwrap();
+    assert!(result.alternatives.is_empty());
+    assert_eq!(server.hits("/llms.txt"), 0);
+    assert!(result.content.contains("The HTML version"));
+}

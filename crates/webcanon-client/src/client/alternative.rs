@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use url::Url;
-use webcanon_core::policy::RobotsMode;
+use webcanon_core::policy::{RobotsMode, Verdict};
 
 use super::{Client, RedirectHop};
 use crate::error::Error;
@@ -174,6 +174,10 @@ impl Client {
                     }
                     Ok((answer, _, _)) => LlmsFetched::Absent(format!("HTTP {}", answer.status)),
                     Err(Error::Fetch(err)) => LlmsFetched::Failed(err.to_string()),
+                    // An unreachable robots.txt passes; a disallow stays.
+                    Err(Error::Policy(policy)) if policy.evidence.verdict == Verdict::UnknownUnreachable => {
+                        LlmsFetched::Failed(policy.to_string())
+                    }
                     Err(err) => LlmsFetched::Absent(err.to_string()),
                 }
             })
@@ -233,7 +237,7 @@ pub(super) enum Admission {
 }
 
 impl Admission {
-    pub(super) fn blocks(self, mode: RobotsMode, verdict: webcanon_core::policy::Verdict) -> bool {
+    pub(super) fn blocks(self, mode: RobotsMode, verdict: Verdict) -> bool {
         match self {
             Admission::Mode => mode.blocks(verdict),
             Admission::Strict => mode != RobotsMode::Ignore && RobotsMode::Respect.blocks(verdict),
