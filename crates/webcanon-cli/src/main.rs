@@ -13,6 +13,7 @@ mod input;
 mod llms_cmd;
 mod polite;
 mod progress;
+mod render_cmd;
 mod robots_cmd;
 mod sitemap_cmd;
 
@@ -49,6 +50,12 @@ enum Command {
     ///
     /// Exit status: 0 done; 1 the score is under --fail-under; 2 bad usage.
     Audit(audit_cmd::AuditArgs),
+    /// Render an agent policy (TOML) to robots.txt, verified; or write a preset policy.
+    ///
+    /// Exit status: 0 rendered, or --check found no difference; 1 --check found
+    /// differences; 2 bad usage or invalid policy; 6 the rendered file failed
+    /// self-verification (nothing written).
+    Render(render_cmd::RenderArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +67,7 @@ fn main() -> ExitCode {
         Command::Sitemap(args) => sitemap_cmd::run(args),
         Command::Agents(args) => agents_cmd::run(args),
         Command::Audit(args) => audit_cmd::run(args),
+        Command::Render(args) => render_cmd::run(args),
     };
     match result {
         Ok(code) => code,

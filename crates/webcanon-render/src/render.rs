@@ -1,0 +1,218 @@
+//! The renderer: a checked [`Policy`] to robots.txt text (seed 002's
+//! production rules).
+//!
+//! The file, in this order:
+//!
+//! 1. a header comment naming the policy's `source` and the SHA-256 of the
+//!    policy's canonical form (so the hash changes exactly when the policy's
+//!    meaning or its rendered comments change, not with key order or path
+//!    order in the TOML file);
+//! 2. one record per `[[agents]]` entry, in policy order; consecutive entries
+//!    with the same access share one record (several `User-agent` lines,
+//!    each entry's note as a comment above its own lines), which is what
+//!    seed 004 §6.1 writes by hand;
+//! 3. the `*` record from `[default_policy]`;
+//! 4. the `Sitemap:` line;
+//! 5. a comment pointing at llms.txt.
+//!
+//! # Rule order inside a record
+//!
+//! RFC 9309 crawlers take the longest matching pattern (Allow winning a
+//! tie); some older crawlers take the first matching rule in file order
+//! (seed 004 §2.7). Rules are written longest pattern first, by the
+//! precedence length the core uses (octets after percent-encoding
+//! normalisation, `*` and a final `$` counting one each), Allow before
+//! Disallow at equal length, then by pattern text. With that order the
+//! first rule that matches a path is a matching rule of greatest length,
+//! and an Allow if any Allow of that length matches: exactly the rule the
+//! longest-match reading picks. `Allow: /docs/` therefore comes before
+//! `Disallow: /`, the "broad Allow first, narrow Disallow last" of §2.7,
+//! generalised to any set of patterns. [`crate::verify`] checks both
+//! readings on the rendered file.
+
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+use webcanon_core::robots::Directive;
+
+use crate::RenderError;
+use crate::policy::{Access, AgentPolicy, Policy};
+use crate::verify;
+
+/// A rendered robots.txt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The file, ending with a newline.
+    pub text: String,
+    /// The SHA-256 of the policy's canonical form, lowercase hex: the hash
+    /// named in the header, usable as an `ETag`.
+    pub policy_hash: String,
+}
+
+/// Renders `policy` to robots.txt and verifies the result with the core's
+/// matcher ([`verify::verify`]); a file that does not give every agent the
+/// access the policy intends is an error, never returned.
+pub fn render(policy: &Policy) -> Result<Rendered, RenderError> {
+    let rendered = render_unverified(policy);
+    verify::verify(policy, &rendered.text)?;
+    Ok(rendered)
+}
+
+/// Reads a policy file and renders it ([`Policy::from_toml`], then [`render`]).
+pub fn render_toml(text: &str) -> Result<Rendered, RenderError> {
+    render(&Policy::from_toml(text)?)
+}
+
+/// Renders without verifying: the text [`render`] checks.
+pub fn render_unverified(policy: &Policy) -> Rendered {
+    let policy_hash = policy_hash(policy);
+    let mut out = String::new();
+    // `write!` to a String cannot fail; the results are ignored on purpose.
+    let _ = writeln!(out, "# robots.txt for {}", policy.source);
+    out.push_str("# Rendered by `webcanon render` from an agent policy: edit the policy, not this file.\n");
+    let _ = writeln!(out, "# Policy SHA-256: {policy_hash}");
+
+    let mut entries = policy.agents.iter().peekable();
+    while let Some(first) = entries.next() {
+        out.push('\n');
+        let mut group = vec![first];
+        while let Some(next) = entries.next_if(|e| e.access == first.access) {
+            group.push(next);
+        }
+        for entry in &group {
+            if let Some(comment) = entry_comment(entry) {
+                let _ = writeln!(out, "# {comment}");
+            }
+            for token in &entry.tokens {
+                let _ = writeln!(out, "User-agent: {token}");
+            }
+        }
+        write_rules(&mut out, &first.access);
+    }
+
+    out.push_str("\n# Every agent not named above\nUser-agent: *\n");
+    write_rules(&mut out, &policy.default_policy);
+
+    if let Some(url) = &policy.sitemap_url {
+        let _ = write!(out, "\nSitemap: {url}\n");
+    }
+    if let Some(url) = &policy.llms_txt_url {
+        let _ = write!(out, "\n# LLM-readable site index (llms.txt, https://llmstxt.org):\n# {url}\n");
+    }
+    Rendered { text: out, policy_hash }
+}
+
+/// The comment above an entry's `User-agent` lines: its notes, then vendor
+/// and role in parentheses.
+fn entry_comment(entry: &AgentPolicy) -> Option<String> {
+    let about: Vec<&str> = entry
+        .vendor
+        .as_deref()
+        .into_iter()
+        .chain(entry.role.map(|r| r.as_str()))
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    match (entry.notes.as_ref().filter(|n| !n.trim().is_empty()), about.is_empty()) {
+        (None, true) => None,
+        (None, false) => Some(about.join(", ")),
+        (Some(notes), true) => Some(notes.clone()),
+        (Some(notes), false) => Some(format!("{notes} ({})", about.join(", "))),
+    }
+}
+
+fn write_rules(out: &mut String, access: &Access) {
+    for (directive, pattern) in ordered_rules(access) {
+        let _ = writeln!(out, "{directive}: {pattern}");
+    }
+}
+
+/// The rules of one record in file order (see the module documentation for
+/// why this order satisfies both readings).
+pub fn ordered_rules(access: &Access) -> Vec<(Directive, &str)> {
+    match access {
+        Access::AllowAll => vec![(Directive::Allow, "/")],
+        Access::DenyAll => vec![(Directive::Disallow, "/")],
+        Access::Paths { allow, disallow } => {
+            let mut rules: Vec<(Directive, &str)> = allow
+                .iter()
+                .map(|p| (Directive::Allow, p.as_str()))
+                .chain(disallow.iter().map(|p| (Directive::Disallow, p.as_str())))
+                .collect();
+            rules.sort_by(|a, b| {
+                precedence(b.1)
+                    .cmp(&precedence(a.1))
+                    .then_with(|| (a.0 == Directive::Disallow).cmp(&(b.0 == Directive::Disallow)))
+                    .then_with(|| a.1.cmp(b.1))
+            });
+            rules
+        }
+    }
+}
+
+/// The precedence length of a pattern as the core computes it: octets after
+/// percent-encoding normalisation (unreserved escapes, `%2A` and `%24`
+/// decoded to one octet; octets outside printable ASCII encoded to three),
+/// each `*` and a final `$` counting one.
+pub fn precedence(pattern: &str) -> usize {
+    let bytes = pattern.as_bytes();
+    let (body, anchored) = match bytes.split_last() {
+        Some((b'$', body)) => (body, true),
+        _ => (bytes, false),
+    };
+    let hex = |b: Option<&u8>| b.and_then(|b| char::from(*b).to_digit(16));
+    let mut len = usize::from(anchored);
+    let mut i = 0;
+    while i < body.len() {
+        let b = body[i];
+        if b == b'%'
+            && let (Some(h), Some(l)) = (hex(body.get(i + 1)), hex(body.get(i + 2)))
+        {
+            let decoded = u8::try_from(h << 4 | l).unwrap_or(0);
+            let single = decoded.is_ascii_alphanumeric() || matches!(decoded, b'-' | b'.' | b'_' | b'~' | b'*' | b'$');
+            len += if single { 1 } else { 3 };
+            i += 3;
+        } else {
+            len += if b != b'*' && (b <= b' ' || b >= 0x7F) { 3 } else { 1 };
+            i += 1;
+        }
+    }
+    len
+}
+
+/// The SHA-256 of the policy's canonical form, lowercase hex.
+///
+/// The canonical form lists every field that reaches the rendered file,
+/// each length-prefixed so that no two policies share it; path lists are
+/// already sorted by [`Policy::from_toml`].
+pub fn policy_hash(policy: &Policy) -> String {
+    let mut canon = String::new();
+    let mut field = |name: &str, value: &str| {
+        let _ = write!(canon, "{name}:{}:{value};", value.len());
+    };
+    field("source", &policy.source);
+    field("sitemap", policy.sitemap_url.as_deref().unwrap_or(""));
+    field("llms", policy.llms_txt_url.as_deref().unwrap_or(""));
+    let access = |field: &mut dyn FnMut(&str, &str), a: &Access| match a {
+        Access::AllowAll => field("access", "allow_all"),
+        Access::DenyAll => field("access", "deny_all"),
+        Access::Paths { allow, disallow } => {
+            field("access", "paths");
+            allow.iter().for_each(|p| field("allow", p));
+            disallow.iter().for_each(|p| field("disallow", p));
+        }
+    };
+    access(&mut field, &policy.default_policy);
+    for agent in &policy.agents {
+        field("agent", "");
+        agent.tokens.iter().for_each(|t| field("token", t));
+        field("vendor", agent.vendor.as_deref().unwrap_or(""));
+        field("role", agent.role.map_or("", |r| r.as_str()));
+        field("notes", agent.notes.as_deref().unwrap_or(""));
+        access(&mut field, &agent.access);
+    }
+    let digest = Sha256::digest(canon.as_bytes());
+    digest.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
