@@ -86,9 +86,14 @@ pub fn probe_agents(policy: &Policy) -> Vec<ProbeAgent> {
 /// the policy the path it names (`*` dropped, or replaced by `x`; a final
 /// `$` dropped), that path with `x` and with `/sub` appended, and its parent.
 pub fn probe_paths(policy: &Policy) -> Vec<String> {
-    let mut paths: BTreeSet<String> = ["/".to_owned(), "/robots.txt".to_owned()].into();
     let accesses = std::iter::once(&policy.default_policy).chain(policy.agents.iter().map(|a| &a.access));
-    for pattern in accesses.flat_map(Access::patterns) {
+    paths_around(accesses.flat_map(Access::patterns))
+}
+
+/// `/`, `/robots.txt` and the probes around each pattern, sorted.
+fn paths_around<'a>(patterns: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut paths: BTreeSet<String> = ["/".to_owned(), "/robots.txt".to_owned()].into();
+    for pattern in patterns {
         let body = pattern.strip_suffix('$').unwrap_or(pattern);
         for filler in ["", "x"] {
             let mut base = body.replace('*', filler);
@@ -244,13 +249,28 @@ pub struct Difference {
     pub rule: Option<DecidingRule>,
 }
 
-/// How `existing` differs in effect from `policy`: every probe (agents and
-/// paths as in [`verify`]) on which the existing file's RFC 9309 decision is
-/// not the policy's, in probe order. Empty when they agree.
+/// How `existing` differs in effect from `policy`: every probe on which the
+/// existing file's RFC 9309 decision is not the policy's, in probe order.
+/// Probes are the agents and paths of [`verify`] plus the agents and rule
+/// patterns the existing file names. Empty when they agree.
 pub fn compare(policy: &Policy, existing: &Robots) -> Vec<Difference> {
-    let paths = probe_paths(policy);
+    // Probe what either file names: the policy's patterns and agents, and
+    // the existing file's rule patterns and agents (which the policy leaves
+    // to its default record).
+    let accesses = std::iter::once(&policy.default_policy).chain(policy.agents.iter().map(|a| &a.access));
+    let existing_patterns: Vec<&str> = existing.groups().flat_map(|g| g.rules().map(|r| r.pattern)).collect();
+    let paths = paths_around(accesses.flat_map(Access::patterns).chain(existing_patterns.iter().copied()));
+    let mut agents = probe_agents(policy);
+    for group in existing.groups() {
+        for ua in group.user_agents().filter(|u| !u.global && !u.token.is_empty()) {
+            if !agents.iter().any(|a| a.token.eq_ignore_ascii_case(ua.token)) {
+                let access = policy.default_policy.clone();
+                agents.push(ProbeAgent { label: ua.token.to_owned(), token: ua.token.to_owned(), access });
+            }
+        }
+    }
     let mut out = Vec::new();
-    for agent in probe_agents(policy) {
+    for agent in agents {
         let intent = Intent::new(&agent.access);
         let rules = existing.rules_for(&agent.token);
         for path in &paths {

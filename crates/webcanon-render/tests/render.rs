@@ -320,3 +320,19 @@ fn compare_reports_differences_with_the_deciding_rule() {
     let same = Robots::parse(render_toml(EXAMPLE).unwrap().text.as_bytes());
     assert!(verify::compare(&policy, &same).is_empty());
 }
+
+#[test]
+fn compare_probes_what_only_the_existing_file_names() {
+    // The policy names neither /account/ nor MadeUpBot; the existing file
+    // blocks both, and the difference must show.
+    let policy = Policy::from_toml(EXAMPLE).unwrap();
+    let mut existing = render_toml(EXAMPLE).unwrap().text;
+    existing = existing.replace("User-agent: *\nAllow: /\n", "User-agent: *\nAllow: /\nDisallow: /account/\n");
+    existing.push_str("\nUser-agent: MadeUpBot\nDisallow: /\n");
+    let diffs = verify::compare(&policy, &Robots::parse(existing.as_bytes()));
+    assert!(
+        diffs.iter().any(|d| d.agent == "*" && d.path == "/account/" && d.policy_allows && !d.existing_allows),
+        "{diffs:?}"
+    );
+    assert!(diffs.iter().any(|d| d.agent == "MadeUpBot" && d.path == "/" && !d.existing_allows), "{diffs:?}");
+}
