@@ -1,8 +1,11 @@
 //! The `webcanon` command line.
 //!
-//! Data goes to stdout, messages to stderr. Exit status: 0 success, 1 lint
-//! found errors, 2 bad usage or unreadable input, 3 refused by robots.txt
-//! policy, 4 refused by the SSRF guard, 5 the fetch failed.
+//! Data goes to stdout, messages to stderr. Exit status: 0 success; 1 the
+//! command found what it looks for (lint or llms.txt errors, broken links,
+//! an audit under `--fail-under`, `render --check` differences); 2 bad usage
+//! or unreadable input; 3 refused by robots.txt policy; 4 refused by the
+//! SSRF guard; 5 the fetch failed (or nothing was found to list); 6 a
+//! rendered robots.txt failed its own verification.
 
 mod agents_cmd;
 mod audit_cmd;
