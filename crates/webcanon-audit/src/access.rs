@@ -1,37 +1,18 @@
 //! The access matrix: known agents, by category, against the site's main
 //! paths, as robots.txt decides for each.
 
-use webcanon_core::agents::{Category, registry};
+use webcanon_core::agents::{Category, WELL_KNOWN, registry};
 use webcanon_core::robots::Robots;
 
 use crate::checks::Context;
 use crate::report::{AccessMatrix, AgentAccess};
 
-/// Agents every matrix shows, named in robots.txt or not: the crawlers of
-/// seed 003's and 004's lists that most sites decide about.
-pub const NOTABLE: &[&str] = &[
-    "Googlebot",
-    "Bingbot",
-    "Applebot",
-    "DuckDuckBot",
-    "GPTBot",
-    "ClaudeBot",
-    "CCBot",
-    "Bytespider",
-    "meta-externalagent",
-    "Amazonbot",
-    "OAI-SearchBot",
-    "Claude-SearchBot",
-    "PerplexityBot",
-    "ChatGPT-User",
-    "Claude-User",
-    "Perplexity-User",
-    "meta-externalfetcher",
-    "Google-Extended",
-    "Applebot-Extended",
-    "anthropic-ai",
-    "Claude-Web",
-];
+/// Agents every matrix shows, named in robots.txt or not: the registry's
+/// [`WELL_KNOWN`] ones and a few more that seed 004 §2 names.
+pub fn is_notable(token: &str) -> bool {
+    const MORE: &[&str] = &["Amazonbot", "meta-externalfetcher", "Claude-Web"];
+    WELL_KNOWN.iter().chain(MORE).any(|t| t.eq_ignore_ascii_case(token))
+}
 
 /// At most this many paths are shown.
 pub const MAX_PATHS: usize = 8;
@@ -78,7 +59,7 @@ pub fn sitemap_sections(pages: &[String]) -> Vec<String> {
 }
 
 /// The matrix for the site's robots.txt, when it was read: the agents it
-/// names and the [`NOTABLE`] ones, by category, against [`main_paths`].
+/// names and the notable ones ([`is_notable`]), by category, against [`main_paths`].
 pub async fn matrix(ctx: &Context) -> Option<AccessMatrix> {
     let robots = ctx.robots().await?;
     if robots.not_robots().is_some() {
@@ -91,7 +72,7 @@ pub async fn matrix(ctx: &Context) -> Option<AccessMatrix> {
     for category in Category::ALL {
         for agent in registry().by_category(category) {
             let named = robots.has_group_for(agent.product_token);
-            if !named && !NOTABLE.iter().any(|t| t.eq_ignore_ascii_case(agent.token)) {
+            if !named && !is_notable(agent.token) {
                 continue;
             }
             let rules = robots.rules_for(agent.product_token);

@@ -29,14 +29,7 @@ pub(crate) const ACCEPT_MARKDOWN_FIRST: &str =
 pub(crate) fn is_markdown(answer: &Answer) -> bool {
     let essence = essence(answer.header("content-type"));
     let markdown_type = matches!(essence.as_deref(), Some("text/markdown" | "text/x-markdown" | "text/plain"));
-    markdown_type && !looks_like_html(&answer.body)
-}
-
-/// Whether a body starts like an HTML document (a soft 404, an SPA shell).
-fn looks_like_html(body: &[u8]) -> bool {
-    let start = body.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(body.len());
-    let head: Vec<u8> = body[start..body.len().min(start + 64)].to_ascii_lowercase();
-    head.starts_with(b"<!doctype html") || head.starts_with(b"<html") || head.starts_with(b"<head")
+    markdown_type && !crate::markdown::looks_like_html(&answer.body)
 }
 
 /// The content and what was learned from it.

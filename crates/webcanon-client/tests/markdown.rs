@@ -77,3 +77,14 @@ fn stripping_tags_is_linear_and_keeps_text() {
     let text = strip_tags("<h1>Title</h1><script>var a = '<p>';</script><p>One &amp; two</p><!-- <b>no</b> -->");
     assert_eq!(text, "Title\n\nOne & two");
 }
+
+#[test]
+fn html_bodies_are_recognised_before_conversion() {
+    use webcanon_client::markdown::looks_like_html;
+    for html in [&b"<!DOCTYPE html><p>x"[..], b"  \n<html>", b"\xEF\xBB\xBF<head>", b"<BODY>404"] {
+        assert!(looks_like_html(html), "{:?}", String::from_utf8_lossy(html));
+    }
+    for text in [&b"# Title\n\n<html> in prose"[..], b"", b"<p>fragment</p>", b"plain text"] {
+        assert!(!looks_like_html(text), "{:?}", String::from_utf8_lossy(text));
+    }
+}

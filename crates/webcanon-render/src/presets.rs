@@ -12,26 +12,7 @@ use std::str::FromStr;
 use webcanon_core::agents::{Category, registry};
 
 /// The tokens presets list, in the order they are written.
-pub const WELL_KNOWN: &[&str] = &[
-    "Googlebot",
-    "Bingbot",
-    "Applebot",
-    "DuckDuckBot",
-    "GPTBot",
-    "ClaudeBot",
-    "CCBot",
-    "Bytespider",
-    "meta-externalagent",
-    "anthropic-ai",
-    "OAI-SearchBot",
-    "Claude-SearchBot",
-    "PerplexityBot",
-    "ChatGPT-User",
-    "Claude-User",
-    "Perplexity-User",
-    "Google-Extended",
-    "Applebot-Extended",
-];
+pub use webcanon_core::agents::WELL_KNOWN;
 
 /// A ready-made policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

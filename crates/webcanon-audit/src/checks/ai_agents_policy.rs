@@ -28,7 +28,7 @@ use webcanon_core::agents::{Agent, Category, registry};
 use webcanon_core::robots::Robots;
 
 use super::Context;
-use crate::access::{NOTABLE, main_paths};
+use crate::access::{is_notable, main_paths};
 use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
 
 /// The check id.
@@ -148,9 +148,7 @@ fn conflicts_step(
         // obscure token nobody writes rules for is not a conflict.
         let agents: Vec<&Agent> = registry
             .by_operator(operator)
-            .filter(|a| {
-                named.iter().any(|n| n.token == a.token) || NOTABLE.iter().any(|t| t.eq_ignore_ascii_case(a.token))
-            })
+            .filter(|a| named.iter().any(|n| n.token == a.token) || is_notable(a.token))
             .collect();
         for retrieval in agents.iter().filter(|a| is_retrieval(a)) {
             let retrieval_access = access(robots, retrieval, paths);

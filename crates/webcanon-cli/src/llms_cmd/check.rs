@@ -277,7 +277,7 @@ fn is_html_type(media_type: &str) -> bool {
 /// What a 2xx body is: the first bytes win over the content type for HTML,
 /// since servers often send their HTML pages as `text/plain`.
 fn content_kind(media_type: Option<&str>, body: &[u8]) -> ContentKind {
-    if looks_like_html(body) {
+    if webcanon_client::markdown::looks_like_html(body) {
         return ContentKind::Html;
     }
     match media_type {
@@ -295,12 +295,6 @@ fn content_kind(media_type: Option<&str>, body: &[u8]) -> ContentKind {
 }
 
 /// Whether a body opens like an HTML document.
-fn looks_like_html(body: &[u8]) -> bool {
-    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
-    let start = body.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(body.len());
-    let head: Vec<u8> = body[start..].iter().take(16).map(u8::to_ascii_lowercase).collect();
-    [&b"<!doctype html"[..], b"<html", b"<head", b"<body"].iter().any(|tag| head.starts_with(tag))
-}
 
 #[derive(Debug, Default, Serialize)]
 struct Totals {

@@ -80,6 +80,32 @@ impl FromStr for Category {
     }
 }
 
+/// The agents most sites decide about, in the order seed 004 §6.1 names
+/// them: search crawlers, AI training crawlers (and Anthropic's legacy
+/// token), AI search, live retrieval, the AI opt-out tokens. Presets are
+/// written from this list, and reports show these agents whether a
+/// robots.txt names them or not.
+pub const WELL_KNOWN: &[&str] = &[
+    "Googlebot",
+    "Bingbot",
+    "Applebot",
+    "DuckDuckBot",
+    "GPTBot",
+    "ClaudeBot",
+    "CCBot",
+    "Bytespider",
+    "meta-externalagent",
+    "anthropic-ai",
+    "OAI-SearchBot",
+    "Claude-SearchBot",
+    "PerplexityBot",
+    "ChatGPT-User",
+    "Claude-User",
+    "Perplexity-User",
+    "Google-Extended",
+    "Applebot-Extended",
+];
+
 /// One known agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
