@@ -10,33 +10,57 @@ if [ ! -d ../shared/corpus/robots ]; then
   exit 2
 fi
 
-# Headless Chromium opens the HTML audit report (crates/webcanon-cli/tests/html_report.rs).
-# Debian's package; the test is required here, so it can never be skipped silently.
+# Debian packages the tests need, installed when missing.
+debian_install() {
+  local missing=()
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then
+      as_root=(sudo -n)
+    else
+      echo "error: ${missing[*]} missing and installing needs root (or sudo)" >&2
+      exit 2
+    fi
+  fi
+  echo "installing ${missing[*]} (Debian packages)" >&2
+  local apt=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -qq -y -o=Dpkg::Use-Pty=0)
+  # The package lists are read only when installing without them fails.
+  if ! "${apt[@]}" install --no-install-recommends "${missing[@]}" >/dev/null; then
+    "${apt[@]}" update
+    "${apt[@]}" install --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+# Headless Chromium opens the HTML audit report (crates/webcanon-cli/tests/html_report.rs);
+# redis-server backs the fleet store tests. Tests that need them are required
+# here, so they can never be skipped silently.
+debian_install chromium fonts-liberation redis-server wrk iproute2 util-linux
 CHROMIUM=/usr/bin/chromium
-if [ ! -x "$CHROMIUM" ]; then
-  if [ "$(id -u)" -eq 0 ]; then
-    as_root=()
-  elif command -v sudo >/dev/null; then
-    as_root=(sudo -n)
-  else
-    echo "error: $CHROMIUM is missing and installing it needs root (or sudo)" >&2
-    exit 2
-  fi
-  apt_get() { "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -qq -y -o=Dpkg::Use-Pty=0 "$@"; }
-  echo "installing chromium (Debian package) for the HTML report test" >&2
-  # The package lists are read only when apt does not know the package yet,
-  # or when they are too old to download it.
-  candidate=$(apt-cache policy chromium 2>/dev/null | sed -n 's/^ *Candidate: //p')
-  if [ -z "$candidate" ] || [ "$candidate" = "(none)" ]; then
-    apt_get update
-  fi
-  packages=(--no-install-recommends chromium fonts-liberation)
-  if ! apt_get install "${packages[@]}" >/dev/null; then
-    apt_get update
-    apt_get install "${packages[@]}" >/dev/null
-  fi
-fi
 export WEBCANON_CHROMIUM="$CHROMIUM"
 export WEBCANON_REQUIRE_CHROMIUM=1
+export WEBCANON_REDIS_SERVER=/usr/bin/redis-server
+export WEBCANON_REQUIRE_REDIS=1
+
+# One Python virtual environment for the Python-side tests (MCP SDK client,
+# schemathesis, the wheel and its Ray example), rebuilt when the pinned
+# requirements change.
+VENV="$PWD/target/python-venv"
+if [ ! -x "$VENV/bin/python" ] || ! cmp -s scripts/requirements-test.txt "$VENV/.requirements"; then
+  echo "preparing the Python test environment ($VENV)" >&2
+  rm -rf "$VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-test.txt
+  cp scripts/requirements-test.txt "$VENV/.requirements"
+fi
+export WEBCANON_PYTHON="$VENV/bin/python"
+export WEBCANON_REQUIRE_PYTHON=1
 
 cargo test --workspace --locked "$@"
+
+# Python-side tests against the built binary (tests/python).
+export WEBCANON_BIN="$PWD/target/debug/webcanon"
+"$WEBCANON_PYTHON" -m pytest -q -p no:cacheprovider tests/python

@@ -32,6 +32,7 @@ use serde_json::Value;
 
 /// The status of a step, a check or a whole audit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Everything as it should be.
@@ -67,6 +68,7 @@ impl Status {
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Must be fixed.
@@ -90,6 +92,7 @@ impl Severity {
 
 /// Something the audit found, with what to change.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Finding {
     /// How serious it is.
     pub severity: Severity,
@@ -122,6 +125,7 @@ impl Finding {
 
 /// One weighted step of a check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StepResult {
     /// The step id (`fetch`, `core-syntax`).
     pub id: &'static str,
@@ -150,6 +154,7 @@ impl StepResult {
 
 /// The result of one check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CheckResult {
     /// The stable id (`robots-txt`).
     pub id: &'static str,
@@ -208,6 +213,7 @@ impl CheckResult {
 /// Who may read the site's main paths: known agents by category against
 /// paths, as robots.txt says.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AccessMatrix {
     /// The paths (columns).
     pub paths: Vec<String>,
@@ -217,6 +223,7 @@ pub struct AccessMatrix {
 
 /// One row of the access matrix.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentAccess {
     /// The product token.
     pub token: String,
@@ -232,6 +239,7 @@ pub struct AgentAccess {
 
 /// A whole audit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Report {
     /// The origin or folder audited.
     pub target: String,

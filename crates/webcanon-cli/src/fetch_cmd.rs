@@ -6,20 +6,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use serde::Serialize;
-use webcanon_client::error::Error;
+use webcanon_client::error::{Error, ErrorBody, ErrorJson};
 use webcanon_client::ssrf::{ResolveOverride, SsrfPolicy};
 use webcanon_client::{CacheSetting, Client, ClientBuilder, FetchResult};
 use webcanon_core::policy::{RobotsEvidence, RobotsMode};
 
 use crate::error::CliError;
 
-/// Exit status when robots.txt policy refuses the fetch.
-pub const EXIT_POLICY: u8 = 3;
-/// Exit status when the SSRF guard refuses the fetch.
-pub const EXIT_SSRF: u8 = 4;
 /// Exit status when the fetch itself failed.
-pub const EXIT_FETCH: u8 = 5;
+pub const EXIT_FETCH: u8 = webcanon_client::error::code::FETCH;
 
 /// The options every face that fetches shares (`fetch`, and later `serve`, `mcp`, `batch`).
 #[derive(Debug, Args, Clone)]
@@ -41,9 +36,23 @@ pub struct ClientArgs {
     /// with other processes). Default: the user cache directory.
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache_dir: Option<PathBuf>,
+    /// Share robots.txt outcomes, one robots.txt fetch per origin and
+    /// per-host pacing with a fleet through Redis or Valkey
+    /// (redis://HOST:PORT). With --cache-dir, that SQLite file is the local
+    /// fallback while the server does not answer; memory otherwise.
+    #[arg(long, value_name = "URL", conflicts_with = "no_cache")]
+    pub cache: Option<String>,
     /// Keep no robots.txt cache: load robots.txt for every request.
     #[arg(long)]
     pub no_cache: bool,
+    /// The least time between two requests to one host, in seconds
+    /// (shared by the fleet with --cache redis://).
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    pub min_interval: f64,
+    /// The longest robots.txt Crawl-delay honoured, in seconds; a larger
+    /// one is cut to this, with a warning.
+    #[arg(long, value_name = "SECS", default_value_t = webcanon_client::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64())]
+    pub max_crawl_delay: f64,
     /// Allow addresses in this network although they are not public (repeatable).
     #[arg(long, value_name = "CIDR")]
     pub allow_private: Vec<String>,
@@ -74,8 +83,21 @@ impl ClientArgs {
                 spec.parse().map_err(|e| CliError::usage(format!("--resolve `{spec}`: {e}")))?;
             policy = policy.resolve(entry);
         }
+        let seconds = |name: &str, value: f64| {
+            if value.is_finite() && (0.0..=86_400.0).contains(&value) {
+                Ok(Duration::from_secs_f64(value))
+            } else {
+                Err(CliError::usage(format!("{name} must be a number of seconds from 0 to 86400, not {value}")))
+            }
+        };
+        let min_interval = seconds("--min-interval", self.min_interval)?;
+        let max_crawl_delay = seconds("--max-crawl-delay", self.max_crawl_delay)?;
         let cache = if self.no_cache {
             CacheSetting::None
+        } else if let Some(url) = &self.cache {
+            webcanon_client::store::RedisStore::check_url(url)
+                .map_err(|e| CliError::usage(format!("--cache `{url}`: {e}")))?;
+            CacheSetting::Redis { url: url.clone(), local_dir: self.cache_dir.clone() }
         } else if let Some(dir) = &self.cache_dir {
             CacheSetting::Dir(dir.clone())
         } else {
@@ -87,6 +109,8 @@ impl ClientArgs {
             .timeout(Duration::from_secs_f64(self.timeout))
             .cache(cache)
             .auth_status_disallows(self.auth_disallows)
+            .min_interval(min_interval)
+            .max_crawl_delay(max_crawl_delay)
             .ssrf_policy(policy);
         if let Some(ua) = &self.user_agent {
             builder = builder.user_agent(ua);
@@ -124,30 +148,6 @@ pub struct FetchArgs {
     no_alternatives: bool,
 }
 
-#[derive(Serialize)]
-struct ErrorJson<'a> {
-    error: ErrorBody<'a>,
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    kind: &'static str,
-    message: String,
-    url: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    verdict: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recommendation: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    robots_url: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rule: Option<&'a webcanon_core::policy::RuleEvidence>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    status: Option<u16>,
-}
-
 /// Runs `webcanon fetch`.
 pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
     let client = args
@@ -178,12 +178,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 
 /// The exit status for a client error: 3 policy, 4 SSRF, 5 fetch, 2 otherwise.
 pub fn exit_code_of(err: &Error) -> u8 {
-    match err {
-        Error::Policy(_) => EXIT_POLICY,
-        Error::Ssrf(_) => EXIT_SSRF,
-        Error::Fetch(_) => EXIT_FETCH,
-        _ => crate::error::EXIT_USAGE,
-    }
+    err.code()
 }
 
 fn print_result(result: &FetchResult, json: bool) -> Result<(), CliError> {
@@ -247,28 +242,7 @@ fn describe_robots(e: &RobotsEvidence) -> String {
 pub fn report_error(err: &Error, url: &str, json: bool) -> Result<ExitCode, CliError> {
     let code = exit_code_of(err);
     if json {
-        let mut body = ErrorBody {
-            kind: err.kind(),
-            message: err.to_string(),
-            url,
-            verdict: None,
-            recommendation: None,
-            robots_url: None,
-            rule: None,
-            reason: None,
-            status: None,
-        };
-        match err {
-            Error::Policy(policy) => {
-                body.verdict = Some(policy.evidence.verdict.as_str());
-                body.recommendation = Some(policy.evidence.recommendation.as_str());
-                body.robots_url = policy.evidence.robots_url.as_deref();
-                body.rule = policy.evidence.rule.as_ref();
-            }
-            Error::Ssrf(ssrf) => body.reason = Some(ssrf.reason().to_string()),
-            Error::Fetch(fetch) => body.status = fetch.status(),
-            _ => {}
-        }
+        let body = ErrorBody::from_error(err, url);
         let stdout = io::stdout();
         let mut out = stdout.lock();
         serde_json::to_writer_pretty(&mut out, &ErrorJson { error: body }).map_err(io::Error::from)?;

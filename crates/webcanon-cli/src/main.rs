@@ -9,15 +9,19 @@
 
 mod agents_cmd;
 mod audit_cmd;
+mod batch_cmd;
 mod diagnostics;
 mod error;
 mod fetch_cmd;
 mod input;
 mod llms_cmd;
+mod mcp_cmd;
 mod polite;
 mod progress;
 mod render_cmd;
 mod robots_cmd;
+mod serve_cmd;
+mod signal;
 mod sitemap_cmd;
 
 use std::process::ExitCode;
@@ -59,6 +63,21 @@ enum Command {
     /// differences; 2 bad usage or invalid policy; 6 the rendered file failed
     /// self-verification (nothing written).
     Render(render_cmd::RenderArgs),
+    /// Serve the fetch, robots, llms.txt, sitemap and audit tools over MCP (stdio, or HTTP with --http).
+    ///
+    /// Exit status: 0 the session ended or the server was stopped; 2 bad usage,
+    /// an address that cannot be listened on, or a session that failed.
+    Mcp(mcp_cmd::McpArgs),
+    /// Serve the HTTP JSON API (fetch, robots check and eval, audit, metrics, OpenAPI).
+    ///
+    /// Exit status: 0 stopped by SIGTERM or Ctrl-C after requests in flight
+    /// finished; 2 bad usage or the address cannot be bound.
+    Serve(serve_cmd::ServeArgs),
+    /// Robots verdicts for a dataset of URLs (text, CSV, Parquet): a polite robots
+    /// fetch pass writing a snapshot, then a verdict pass; sharded and resumable.
+    ///
+    /// Exit status: 0 done; 2 bad usage, unreadable input or a resume that does not fit.
+    Batch(batch_cmd::BatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +90,9 @@ fn main() -> ExitCode {
         Command::Agents(args) => agents_cmd::run(args),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Render(args) => render_cmd::run(args),
+        Command::Mcp(args) => mcp_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(args),
+        Command::Batch(args) => batch_cmd::run(args),
     };
     match result {
         Ok(code) => code,

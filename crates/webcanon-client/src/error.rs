@@ -176,3 +176,108 @@ impl From<PolicyError> for Error {
         Error::Policy(Box::new(err))
     }
 }
+
+/// The stable numeric code of each error kind: the `webcanon` exit status
+/// for it, and the `code` of every JSON error object.
+pub mod code {
+    /// Bad usage or invalid input (`usage`).
+    pub const USAGE: u8 = 2;
+    /// Refused by robots.txt policy (`policy`).
+    pub const POLICY: u8 = 3;
+    /// Refused by the SSRF guard (`ssrf`).
+    pub const SSRF: u8 = 4;
+    /// The fetch failed (`fetch`, and the HTTP service's `timeout` and `overloaded`).
+    pub const FETCH: u8 = 5;
+}
+
+impl Error {
+    /// The stable code of this error's kind: 2 usage, 3 policy, 4 SSRF, 5 fetch.
+    pub fn code(&self) -> u8 {
+        match self {
+            Error::InvalidUrl { .. } => code::USAGE,
+            Error::Policy(_) => code::POLICY,
+            Error::Ssrf(_) => code::SSRF,
+            Error::Fetch(_) => code::FETCH,
+        }
+    }
+}
+
+/// A JSON error object, `{"error": ErrorBody}`: what `webcanon ... --json`
+/// prints and the HTTP service answers when something fails.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ErrorJson {
+    /// The error.
+    pub error: ErrorBody,
+}
+
+/// The body of a JSON error: its kind, a message, the stable code, and the
+/// evidence that fits the kind. A policy refusal quotes the matched rule,
+/// never the robots.txt file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ErrorBody {
+    /// `usage`, `policy`, `ssrf` or `fetch` (the HTTP service adds `timeout` and `overloaded`).
+    pub kind: String,
+    /// What went wrong, in a sentence.
+    pub message: String,
+    /// The stable code of the kind (see [`code`]): the CLI's exit status.
+    pub code: u8,
+    /// The URL the error is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// For `policy`: the verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<webcanon_core::policy::Verdict>,
+    /// For `policy`: the recommendation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommendation: Option<webcanon_core::policy::FetchRecommendation>,
+    /// For `policy`: the robots.txt consulted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robots_url: Option<String>,
+    /// For `policy`: the rule that matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<webcanon_core::policy::RuleEvidence>,
+    /// For `ssrf`, and for usage errors of the HTTP service: why, as a stable word or phrase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// For `fetch`: the HTTP status the page answered with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+impl ErrorBody {
+    /// A body with only a kind, a code and a message.
+    pub fn new(kind: &str, code: u8, message: impl Into<String>) -> ErrorBody {
+        ErrorBody {
+            kind: kind.to_string(),
+            message: message.into(),
+            code,
+            url: None,
+            verdict: None,
+            recommendation: None,
+            robots_url: None,
+            rule: None,
+            reason: None,
+            status: None,
+        }
+    }
+
+    /// The body for a client error about `url`, with the evidence of its kind.
+    pub fn from_error(err: &Error, url: &str) -> ErrorBody {
+        let mut body = ErrorBody::new(err.kind(), err.code(), err.to_string());
+        body.url = Some(url.to_string());
+        match err {
+            Error::Policy(policy) => {
+                body.verdict = Some(policy.evidence.verdict);
+                body.recommendation = Some(policy.evidence.recommendation);
+                body.robots_url = policy.evidence.robots_url.clone();
+                body.rule = policy.evidence.rule.clone();
+            }
+            Error::Ssrf(ssrf) => body.reason = Some(ssrf.reason().to_string()),
+            Error::Fetch(fetch) => body.status = fetch.status(),
+            Error::InvalidUrl { .. } => {}
+        }
+        body
+    }
+}

@@ -10,6 +10,8 @@ use reqwest::header::{self, HeaderMap, HeaderValue};
 use url::Url;
 
 use crate::error::FetchError;
+use crate::pacing::Pacer;
+use crate::robots_cache::RobotsCache;
 use crate::ssrf::SsrfGuard;
 
 /// An answer, with its body read up to the limit.
@@ -55,14 +57,50 @@ pub(crate) struct Http {
     pub guard: Arc<SsrfGuard>,
     pub user_agent: HeaderValue,
     pub timeout: Duration,
+    pub pacing: Pacing,
+}
+
+/// What paces the requests of one agent: the shared pacer, and the robots
+/// cache whose `Crawl-delay` for the agent sets the interval.
+#[derive(Debug, Clone)]
+pub(crate) struct Pacing {
+    pub pacer: Arc<Pacer>,
+    pub robots: Arc<RobotsCache>,
+    pub agent: Arc<str>,
+}
+
+impl Pacing {
+    /// Waits for the slot of `url`'s host.
+    async fn before(&self, url: &Url) {
+        let Some(host) = url.host_str() else { return };
+        let origin = url.origin().ascii_serialization();
+        let interval = self.pacer.config().interval(self.robots.crawl_delay(&origin, &self.agent));
+        self.pacer.wait(host, interval).await;
+    }
+}
+
+/// Whether a request waits for its host's pacing slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pace {
+    /// Pages, Markdown copies, and what callers of `Client::get` ask for.
+    Paced,
+    /// The files a site publishes for agents to read first (robots.txt,
+    /// llms.txt): loaded at most once per cache period, and needed before
+    /// the `Crawl-delay` they may carry is even known. Pacing them would make
+    /// a single fetch wait the whole delay between robots.txt and the page.
+    Exempt,
 }
 
 impl Http {
     /// Sends one GET for `url` and reads at most `max_bytes` of the body
-    /// (counted after decompression). The whole exchange must end before
-    /// `self.timeout` has passed.
-    pub async fn get(&self, url: &Url, accept: &str, max_bytes: usize) -> Result<Answer, FetchError> {
+    /// (counted after decompression), after the host's pacing slot unless
+    /// `pace` exempts it. The whole exchange (not the wait for the slot)
+    /// must end before `self.timeout` has passed.
+    pub async fn get(&self, url: &Url, accept: &str, max_bytes: usize, pace: Pace) -> Result<Answer, FetchError> {
         self.guard.check_url(url).map_err(FetchError::Ssrf)?;
+        if pace == Pace::Paced {
+            self.pacing.before(url).await;
+        }
         let started = Instant::now();
         let request = self
             .client

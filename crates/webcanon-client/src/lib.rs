@@ -10,6 +10,7 @@ pub mod error;
 mod http;
 pub mod llms_hint;
 pub mod markdown;
+pub mod pacing;
 mod page;
 pub mod robots_cache;
 pub mod robots_fetch;
@@ -20,7 +21,8 @@ pub mod store;
 pub mod warning;
 
 pub use client::{
-    Alternative, AlternativeSource, BuildError, CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchResult, RawResponse, RedirectHop, SkipReason, Timings,
+    Alternative, AlternativeSource, BuildError, CHECK_MANY_ORIGINS_AT_ONCE, CacheSetting, CheckOutcome, Client,
+    ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchResult, RawResponse,
+    RedirectHop, SkipReason, Timings,
 };
 pub use sitemap_discovery::{DiscoveryConfig, DiscoveryEvent, DiscoverySummary};

@@ -5,19 +5,26 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use webcanon_core::policy::{RobotsAvailability, RobotsEvidence, RobotsMode, RuleEvidence, Verdict};
+use webcanon_core::policy::{RobotsAvailability, RobotsEvidence, RobotsMode, RuleEvidence};
 use webcanon_core::robots::{AgentRules, ContentSignal, Robots};
 
 use crate::single_flight::KeyedLocks;
-use crate::store::{RobotsRecord, RobotsStore, StoreError, unix_now};
+use crate::store::{FetchLock, RobotsRecord, RobotsStore, StoreError, StoreHealth, unix_now};
 use crate::warning::{Warning, source};
 
 /// RFC 9309 §2.4: a cached robots.txt is not used for more than 24 hours.
 pub const MAX_CACHE_SECONDS: u64 = 24 * 60 * 60;
 /// How long the last good copy may stand in for an unreachable robots.txt.
 pub const LAST_GOOD_MAX_AGE: u64 = 30 * 24 * 60 * 60;
+/// The default time a fleet fetch lock is held at most.
+pub const DEFAULT_FLEET_LOCK_TTL: Duration = Duration::from_secs(60);
+
+/// The first and the longest pause between two looks at a shared store
+/// while another process fetches robots.txt.
+const FLEET_POLL_FIRST: Duration = Duration::from_millis(10);
+const FLEET_POLL_MAX: Duration = Duration::from_millis(200);
 
 /// How robots.txt outcomes are cached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +39,13 @@ pub struct RobotsCacheConfig {
     pub failure_backoff_max: Duration,
     /// How old the last good copy may be and still be used.
     pub last_good_max_age: Duration,
+    /// With a store shared by several processes: how long the fetch lock of
+    /// an origin is held at most, so that a holder that crashed delays the
+    /// others by this much, no more. It should cover a whole robots.txt
+    /// fetch (the client makes it at least its request timeout, plus the
+    /// longest crawl delay); a fetch that takes longer only lets a second
+    /// process fetch too.
+    pub fleet_lock_ttl: Duration,
 }
 
 impl Default for RobotsCacheConfig {
@@ -41,6 +55,7 @@ impl Default for RobotsCacheConfig {
             failure_backoff: Duration::from_secs(60),
             failure_backoff_max: Duration::from_secs(30 * 60),
             last_good_max_age: Duration::from_secs(LAST_GOOD_MAX_AGE),
+            fleet_lock_ttl: DEFAULT_FLEET_LOCK_TTL,
         }
     }
 }
@@ -93,17 +108,19 @@ pub struct CachedRobots {
     /// When the rules come from the last good copy because the latest fetch
     /// failed: that copy's fetch time.
     stale_since: Option<u64>,
+    /// The last good copy's body, when it stands in.
+    last_good_body: Option<Vec<u8>>,
     compiled: Mutex<HashMap<String, Arc<AgentRules>>>,
 }
 
 impl CachedRobots {
     fn new(record: RobotsRecord, last_good: Option<RobotsRecord>) -> CachedRobots {
-        let (robots, stale_since) = match (&record.body, record.availability, last_good) {
-            (Some(body), RobotsAvailability::Parsed, _) => (Some(Robots::parse(body)), None),
+        let (robots, stale_since, last_good_body) = match (&record.body, record.availability, last_good) {
+            (Some(body), RobotsAvailability::Parsed, _) => (Some(Robots::parse(body)), None, None),
             (_, RobotsAvailability::Unreachable, Some(good)) => {
-                (good.body.as_deref().map(Robots::parse), Some(good.fetched_at))
+                (good.body.as_deref().map(Robots::parse), Some(good.fetched_at), good.body)
             }
-            _ => (None, None),
+            _ => (None, None, None),
         };
         CachedRobots {
             record,
@@ -111,7 +128,26 @@ impl CachedRobots {
             final_url: None,
             robots,
             stale_since,
+            last_good_body,
             compiled: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// When the rules in force come from the last good copy because the
+    /// latest fetch failed: that copy's fetch time (unix seconds).
+    pub fn stale_since(&self) -> Option<u64> {
+        self.stale_since
+    }
+
+    /// The body whose rules are in force: the latest file when it parsed,
+    /// the last good copy when that stands in for an unreachable file.
+    pub fn rules_body(&self) -> Option<&[u8]> {
+        if self.stale_since.is_some() {
+            self.last_good_body.as_deref()
+        } else if self.record.availability == RobotsAvailability::Parsed {
+            self.record.body.as_deref()
+        } else {
+            None
         }
     }
 
@@ -152,14 +188,8 @@ impl CachedRobots {
         let availability =
             if self.stale_since.is_some() { RobotsAvailability::Parsed } else { self.record.availability };
         let rules = self.rules_for(agent);
-        let (verdict, rule) = match (availability.fixed_verdict(), &rules) {
-            (Some(verdict), _) => (verdict, None),
-            (None, Some(rules)) => {
-                let decision = rules.decide(url);
-                (Verdict::from(decision.verdict), decision.rule.map(RuleEvidence::from))
-            }
-            (None, None) => (Verdict::AllowedImplicit, None),
-        };
+        let (verdict, rule) = webcanon_core::policy::decide(availability, rules.as_deref(), url);
+        let rule = rule.map(RuleEvidence::from);
         if let Some(since) = self.stale_since {
             warnings.push(Warning::new(
                 "stale_robots_cache",
@@ -250,8 +280,19 @@ pub struct CacheStats {
     pub misses: u64,
     /// robots.txt fetches made.
     pub fetches: u64,
-    /// Store operations that failed (the cache went on without the store).
+    /// Store operations that failed (the cache went on without the store),
+    /// and, for a shared store, operations its server did not serve (the
+    /// local layer did).
     pub store_errors: u64,
+}
+
+/// Where a fetch of robots.txt stands with the rest of the fleet.
+enum Turn {
+    /// Another process saved a fresh outcome meanwhile: use it.
+    Stored(RobotsRecord),
+    /// Fetch, holding the fleet lock with this token (`None`: no lock, the
+    /// store is not shared or not answering).
+    Fetch(Option<String>),
 }
 
 impl RobotsCache {
@@ -268,7 +309,22 @@ impl RobotsCache {
 
     /// The counters so far.
     pub fn stats(&self) -> CacheStats {
-        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
+        let mut stats = *self.stats.lock().unwrap_or_else(|p| p.into_inner());
+        stats.store_errors += self.store.health().errors;
+        stats
+    }
+
+    /// How the store is doing (a shared store that lost its server says so).
+    pub fn store_health(&self) -> StoreHealth {
+        self.store.health()
+    }
+
+    /// The `Crawl-delay` (seconds) that the robots.txt of `origin` held in
+    /// memory gives `agent`, fresh or not; `None` when there is none or the
+    /// file is not loaded.
+    pub fn crawl_delay(&self, origin: &str, agent: &str) -> Option<f64> {
+        let cached = self.parsed.lock().unwrap_or_else(|p| p.into_inner()).get(origin).cloned()?;
+        cached.rules_for(agent)?.crawl_delay()
     }
 
     fn count(&self, f: impl FnOnce(&mut CacheStats)) {
@@ -311,14 +367,20 @@ impl RobotsCache {
             self.count(|s| s.hits += 1);
             return (hit, true);
         }
-        let previous = self.store_result(self.store.load(origin)).flatten();
+        let mut previous = self.store_result(self.store.load(origin)).flatten();
         if let Some(record) = previous.as_ref().filter(|r| r.is_fresh(now)) {
-            let last_good = self.last_good_for(record, now);
-            let cached = Arc::new(CachedRobots::new(record.clone(), last_good));
-            self.remember(origin, &cached);
-            self.count(|s| s.hits += 1);
-            return (cached, true);
+            return (self.use_stored(origin, record.clone(), now), true);
         }
+        let token = match self.fleet_turn(origin).await {
+            Turn::Stored(record) => return (self.use_stored(origin, record, unix_now()), true),
+            Turn::Fetch(token) => {
+                if token.is_some() {
+                    // The outcome the last holder left, for the failure count.
+                    previous = self.store_result(self.store.load(origin)).flatten().or(previous);
+                }
+                token
+            }
+        };
         self.count(|s| {
             s.misses += 1;
             s.fetches += 1;
@@ -327,9 +389,14 @@ impl RobotsCache {
         let redirects = std::mem::take(&mut fetched.redirects);
         let final_url = fetched.final_url.take();
         let record = self.record_from(origin, fetched, previous.as_ref(), unix_now());
-        self.store_result(self.store.save(&record));
         if record.availability == RobotsAvailability::Parsed {
             self.store_result(self.store.save_last_good(&record));
+        }
+        // The latest outcome last: it is what the processes waiting on the
+        // lock look for, and its last good copy must be there by then.
+        self.store_result(self.store.save(&record));
+        if let Some(token) = token {
+            self.store_result(self.store.release_fetch_lock(origin, &token));
         }
         let last_good = self.last_good_for(&record, record.fetched_at);
         let mut cached = CachedRobots::new(record, last_good);
@@ -338,6 +405,52 @@ impl RobotsCache {
         let cached = Arc::new(cached);
         self.remember(origin, &cached);
         (cached, false)
+    }
+
+    /// An outcome found in the store, remembered and counted as a hit.
+    fn use_stored(&self, origin: &str, record: RobotsRecord, now: u64) -> Arc<CachedRobots> {
+        let last_good = self.last_good_for(&record, now);
+        let cached = Arc::new(CachedRobots::new(record, last_good));
+        self.remember(origin, &cached);
+        self.count(|s| s.hits += 1);
+        cached
+    }
+
+    /// Takes the fleet fetch lock of `origin`, or waits for the process
+    /// holding it to save its outcome. A holder that never saves (it
+    /// crashed) loses the lock when it expires, and one of the waiters
+    /// takes it. A store that is not shared, or not answering, answers at
+    /// once: fetch without a lock.
+    async fn fleet_turn(&self, origin: &str) -> Turn {
+        let ttl = self.config.fleet_lock_ttl;
+        // Past the lock time plus a margin something is wrong with the
+        // store's clock or locks: fetch rather than wait for ever.
+        let deadline = Instant::now() + ttl + ttl / 2 + Duration::from_secs(1);
+        let mut pause = FLEET_POLL_FIRST;
+        loop {
+            match self.store_result(self.store.try_fetch_lock(origin, ttl)) {
+                None | Some(FetchLock::Local) => return Turn::Fetch(None),
+                Some(FetchLock::Acquired(token)) => {
+                    // The holder before may have saved its outcome just now.
+                    let stored = self.store_result(self.store.load(origin)).flatten();
+                    if let Some(record) = stored.filter(|r| r.is_fresh(unix_now())) {
+                        self.store_result(self.store.release_fetch_lock(origin, &token));
+                        return Turn::Stored(record);
+                    }
+                    return Turn::Fetch(Some(token));
+                }
+                Some(FetchLock::Busy) => {}
+            }
+            if Instant::now() >= deadline {
+                return Turn::Fetch(None);
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(FLEET_POLL_MAX);
+            let stored = self.store_result(self.store.load(origin)).flatten();
+            if let Some(record) = stored.filter(|r| r.is_fresh(unix_now())) {
+                return Turn::Stored(record);
+            }
+        }
     }
 
     fn remember(&self, origin: &str, cached: &Arc<CachedRobots>) {
@@ -411,6 +524,8 @@ impl RobotsCache {
 
 #[cfg(test)]
 mod tests {
+    use webcanon_core::policy::Verdict;
+
     use super::*;
     use crate::store::MemoryStore;
 

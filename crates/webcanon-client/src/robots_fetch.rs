@@ -4,7 +4,7 @@ use url::Url;
 use webcanon_core::policy::RobotsAvailability;
 use webcanon_core::robots::MAX_PARSE_BYTES;
 
-use crate::http::Http;
+use crate::http::{Http, Pace};
 use crate::robots_cache::FetchedRobots;
 
 /// RFC 9309 §2.3.1.2: follow at least five consecutive redirects; after
@@ -42,7 +42,7 @@ pub(crate) async fn fetch_robots(http: &Http, robots_url: &Url, auth_disallows: 
             final_url: (last != robots_url).then(|| last.to_string()),
         };
     for _ in 0..=MAX_ROBOTS_REDIRECTS {
-        let answer = match http.get(&url, "text/plain, text/*;q=0.9, */*;q=0.1", MAX_PARSE_BYTES).await {
+        let answer = match http.get(&url, "text/plain, text/*;q=0.9, */*;q=0.1", MAX_PARSE_BYTES, Pace::Exempt).await {
             Ok(answer) => answer,
             Err(err) => {
                 let error = Some(err.to_string());

@@ -23,4 +23,6 @@ pub mod source {
     pub const FETCH: &str = "fetch";
     /// The HTML conversion (a page over the size caps).
     pub const CONVERSION: &str = "conversion";
+    /// The robots cache (a shared store that does not answer).
+    pub const CACHE: &str = "cache";
 }

@@ -431,3 +431,39 @@ async fn binary_content_is_refused_as_unsupported() {
     let err = builder().build().unwrap().fetch(&server.url("/image.png")).await.unwrap_err();
     assert!(matches!(err, Error::Fetch(FetchError::UnsupportedContent { .. })), "{err:?}");
 }
+
+#[tokio::test]
+async fn with_agent_shares_one_robots_cache_and_sends_its_own_identity() {
+    let server =
+        server_with(Route::text(200, "User-agent: GPTBot\nDisallow: /page\n\nUser-agent: *\nAllow: /\n")).await;
+    let client = Client::builder()
+        .agent("TestBot")
+        .timeout(Duration::from_secs(5))
+        .cache(CacheSetting::Memory)
+        .ssrf_policy(loopback())
+        .build()
+        .unwrap();
+    let gptbot = client.with_agent("GPTBot", None).unwrap();
+    let (mine, _) = client.check(&server.url("/page")).await.unwrap();
+    let (theirs, _) = gptbot.check(&server.url("/page")).await.unwrap();
+    assert_eq!((mine.verdict, theirs.verdict), (Verdict::AllowedExplicit, Verdict::DisallowedExplicit));
+    assert_eq!(theirs.rule.unwrap().line, 2);
+    assert!(theirs.from_cache, "the second agent's answer comes from the shared cache");
+    assert_eq!(server.hits("/robots.txt"), 1);
+    assert_eq!(gptbot.cache_stats(), client.cache_stats());
+
+    // The derived client sends its own token as User-Agent.
+    policy_error(gptbot.fetch(&server.url("/page")).await.unwrap_err());
+    client.fetch(&server.url("/page")).await.unwrap();
+    let other = client.with_agent("OtherBot", Some("OtherBot/2.0 (+https://example.com/bot)")).unwrap();
+    other.fetch(&server.url("/page")).await.unwrap();
+    let agents: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path_and_query == "/page")
+        .map(|r| r.user_agent.unwrap_or_default())
+        .collect();
+    assert!(agents[0].starts_with("TestBot/"), "{agents:?}");
+    assert_eq!(agents[1], "OtherBot/2.0 (+https://example.com/bot)");
+    assert!(client.with_agent("Bad", Some("line\nbreak")).is_err());
+}

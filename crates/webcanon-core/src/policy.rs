@@ -19,11 +19,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::robots::{MatchVerdict, RuleRef};
+use crate::robots::{AgentRules, MatchVerdict, RuleRef};
 
 /// What robots.txt says about one URL for one agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Verdict {
     /// An `Allow` rule matched.
@@ -85,6 +86,7 @@ impl fmt::Display for Verdict {
 /// What a well-behaved agent should do with the URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum FetchRecommendation {
     /// Fetch it.
@@ -167,6 +169,7 @@ impl fmt::Display for RobotsMode {
 /// The matched rule, owned, for evidence that outlives the parsed file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RuleEvidence {
     /// The 1-based line number in robots.txt.
     pub line: u32,
@@ -185,6 +188,7 @@ impl From<RuleRef<'_>> for RuleEvidence {
 /// How robots.txt for an origin was obtained (RFC 9309 §2.3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum RobotsAvailability {
     /// A 2xx answer with a robots.txt body: its rules apply.
@@ -229,9 +233,46 @@ impl RobotsAvailability {
     }
 }
 
+/// The verdict for one URL from how robots.txt was obtained and the
+/// agent's compiled rules: the one place where DESIGN.md's table meets the
+/// matcher, shared by the live client and the batch verdict pass.
+///
+/// `availability` is the class in force (a stale last good copy standing in
+/// for an unreachable file counts as [`RobotsAvailability::Parsed`]);
+/// `rules` are the rules in force, if any. Parsed without rules (no body)
+/// allows everything. Returns the verdict and the rule that decided it.
+///
+/// ```
+/// use webcanon_core::policy::{RobotsAvailability, Verdict, decide};
+/// use webcanon_core::robots::Robots;
+///
+/// let rules = Robots::parse(b"User-agent: *\nDisallow: /private\n").rules_for("bot");
+/// let (verdict, rule) = decide(RobotsAvailability::Parsed, Some(&rules), "https://example.com/private/a");
+/// assert_eq!(verdict, Verdict::DisallowedExplicit);
+/// assert_eq!(rule.unwrap().line, 2);
+/// let (verdict, rule) = decide(RobotsAvailability::Unreachable, None, "https://example.com/");
+/// assert_eq!((verdict, rule), (Verdict::UnknownUnreachable, None));
+/// ```
+#[inline]
+pub fn decide<'r>(
+    availability: RobotsAvailability,
+    rules: Option<&'r AgentRules>,
+    url: &str,
+) -> (Verdict, Option<RuleRef<'r>>) {
+    match (availability.fixed_verdict(), rules) {
+        (Some(verdict), _) => (verdict, None),
+        (None, Some(rules)) => {
+            let decision = rules.decide(url);
+            (Verdict::from(decision.verdict), decision.rule)
+        }
+        (None, None) => (Verdict::AllowedImplicit, None),
+    }
+}
+
 /// The robots part of every result: the verdict and its evidence.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RobotsEvidence {
     /// What robots.txt says about the URL.
     pub verdict: Verdict,

@@ -1,5 +1,6 @@
 //! Test support: a real HTTP server on loopback whose answers are scripted
-//! per path and which logs every request it receives.
+//! per path and which logs every request it receives, and a real
+//! `redis-server` ([`RedisServer`]) for the fleet store's tests.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -10,12 +11,16 @@
 //! # }
 //! ```
 
+mod redis_server;
+
+pub use redis_server::RedisServer;
+
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -127,7 +132,8 @@ struct Shared {
     routes: Mutex<HashMap<String, Route>>,
     /// Routes for one `Host` (name without port), checked first.
     host_routes: Mutex<HashMap<(String, String), Route>>,
-    log: Mutex<Vec<Logged>>,
+    /// Requests with the time the server received them.
+    log: Mutex<Vec<(Instant, Logged)>>,
 }
 
 /// A real HTTP/1.1 server on `127.0.0.1` with a random port. Stops when dropped.
@@ -188,6 +194,12 @@ impl TestServer {
 
     /// Every request so far, in order.
     pub fn requests(&self) -> Vec<Logged> {
+        self.shared.log.lock().unwrap().iter().map(|(_, logged)| logged.clone()).collect()
+    }
+
+    /// Every request so far, in order, with the time the server received
+    /// it (before any scripted delay): for checking the spacing of requests.
+    pub fn requests_with_times(&self) -> Vec<(Instant, Logged)> {
         self.shared.log.lock().unwrap().clone()
     }
 
@@ -198,6 +210,7 @@ impl TestServer {
             .lock()
             .unwrap()
             .iter()
+            .map(|(_, logged)| logged)
             .filter(|r| r.path_and_query == path || r.path_and_query.split('?').next() == Some(path))
             .count()
     }
@@ -215,12 +228,16 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let (parts, _) = request.into_parts();
     let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let path_and_query = parts.uri.path_and_query().map_or("/".to_string(), |p| p.as_str().to_string());
-    shared.log.lock().unwrap().push(Logged {
-        path_and_query: path_and_query.clone(),
-        host: header("host"),
-        user_agent: header("user-agent"),
-        accept: header("accept"),
-    });
+    let received = Instant::now();
+    shared.log.lock().unwrap().push((
+        received,
+        Logged {
+            path_and_query: path_and_query.clone(),
+            host: header("host"),
+            user_agent: header("user-agent"),
+            accept: header("accept"),
+        },
+    ));
     let host_name = header("host").map(|h| h.rsplit_once(':').map_or(h.clone(), |(n, _)| n.to_string()));
     let host_route = host_name.and_then(|host| {
         let routes = shared.host_routes.lock().unwrap();

@@ -191,8 +191,16 @@ pub(crate) fn locate(site: &Site, base: &Url, target: &str) -> Result<String, St
 }
 
 /// Reads every key (at most [`CONCURRENCY`] at a time), in order.
+///
+/// The keys are cloned into the stream so that the future is `Send` for
+/// callers that spawn audits (a closure over borrowed keys is not, to the
+/// compiler: rust-lang/rust#64552).
 pub(crate) async fn read_many(site: &Site, keys: &[String]) -> Vec<Arc<Resource>> {
-    futures_util::stream::iter(keys).map(|key| site.get_url(key)).buffered(CONCURRENCY).collect().await
+    futures_util::stream::iter(keys.iter().cloned())
+        .map(|key| async move { site.get_url(&key).await })
+        .buffered(CONCURRENCY)
+        .collect()
+        .await
 }
 
 /// Locates and reads each target: the resource, or why it was not read.

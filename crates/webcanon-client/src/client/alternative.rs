@@ -19,13 +19,14 @@ use webcanon_core::policy::{RobotsMode, Verdict};
 
 use super::{Client, RedirectHop};
 use crate::error::Error;
-use crate::http::Answer;
+use crate::http::{Answer, Pace};
 use crate::llms_hint::{LLMS_ACCEPT, LLMS_MAX_BYTES, LlmsFetched, LoadedLlms, llms_txt_locations, markdown_copy_in};
 use crate::page;
 use crate::warning::Warning;
 
 /// Where the hint for an alternative came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum AlternativeSource {
@@ -52,6 +53,7 @@ impl AlternativeSource {
 
 /// Why a candidate was not used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum SkipReason {
@@ -83,6 +85,7 @@ impl SkipReason {
 
 /// An alternative URL tried instead of the requested one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Alternative {
     /// The candidate URL.
     pub url: String,
@@ -167,7 +170,7 @@ impl Client {
         inner
             .llms
             .get(url, || async {
-                match self.fetch_strict(url, LLMS_ACCEPT, LLMS_MAX_BYTES).await {
+                match self.fetch_strict(url, LLMS_ACCEPT, LLMS_MAX_BYTES, Pace::Exempt).await {
                     Ok((answer, _, _)) if (200..300).contains(&answer.status) => LlmsFetched::Found(answer.body),
                     Ok((answer, _, _)) if answer.status >= 500 || answer.status == 429 => {
                         LlmsFetched::Failed(format!("HTTP {}", answer.status))
@@ -187,18 +190,20 @@ impl Client {
     /// Tries `candidate`: its answer when it is usable Markdown, otherwise
     /// why not.
     pub(super) async fn try_candidate(&self, candidate: &Candidate) -> (Alternative, Option<Taken>) {
-        let (answer, redirects, warnings) =
-            match self.fetch_strict(&candidate.url, page::ACCEPT_MARKDOWN_FIRST, self.inner.max_bytes).await {
-                Ok(taken) => taken,
-                Err(err) => {
-                    let reason = match &err {
-                        Error::Policy(_) => SkipReason::Robots,
-                        Error::Ssrf(_) => SkipReason::Ssrf,
-                        _ => SkipReason::FetchError,
-                    };
-                    return (candidate.outcome(Some((reason, err.to_string()))), None);
-                }
-            };
+        let (answer, redirects, warnings) = match self
+            .fetch_strict(&candidate.url, page::ACCEPT_MARKDOWN_FIRST, self.inner.max_bytes, Pace::Paced)
+            .await
+        {
+            Ok(taken) => taken,
+            Err(err) => {
+                let reason = match &err {
+                    Error::Policy(_) => SkipReason::Robots,
+                    Error::Ssrf(_) => SkipReason::Ssrf,
+                    _ => SkipReason::FetchError,
+                };
+                return (candidate.outcome(Some((reason, err.to_string()))), None);
+            }
+        };
         if answer.status >= 400 {
             let detail = format!("{} answered HTTP {}", answer.url, answer.status);
             return (candidate.outcome(Some((SkipReason::HttpStatus, detail))), None);
@@ -219,10 +224,11 @@ impl Client {
         url: &Url,
         accept: &str,
         max_bytes: usize,
+        pace: Pace,
     ) -> Result<(Answer, Vec<RedirectHop>, Vec<Warning>), Error> {
         self.vet(url).await?;
         let (_, mut warnings) = self.admit_as(url, Admission::Strict).await?;
-        let (answer, redirects) = self.follow(url, accept, max_bytes, Admission::Strict, &mut warnings).await?;
+        let (answer, redirects) = self.follow(url, accept, max_bytes, Admission::Strict, pace, &mut warnings).await?;
         Ok((answer, redirects, warnings))
     }
 }

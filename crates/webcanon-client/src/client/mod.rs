@@ -1,6 +1,7 @@
 //! [`Client`]: fetch a URL for an LLM the way the site owner asked.
 
 mod alternative;
+mod batch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,15 +14,17 @@ use webcanon_core::policy::{PolicyError, RobotsEvidence, RobotsMode};
 
 use self::alternative::{Admission, Candidate, Taken};
 pub use self::alternative::{Alternative, AlternativeSource, SkipReason};
+pub use self::batch::{CHECK_MANY_ORIGINS_AT_ONCE, CheckOutcome};
 use crate::error::{Error, FetchError};
-use crate::http::{Answer, Http};
+use crate::http::{Answer, Http, Pace, Pacing};
 use crate::llms_hint::LlmsCache;
+use crate::pacing::{Pacer, PacingConfig};
 use crate::page;
 use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache, RobotsCacheConfig};
 use crate::robots_fetch::{fetch_robots, robots_url};
 use crate::ssrf::{SsrfGuard, SsrfPolicy};
-use crate::store::{MemoryStore, RobotsStore, SqliteStore};
-use crate::warning::Warning;
+use crate::store::{MemoryStore, RobotsStore, SqliteStore, StoreHealth};
+use crate::warning::{Warning, source};
 
 /// The product token used when the caller names none.
 pub const DEFAULT_AGENT: &str = "webcanon";
@@ -44,6 +47,19 @@ pub enum CacheSetting {
     None,
     /// A store of the caller's.
     Store(Arc<dyn RobotsStore>),
+    /// A Redis or Valkey server shared by a fleet (`redis://HOST:PORT`):
+    /// robots.txt outcomes, one fetch per origin across processes, and
+    /// per-host pacing shared by all. Over a local store (a SQLite file in
+    /// `local_dir`, else memory) that keeps a copy and serves alone while
+    /// the server does not answer. See [`RedisStore`](crate::store::RedisStore).
+    #[cfg(feature = "redis")]
+    Redis {
+        /// The server, as `redis://HOST:PORT[/DB]`, `valkey://…` or
+        /// `redis+unix:///PATH`.
+        url: String,
+        /// A directory for the local SQLite fallback; memory when `None`.
+        local_dir: Option<PathBuf>,
+    },
 }
 
 /// Builds a [`Client`].
@@ -60,6 +76,7 @@ pub struct ClientBuilder {
     auth_disallows: bool,
     alternatives: bool,
     ssrf: SsrfPolicy,
+    pacing: PacingConfig,
 }
 
 impl Default for ClientBuilder {
@@ -76,6 +93,7 @@ impl Default for ClientBuilder {
             auth_disallows: false,
             alternatives: true,
             ssrf: SsrfPolicy::default(),
+            pacing: PacingConfig::default(),
         }
     }
 }
@@ -156,32 +174,68 @@ impl ClientBuilder {
         self
     }
 
+    /// The least time between two requests to one host (default: none;
+    /// see [`pacing`](crate::pacing)). Shared across processes with
+    /// [`CacheSetting::Redis`].
+    pub fn min_interval(mut self, interval: Duration) -> Self {
+        self.pacing.min_interval = interval;
+        self
+    }
+
+    /// The longest robots.txt `Crawl-delay` honoured (default 10 s); a
+    /// larger one is cut to this, with a `crawl_delay_capped` warning.
+    pub fn max_crawl_delay(mut self, cap: Duration) -> Self {
+        self.pacing.max_crawl_delay = cap;
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<Client, BuildError> {
         let no_cache = matches!(self.cache, CacheSetting::None);
+        let open_dir = |dir: &std::path::Path| -> Result<Arc<dyn RobotsStore>, BuildError> {
+            Ok(Arc::new(SqliteStore::open_dir(dir).map_err(|e| BuildError(e.to_string()))?))
+        };
         let store: Arc<dyn RobotsStore> = match self.cache {
             CacheSetting::Memory => Arc::new(MemoryStore::new()),
-            CacheSetting::Dir(dir) => Arc::new(SqliteStore::open_dir(&dir).map_err(|e| BuildError(e.to_string()))?),
+            CacheSetting::Dir(dir) => open_dir(&dir)?,
             CacheSetting::None => Arc::new(MemoryStore::new()),
             CacheSetting::Store(store) => store,
+            #[cfg(feature = "redis")]
+            CacheSetting::Redis { url, local_dir } => {
+                let local = match local_dir {
+                    Some(dir) => open_dir(&dir)?,
+                    None => Arc::new(MemoryStore::new()),
+                };
+                let options = crate::store::RedisOptions::default();
+                Arc::new(crate::store::RedisStore::open(&url, local, options).map_err(|e| BuildError(e.to_string()))?)
+            }
         };
         let mut cache_config = self.cache_config;
         if no_cache {
             cache_config.max_cache_seconds = 0;
         }
-        let user_agent = self.user_agent.unwrap_or_else(|| {
-            format!("{}/{} (+https://github.com/webcanon/webcanon)", self.agent, env!("CARGO_PKG_VERSION"))
-        });
-        let user_agent = HeaderValue::from_str(&user_agent)
-            .map_err(|_| BuildError(format!("user agent `{user_agent}` is not a valid header value")))?;
+        // A fleet lock must outlast the fetch it guards: one request timeout
+        // after a pacing wait of up to the longest crawl delay.
+        cache_config.fleet_lock_ttl = cache_config.fleet_lock_ttl.max(self.timeout + self.pacing.max_crawl_delay);
+        let user_agent = user_agent_header(&self.agent, self.user_agent.as_deref())?;
         let guard = Arc::new(SsrfGuard::new(self.ssrf));
         let client = crate::ssrf::build_http_client(guard.clone(), self.timeout)
             .map_err(|e| BuildError(format!("cannot build the HTTP client: {e}")))?;
+        let cache = Arc::new(RobotsCache::new(store.clone(), cache_config));
+        let pacing = Pacing {
+            pacer: Arc::new(Pacer::new(self.pacing, store.clone())),
+            robots: cache.clone(),
+            agent: self.agent.as_str().into(),
+        };
         Ok(Client {
             inner: Arc::new(Inner {
-                http: Http { client, guard, user_agent, timeout: self.timeout },
-                cache: RobotsCache::new(store.clone(), cache_config),
-                llms: LlmsCache::new(store, cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS)),
+                http: Http { client, guard, user_agent, timeout: self.timeout, pacing },
+                cache,
+                llms: Arc::new(LlmsCache::new(
+                    store,
+                    cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS),
+                )),
+                explicit_user_agent: self.user_agent,
                 alternatives: self.alternatives,
                 agent: self.agent,
                 mode: self.mode,
@@ -191,6 +245,16 @@ impl ClientBuilder {
             }),
         })
     }
+}
+
+/// The `User-Agent` header: `explicit` when given, else
+/// `<agent>/<version> (+project URL)`.
+fn user_agent_header(agent: &str, explicit: Option<&str>) -> Result<HeaderValue, BuildError> {
+    let value = match explicit {
+        Some(value) => value.to_string(),
+        None => format!("{agent}/{} (+https://github.com/webcanon/webcanon)", env!("CARGO_PKG_VERSION")),
+    };
+    HeaderValue::from_str(&value).map_err(|_| BuildError(format!("user agent `{value}` is not a valid header value")))
 }
 
 /// The client could not be built (a bad setting, an unusable cache directory).
@@ -210,8 +274,10 @@ pub struct Client {
 #[derive(Debug)]
 struct Inner {
     http: Http,
-    cache: RobotsCache,
-    llms: LlmsCache,
+    cache: Arc<RobotsCache>,
+    llms: Arc<LlmsCache>,
+    /// The `User-Agent` set on the builder, kept by [`Client::with_agent`].
+    explicit_user_agent: Option<String>,
     alternatives: bool,
     agent: String,
     mode: RobotsMode,
@@ -222,6 +288,7 @@ struct Inner {
 
 /// One redirect on the way to the content.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RedirectHop {
     /// The URL that redirected.
     pub url: String,
@@ -231,6 +298,7 @@ pub struct RedirectHop {
 
 /// How long the parts of a fetch took, in milliseconds.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Timings {
     /// Deciding robots.txt for the requested URL (cached or fetched).
     pub robots_ms: u64,
@@ -294,6 +362,7 @@ impl RawResponse {
 
 /// The result of [`Client::fetch`].
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FetchResult {
     /// The URL asked for.
     pub requested_url: String,
@@ -358,6 +427,77 @@ impl Client {
         &self.inner.agent
     }
 
+    /// A client for another agent on the same connections, SSRF guard,
+    /// robots.txt and llms.txt caches (and so the same counters): only the
+    /// product token matched against robots.txt changes, and with it the
+    /// `User-Agent` header, unless one was set on the builder (then that one
+    /// is kept) or `user_agent` is given here.
+    ///
+    /// Services answering for several agents use this to keep one cache.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), webcanon_client::BuildError> {
+    /// let client = webcanon_client::Client::builder().agent("webcanon").build()?;
+    /// let gptbot = client.with_agent("GPTBot", None)?;
+    /// assert_eq!(gptbot.agent(), "GPTBot");
+    /// assert_eq!(client.agent(), "webcanon");
+    /// # Ok(()) }
+    /// ```
+    pub fn with_agent(&self, agent: &str, user_agent: Option<&str>) -> Result<Client, BuildError> {
+        let inner = &self.inner;
+        let explicit = user_agent.map(str::to_string).or_else(|| inner.explicit_user_agent.clone());
+        let header = user_agent_header(agent, explicit.as_deref())?;
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http: Http {
+                    user_agent: header,
+                    pacing: Pacing { agent: agent.into(), ..inner.http.pacing.clone() },
+                    ..inner.http.clone()
+                },
+                cache: inner.cache.clone(),
+                llms: inner.llms.clone(),
+                explicit_user_agent: explicit,
+                alternatives: inner.alternatives,
+                agent: agent.to_string(),
+                mode: inner.mode,
+                max_bytes: inner.max_bytes,
+                max_redirects: inner.max_redirects,
+                auth_disallows: inner.auth_disallows,
+            }),
+        })
+    }
+
+    /// A client on the same connections and caches whose [`Client::fetch`]
+    /// reads at most `max_bytes` of a page and looks for a Markdown
+    /// alternative only when `alternatives` is true: per-request options.
+    pub fn with_fetch_options(&self, max_bytes: usize, alternatives: bool) -> Client {
+        let inner = &self.inner;
+        Client {
+            inner: Arc::new(Inner {
+                http: inner.http.clone(),
+                cache: inner.cache.clone(),
+                llms: inner.llms.clone(),
+                explicit_user_agent: inner.explicit_user_agent.clone(),
+                alternatives,
+                agent: inner.agent.clone(),
+                mode: inner.mode,
+                max_bytes,
+                max_redirects: inner.max_redirects,
+                auth_disallows: inner.auth_disallows,
+            }),
+        }
+    }
+
+    /// The page body limit of [`Client::fetch`], in bytes after decompression.
+    pub fn max_bytes(&self) -> usize {
+        self.inner.max_bytes
+    }
+
+    /// Whether [`Client::fetch`] looks for Markdown alternatives.
+    pub fn alternatives(&self) -> bool {
+        self.inner.alternatives
+    }
+
     /// The robots mode.
     pub fn mode(&self) -> RobotsMode {
         self.inner.mode
@@ -366,6 +506,13 @@ impl Client {
     /// Cache counters (hits, misses, robots fetches).
     pub fn cache_stats(&self) -> CacheStats {
         self.inner.cache.stats()
+    }
+
+    /// How the robots store is doing: a shared store whose server does not
+    /// answer reports the outage here (and as a `shared_cache_unavailable`
+    /// warning on results).
+    pub fn cache_health(&self) -> StoreHealth {
+        self.inner.cache.store_health()
     }
 
     fn parse_url(input: &str) -> Result<Url, Error> {
@@ -428,7 +575,8 @@ impl Client {
         let requested = Self::parse_url(url)?;
         self.vet(&requested).await?;
         let (robots, mut warnings) = self.admit_as(&requested, Admission::Mode).await?;
-        let (answer, redirects) = self.follow(&requested, accept, max_bytes, Admission::Mode, &mut warnings).await?;
+        let (answer, redirects) =
+            self.follow(&requested, accept, max_bytes, Admission::Mode, Pace::Paced, &mut warnings).await?;
         Ok(RawResponse {
             requested_url: requested.to_string(),
             final_url: answer.url.to_string(),
@@ -446,12 +594,38 @@ impl Client {
         let inner = &self.inner;
         let origin = url.origin().ascii_serialization();
         let robots_url = robots_url(url);
-        inner
+        let (evidence, mut warnings) = inner
             .cache
             .evaluate(&origin, &inner.agent, url.as_str(), inner.mode, || {
                 fetch_robots(&inner.http, &robots_url, inner.auth_disallows)
             })
-            .await
+            .await;
+        let pacing = inner.http.pacing.pacer.config();
+        if inner.mode != RobotsMode::Ignore
+            && let Some(delay) = inner.cache.crawl_delay(&origin, &inner.agent)
+            && pacing.is_capped(Some(delay))
+        {
+            warnings.push(Warning::new(
+                "crawl_delay_capped",
+                source::ROBOTS_TXT,
+                format!(
+                    "robots.txt asks {} for a Crawl-delay of {delay} seconds; requests to {} are spaced {} seconds apart (the cap)",
+                    inner.agent,
+                    url.host_str().unwrap_or_default(),
+                    pacing.max_crawl_delay.as_secs_f64()
+                ),
+            ));
+        }
+        if let Some(reason) = inner.cache.store_health().degraded {
+            warnings.push(Warning::new(
+                "shared_cache_unavailable",
+                source::CACHE,
+                format!(
+                    "{reason}; robots.txt comes from the local cache or the site itself, and single flight and pacing hold within this process only"
+                ),
+            ));
+        }
+        (evidence, warnings)
     }
 
     /// Checks `url` against robots.txt and refuses it when `admission` says so.
@@ -499,8 +673,9 @@ impl Client {
             }
             None => {
                 let accept = if hints { page::ACCEPT_MARKDOWN_FIRST } else { page::ACCEPT };
-                let (answer, redirects) =
-                    self.follow(&requested, accept, self.inner.max_bytes, Admission::Mode, &mut warnings).await?;
+                let (answer, redirects) = self
+                    .follow(&requested, accept, self.inner.max_bytes, Admission::Mode, Pace::Paced, &mut warnings)
+                    .await?;
                 (answer, redirects, requested.to_string())
             }
         };
@@ -591,12 +766,13 @@ impl Client {
         accept: &str,
         max_bytes: usize,
         admission: Admission,
+        pace: Pace,
         warnings: &mut Vec<Warning>,
     ) -> Result<(Answer, Vec<RedirectHop>), Error> {
         let mut url = start.clone();
         let mut redirects = Vec::new();
         loop {
-            let answer = self.inner.http.get(&url, accept, max_bytes).await?;
+            let answer = self.inner.http.get(&url, accept, max_bytes, pace).await?;
             let next = match answer.location() {
                 None => return Ok((answer, redirects)),
                 Some(Err(message)) => {

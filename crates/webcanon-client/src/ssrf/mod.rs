@@ -94,11 +94,32 @@ impl SsrfPolicy {
         }
     }
 
-    /// The override addresses for `host`, if any.
+    /// The override addresses for `host`, if any. Entries naming the host
+    /// exactly win; otherwise wildcard entries apply: `*.example.test`
+    /// covers every name under `example.test` (not `example.test` itself),
+    /// and `*` covers every name.
     pub fn overrides_for(&self, host: &str) -> Vec<IpAddr> {
         let host = host.trim_end_matches('.');
-        self.resolve.iter().filter(|r| r.host.eq_ignore_ascii_case(host)).map(|r| r.addr).collect()
+        let exact: Vec<IpAddr> =
+            self.resolve.iter().filter(|r| r.host.eq_ignore_ascii_case(host)).map(|r| r.addr).collect();
+        if !exact.is_empty() {
+            return exact;
+        }
+        self.resolve.iter().filter(|r| wildcard_covers(&r.host, host)).map(|r| r.addr).collect()
     }
+}
+
+/// Whether the wildcard override `pattern` (`*` or `*.suffix`) covers `host`.
+fn wildcard_covers(pattern: &str, host: &str) -> bool {
+    if pattern == "*" {
+        return true;
+    }
+    let Some(suffix) = pattern.strip_prefix("*.") else {
+        return false;
+    };
+    host.len() > suffix.len() + 1
+        && host.as_bytes()[host.len() - suffix.len() - 1] == b'.'
+        && host[host.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
 }
 
 /// IPv4-mapped IPv6 addresses compare as IPv4 against `allow_private`.
@@ -287,4 +308,31 @@ pub fn build_http_client(guard: Arc<SsrfGuard>, connect_timeout: Duration) -> re
         .dns_resolver(Arc::new(GuardResolver::new(guard)))
         .connect_timeout(connect_timeout)
         .build()
+}
+
+#[cfg(test)]
+mod wildcard_tests {
+    use super::*;
+
+    #[test]
+    fn wildcard_overrides_cover_names_under_the_suffix() {
+        let policy = SsrfPolicy::default()
+            .resolve("*.test:8080:127.0.0.1".parse().unwrap())
+            .resolve("exact.test:8080:127.0.0.2".parse().unwrap());
+        let one: IpAddr = "127.0.0.1".parse().unwrap();
+        let two: IpAddr = "127.0.0.2".parse().unwrap();
+        let rows: [(&str, Vec<IpAddr>); 6] = [
+            ("a.test", vec![one]),
+            ("deep.sub.TEST.", vec![one]),
+            ("exact.test", vec![two]),
+            ("test", vec![]),
+            ("atest", vec![]),
+            ("a.test.example", vec![]),
+        ];
+        for (host, expected) in rows {
+            assert_eq!(policy.overrides_for(host), expected, "{host}");
+        }
+        let all = SsrfPolicy::default().resolve("*:443:127.0.0.3".parse().unwrap());
+        assert_eq!(all.overrides_for("anything.example"), vec!["127.0.0.3".parse::<IpAddr>().unwrap()]);
+    }
 }

@@ -6,13 +6,25 @@
 //! Stores keep two things per origin: the latest outcome (which may be a
 //! failure, kept only minutes) and, apart from it, the last good copy (a
 //! parsed robots.txt, kept up to 30 days for when the site is unreachable).
+//!
+//! A store shared by several processes (Redis/Valkey, the `redis` feature)
+//! also coordinates them: a fetch lock per origin, so that one process of
+//! the fleet fetches a robots.txt while the others wait for its record, and
+//! a pacing slot per host, so that the fleet together keeps the interval
+//! between requests. Stores used by one process answer
+//! [`FetchLock::Local`] and no slot: the client's own single flight and
+//! pacing suffice.
 
 mod memory;
+#[cfg(feature = "redis")]
+mod redis;
 mod sqlite;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use memory::MemoryStore;
+#[cfg(feature = "redis")]
+pub use redis::{RedisOptions, RedisStore};
 pub use sqlite::SqliteStore;
 use webcanon_core::policy::RobotsAvailability;
 
@@ -67,12 +79,39 @@ pub struct StoreError {
     pub message: String,
 }
 
+/// The answer to [`RobotsStore::try_fetch_lock`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchLock {
+    /// The store is not shared with other processes (or cannot coordinate
+    /// them right now): the client's own single flight is all there is, so
+    /// fetch.
+    Local,
+    /// This caller holds the lock until it releases it with this token, or
+    /// until the lock expires.
+    Acquired(String),
+    /// Another holder is fetching: wait for its record, then try again.
+    Busy,
+}
+
+/// How a store is doing: a shared store that lost its server keeps working
+/// on its local layer and says so here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoreHealth {
+    /// Why the store is running on its local fallback, while it is.
+    pub degraded: Option<String>,
+    /// Operations since the store was made that its shared server did not
+    /// serve (failed, or skipped during an outage).
+    pub errors: u64,
+}
+
 /// A place to keep robots.txt outcomes: memory, a SQLite file, or a shared
 /// store for a fleet.
 ///
-/// Methods are synchronous and short (one key read or write); the client
-/// calls them from its own tasks. Implementations must be safe to share
-/// between threads and, for persistent stores, between processes.
+/// Methods are synchronous and short (one key read or write, bounded by the
+/// store's own timeouts); the client calls them from its own tasks.
+/// Implementations must be safe to share between threads and, for
+/// persistent stores, between processes. The coordination methods have
+/// defaults for stores used by one process.
 pub trait RobotsStore: Send + Sync + std::fmt::Debug {
     /// The latest outcome for `origin`, fresh or not.
     fn load(&self, origin: &str) -> Result<Option<RobotsRecord>, StoreError>;
@@ -82,4 +121,35 @@ pub trait RobotsStore: Send + Sync + std::fmt::Debug {
     fn load_last_good(&self, origin: &str) -> Result<Option<RobotsRecord>, StoreError>;
     /// Replaces the last good copy for `record.origin`.
     fn save_last_good(&self, record: &RobotsRecord) -> Result<(), StoreError>;
+
+    /// Tries to become the one fetcher of `origin`'s robots.txt across the
+    /// processes sharing this store, for at most `ttl` (a holder that
+    /// crashes does not wedge the origin). The default: [`FetchLock::Local`].
+    fn try_fetch_lock(&self, origin: &str, ttl: Duration) -> Result<FetchLock, StoreError> {
+        let _ = (origin, ttl);
+        Ok(FetchLock::Local)
+    }
+
+    /// Releases a lock taken with [`RobotsStore::try_fetch_lock`], only if
+    /// `token` still holds it (an expired lock another caller took stays).
+    fn release_fetch_lock(&self, origin: &str, token: &str) -> Result<(), StoreError> {
+        let _ = (origin, token);
+        Ok(())
+    }
+
+    /// Reserves the next request slot for `host` across the processes
+    /// sharing this store: at least `interval` after the slot reserved
+    /// before it. Returns how long to wait before sending, or `None` when
+    /// the store does not pace (the default, and a shared store that lost
+    /// its server): the caller paces locally.
+    fn reserve_slot(&self, host: &str, interval: Duration) -> Result<Option<Duration>, StoreError> {
+        let _ = (host, interval);
+        Ok(None)
+    }
+
+    /// Whether the store runs degraded, and how many operations its shared
+    /// server did not serve. The default: healthy, no errors.
+    fn health(&self) -> StoreHealth {
+        StoreHealth::default()
+    }
 }

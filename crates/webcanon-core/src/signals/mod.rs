@@ -15,6 +15,7 @@
 /// A usage warning: a stable code, where it came from, what it says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageWarning {
     /// The stable snake_case code (`noindex`, `noai`, `tdm_reservation`, ...).
     pub code: String,

@@ -1,0 +1,132 @@
+//! The fetch pass: one polite robots.txt fetch per origin.
+//!
+//! Origins are grouped by host (http and https and every port of a host
+//! share it); up to `concurrency` hosts are worked on at once, and the
+//! origins of one host one after the other, so a host never sees two
+//! requests from the pass at the same time. Every fetch goes through
+//! [`Client::robots_txt`]: the SSRF guard, RFC 9309 redirects and limits,
+//! and the client's robots store (a `--cache-dir` or Redis store answers
+//! origins it already holds without a request).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+use webcanon_client::Client;
+use webcanon_client::error::Error;
+use webcanon_client::ssrf::SsrfReason;
+use webcanon_core::policy::RobotsAvailability;
+
+use crate::origin::host_of_origin;
+use crate::snapshot::{SnapshotEntry, SnapshotStatus};
+
+/// The default number of hosts fetched from at once.
+pub const DEFAULT_CONCURRENCY: usize = 64;
+
+/// Groups `origins` by host, keeping first-seen order.
+pub fn group_by_host(origins: impl IntoIterator<Item = String>) -> Vec<Vec<String>> {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for origin in origins {
+        let host = host_of_origin(&origin).to_ascii_lowercase();
+        match index.get(&host) {
+            Some(&i) => groups[i].push(origin),
+            None => {
+                index.insert(host, groups.len());
+                groups.push(vec![origin]);
+            }
+        }
+    }
+    groups
+}
+
+/// Fetches robots.txt for one origin and turns the outcome into a snapshot
+/// entry. Never fails: failures are entries too.
+pub async fn fetch_origin(client: &Client, origin: &str) -> SnapshotEntry {
+    let now = i64::try_from(webcanon_client::store::unix_now()).unwrap_or(i64::MAX);
+    let failed = |status: SnapshotStatus, error: String| SnapshotEntry {
+        origin: origin.to_string(),
+        status,
+        http_status: None,
+        body: None,
+        fetched_at: now,
+        error: Some(error),
+        last_good_at: None,
+    };
+    match client.robots_txt(&format!("{origin}/")).await {
+        Ok(cached) => {
+            let record = cached.record();
+            let stale = cached.stale_since();
+            let body = match (stale, record.availability) {
+                (Some(_), _) => cached.rules_body().map(<[u8]>::to_vec),
+                (None, RobotsAvailability::Parsed | RobotsAvailability::NotRobots) => record.body.clone(),
+                (None, _) => None,
+            };
+            SnapshotEntry {
+                origin: origin.to_string(),
+                status: record.availability.into(),
+                http_status: record.status,
+                body,
+                fetched_at: i64::try_from(record.fetched_at).unwrap_or(i64::MAX),
+                error: record.error.clone(),
+                last_good_at: stale.map(|t| i64::try_from(t).unwrap_or(i64::MAX)),
+            }
+        }
+        // A name that does not resolve is a network failure: unreachable,
+        // as a connection error would be.
+        Err(Error::Ssrf(e)) if e.kind() == SsrfReason::Lookup => {
+            failed(RobotsAvailability::Unreachable.into(), e.to_string())
+        }
+        Err(Error::Ssrf(e)) => failed(SnapshotStatus::Refused, e.to_string()),
+        Err(other) => failed(RobotsAvailability::Unreachable.into(), other.to_string()),
+    }
+}
+
+/// Fetches every origin of `groups` (one group per host), `concurrency`
+/// hosts at once, sending each entry to `sink` as it completes.
+pub async fn fetch_all(
+    client: Client,
+    groups: Vec<Vec<String>>,
+    concurrency: usize,
+    sink: mpsc::Sender<SnapshotEntry>,
+) {
+    let permits = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut tasks = JoinSet::new();
+    for group in groups {
+        let Ok(permit) = permits.clone().acquire_owned().await else { break };
+        let client = client.clone();
+        let sink = sink.clone();
+        tasks.spawn(async move {
+            for origin in group {
+                let entry = fetch_origin(&client, &origin).await;
+                if sink.send(entry).await.is_err() {
+                    break;
+                }
+            }
+            drop(permit);
+        });
+        while tasks.try_join_next().is_some() {}
+    }
+    while tasks.join_next().await.is_some() {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_of_one_host_share_a_group() {
+        let groups = group_by_host(
+            ["https://a.test", "https://b.test", "http://a.test", "https://a.test:8443", "https://B.test:1"]
+                .map(String::from),
+        );
+        assert_eq!(
+            groups,
+            vec![
+                vec!["https://a.test".to_string(), "http://a.test".into(), "https://a.test:8443".into()],
+                vec!["https://b.test".to_string(), "https://B.test:1".into()],
+            ]
+        );
+    }
+}

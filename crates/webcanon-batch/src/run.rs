@@ -1,0 +1,420 @@
+//! A whole batch run: distinct origins → fetch pass → snapshot → verdict
+//! pass → output, checkpointed in a state directory next to the output so
+//! a killed run resumes where it stopped.
+//!
+//! The state directory is `<output>.batch/`:
+//!
+//! - `state.json` — the run's settings (a resume with other settings is
+//!   refused), whether the fetch pass finished, and the output's
+//!   [`OutputProgress`]; replaced atomically after every output batch;
+//! - `snapshot.journal` — fetched entries as they complete ([`Journal`]);
+//! - `output.partial` or `parts/` — the output being written.
+//!
+//! A resumed run fetches only origins the journal does not hold, skips the
+//! input rows the checkpoint counts, and cuts the output back to the
+//! checkpoint: no origin fetched twice (bar those in flight at the kill),
+//! no row lost or repeated. The directory is removed when the run ends.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow::array::{Array, BooleanArray, StringArray};
+use arrow::record_batch::RecordBatch;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+use webcanon_client::Client;
+use webcanon_core::policy::RobotsMode;
+
+use crate::BatchError;
+use crate::fetch::{fetch_all, group_by_host};
+use crate::input::UrlReader;
+use crate::journal::Journal;
+use crate::origin::{Shard, origin_of, parse_url, write_origin};
+use crate::output::{OutputProgress, OutputWriter};
+use crate::snapshot::{Snapshot, SnapshotEntry, tmp_path};
+use crate::verdict::VerdictPass;
+
+/// What a batch run does.
+#[derive(Debug, Clone)]
+pub struct BatchConfig {
+    /// The input file (text, CSV or Parquet).
+    pub input: PathBuf,
+    /// The URL column of a CSV or Parquet input.
+    pub column: String,
+    /// The output file (`.parquet`, `.csv` or `.jsonl`).
+    pub output: PathBuf,
+    /// The agent's product token.
+    pub agent: String,
+    /// The robots mode.
+    pub mode: RobotsMode,
+    /// The shard of the input to work on.
+    pub shard: Shard,
+    /// Decide from this snapshot made earlier: no fetch pass, no network.
+    pub snapshot: Option<PathBuf>,
+    /// Where the fetch pass writes its snapshot.
+    pub snapshot_out: PathBuf,
+    /// Hosts fetched from at once.
+    pub concurrency: usize,
+    /// Input rows per batch (and per checkpoint).
+    pub batch_rows: usize,
+    /// Threads of the verdict pass.
+    pub threads: usize,
+}
+
+impl BatchConfig {
+    /// The default snapshot name for `output`: its name without the
+    /// extension, plus `.robots.parquet`.
+    pub fn default_snapshot_out(output: &Path) -> PathBuf {
+        let stem = output.file_stem().map(|s| s.to_os_string()).unwrap_or_default();
+        let mut name = stem;
+        name.push(".robots.parquet");
+        output.with_file_name(name)
+    }
+
+    /// The state directory of a run writing `output`.
+    pub fn state_dir(&self) -> PathBuf {
+        let mut name = self.output.as_os_str().to_owned();
+        name.push(".batch");
+        name.into()
+    }
+}
+
+/// The two passes, for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Reading the input for its distinct origins.
+    Origins,
+    /// Fetching robots.txt, counted in origins.
+    Fetch,
+    /// Deciding URLs, counted in rows.
+    Verdict,
+}
+
+/// Receives progress: the CLI draws bars with it.
+pub trait Progress: Sync {
+    /// A pass begins: `total` items (if known), `done` of them already done
+    /// by an earlier, interrupted run.
+    fn begin(&self, pass: Pass, total: Option<u64>, done: u64);
+    /// `n` more items done.
+    fn advance(&self, pass: Pass, n: u64);
+    /// The pass ended.
+    fn end(&self, pass: Pass);
+}
+
+/// Progress nobody watches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn begin(&self, _: Pass, _: Option<u64>, _: u64) {}
+    fn advance(&self, _: Pass, _: u64) {}
+    fn end(&self, _: Pass) {}
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BatchSummary {
+    /// Whether an interrupted run was resumed.
+    pub resumed: bool,
+    /// Distinct origins in the shard.
+    pub origins: u64,
+    /// Origins fetched by this run.
+    pub fetched: u64,
+    /// Origins already in the journal of the interrupted run.
+    pub already_fetched: u64,
+    /// Rows in the output.
+    pub rows: u64,
+    /// Rows this run decided (the rest were written before the resume).
+    pub decided: u64,
+    /// Rows whose URL is invalid.
+    pub invalid: u64,
+    /// Rows allowed under the mode.
+    pub allowed: u64,
+    /// Seconds spent on the fetch pass (origins included).
+    pub fetch_seconds: f64,
+    /// Seconds spent on the verdict pass.
+    pub verdict_seconds: f64,
+    /// The snapshot the verdicts came from.
+    pub snapshot: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Settings {
+    input: PathBuf,
+    input_bytes: u64,
+    input_modified: u64,
+    column: String,
+    agent: String,
+    mode: String,
+    shard: String,
+    snapshot: Option<PathBuf>,
+    snapshot_out: PathBuf,
+    batch_rows: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct State {
+    settings: Settings,
+    fetch_done: bool,
+    output: OutputProgress,
+}
+
+fn settings_of(config: &BatchConfig) -> Result<Settings, BatchError> {
+    let meta = std::fs::metadata(&config.input).map_err(|e| BatchError::io(&config.input, e))?;
+    let modified =
+        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs());
+    Ok(Settings {
+        input: std::path::absolute(&config.input).unwrap_or_else(|_| config.input.clone()),
+        input_bytes: meta.len(),
+        input_modified: modified,
+        column: config.column.clone(),
+        agent: config.agent.clone(),
+        mode: config.mode.to_string(),
+        shard: config.shard.to_string(),
+        snapshot: config.snapshot.clone(),
+        snapshot_out: config.snapshot_out.clone(),
+        batch_rows: config.batch_rows,
+    })
+}
+
+fn save_state(dir: &Path, state: &State) -> Result<(), BatchError> {
+    let path = dir.join("state.json");
+    let tmp = tmp_path(&path);
+    let json = serde_json::to_vec_pretty(state).expect("state serialises");
+    std::fs::write(&tmp, json).map_err(|e| BatchError::io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| BatchError::io(&path, e))
+}
+
+fn load_state(dir: &Path, settings: &Settings) -> Result<Option<State>, BatchError> {
+    let path = dir.join("state.json");
+    if !dir.exists() {
+        return Ok(None);
+    }
+    let text = match std::fs::read(&path) {
+        Ok(text) => text,
+        // Killed before the first state was saved: nothing to keep.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(BatchError::io(&path, e)),
+    };
+    let state: State = serde_json::from_slice(&text).map_err(|e| BatchError::Resume {
+        path: path.clone(),
+        reason: format!("unreadable state ({e}); remove {} to start over", dir.display()),
+    })?;
+    if &state.settings != settings {
+        return Err(BatchError::Resume {
+            path,
+            reason: format!(
+                "an interrupted run with other settings (input, column, agent, mode, shard, snapshot or batch \
+                 size) left its state here; rerun it with the same settings, or remove {} to start over",
+                dir.display()
+            ),
+        });
+    }
+    Ok(Some(state))
+}
+
+/// Runs a batch: the fetch pass through `client` (unless the config names
+/// a snapshot made earlier, or the mode is `ignore`), then the verdict pass.
+/// `client` may be `None` only when no fetch pass is needed.
+pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress) -> Result<BatchSummary, BatchError> {
+    let settings = settings_of(config)?;
+    let dir = config.state_dir();
+    let previous = load_state(&dir, &settings)?;
+    let mut summary = BatchSummary { resumed: previous.is_some(), ..BatchSummary::default() };
+    std::fs::create_dir_all(&dir).map_err(|e| BatchError::io(&dir, e))?;
+    let mut state = previous.unwrap_or(State { settings, fetch_done: false, output: OutputProgress::default() });
+    save_state(&dir, &state)?;
+
+    let started = Instant::now();
+    let snapshot = match (&config.snapshot, config.mode) {
+        (Some(path), _) => Snapshot::read_parquet(path)?,
+        (None, RobotsMode::Ignore) => Snapshot::default(),
+        (None, _) if state.fetch_done => Snapshot::read_parquet(&config.snapshot_out)?,
+        (None, _) => {
+            let client = client.ok_or_else(|| BatchError::Client("the fetch pass needs an HTTP client".into()))?;
+            let snapshot = fetch_pass(config, &dir, client, progress, &mut summary)?;
+            state.fetch_done = true;
+            save_state(&dir, &state)?;
+            snapshot
+        }
+    };
+    summary.fetch_seconds = started.elapsed().as_secs_f64();
+    summary.snapshot = config.snapshot.clone().unwrap_or_else(|| config.snapshot_out.clone());
+
+    let started = Instant::now();
+    let pass = VerdictPass::new(Arc::new(snapshot), &config.agent, config.mode);
+    verdict_pass(config, &dir, &pass, &mut state, progress, &mut summary)?;
+    summary.verdict_seconds = started.elapsed().as_secs_f64();
+    std::fs::remove_dir_all(&dir).map_err(|e| BatchError::io(&dir, e))?;
+    Ok(summary)
+}
+
+/// The distinct origins of the shard's URLs, in first-seen order.
+pub fn distinct_origins(config: &BatchConfig, progress: &dyn Progress) -> Result<Vec<String>, BatchError> {
+    progress.begin(Pass::Origins, None, 0);
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut origins = Vec::new();
+    let mut buffer = String::new();
+    for urls in UrlReader::open(&config.input, &config.column, config.batch_rows)? {
+        let urls = urls?;
+        for url in urls.iter().flatten() {
+            let Ok(parsed) = parse_url(url) else { continue };
+            write_origin(&parsed, &mut buffer);
+            if config.shard.contains(&buffer) && !seen.contains(buffer.as_str()) {
+                seen.insert(buffer.clone());
+                origins.push(buffer.clone());
+            }
+        }
+        progress.advance(Pass::Origins, urls.len() as u64);
+    }
+    progress.end(Pass::Origins);
+    Ok(origins)
+}
+
+fn fetch_pass(
+    config: &BatchConfig,
+    dir: &Path,
+    client: Client,
+    progress: &dyn Progress,
+    summary: &mut BatchSummary,
+) -> Result<Snapshot, BatchError> {
+    let origins = distinct_origins(config, progress)?;
+    summary.origins = origins.len() as u64;
+    let (mut journal, done) = Journal::open(&dir.join("snapshot.journal"))?;
+    let done_origins: HashSet<&str> = done.iter().map(|e| e.origin.as_str()).collect();
+    let todo: Vec<String> = origins.iter().filter(|o| !done_origins.contains(o.as_str())).cloned().collect();
+    summary.already_fetched = (origins.len() - todo.len()) as u64;
+    progress.begin(Pass::Fetch, Some(origins.len() as u64), summary.already_fetched);
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| BatchError::Client(format!("cannot start the async runtime: {e}")))?;
+    let mut fetched: Vec<SnapshotEntry> = Vec::with_capacity(todo.len());
+    let result: Result<(), BatchError> = runtime.block_on(async {
+        let (tx, mut rx) = mpsc::channel::<SnapshotEntry>(1024);
+        let producer = tokio::spawn(fetch_all(client, group_by_host(todo), config.concurrency, tx));
+        let mut chunk = Vec::new();
+        while let Some(entry) = rx.recv().await {
+            chunk.push(entry);
+            while chunk.len() < 4096 {
+                match rx.try_recv() {
+                    Ok(entry) => chunk.push(entry),
+                    Err(_) => break,
+                }
+            }
+            journal.append(&chunk)?;
+            progress.advance(Pass::Fetch, chunk.len() as u64);
+            fetched.append(&mut chunk);
+        }
+        producer.await.map_err(|e| BatchError::Client(format!("the fetch pass failed: {e}")))?;
+        Ok(())
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    result?;
+    progress.end(Pass::Fetch);
+    summary.fetched = fetched.len() as u64;
+
+    let mut all = done;
+    all.append(&mut fetched);
+    all.sort_by(|a, b| a.origin.cmp(&b.origin));
+    crate::snapshot::write_parquet(&config.snapshot_out, all.iter())?;
+    Ok(Snapshot::from_entries(all))
+}
+
+/// The rows of `urls` that belong to the shard.
+fn shard_rows(shard: Shard, urls: StringArray) -> Result<StringArray, BatchError> {
+    if shard.count == 1 {
+        return Ok(urls);
+    }
+    let mut buffer = String::new();
+    let keep: BooleanArray = urls
+        .iter()
+        .map(|url| {
+            let url = url.unwrap_or_default();
+            Some(match origin_of(url) {
+                Ok(parsed) => {
+                    buffer = parsed.origin;
+                    shard.contains(&buffer)
+                }
+                Err(_) => shard.contains(url),
+            })
+        })
+        .collect();
+    let kept = arrow::compute::filter(&urls, &keep).map_err(|e| BatchError::arrow("sharding the input", e))?;
+    Ok(kept.as_any().downcast_ref::<StringArray>().expect("filtered strings").clone())
+}
+
+/// Decides `urls` on up to `threads` threads, rows kept in order.
+fn decide_parallel(pass: &VerdictPass, urls: &StringArray, threads: usize) -> Result<RecordBatch, BatchError> {
+    let threads = threads.clamp(1, 64);
+    if threads == 1 || urls.len() < 4096 {
+        return pass.decide(urls);
+    }
+    let chunk = urls.len().div_ceil(threads);
+    let batches: Vec<Result<RecordBatch, BatchError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..urls.len())
+            .step_by(chunk)
+            .map(|start| {
+                let slice = urls.slice(start, chunk.min(urls.len() - start));
+                scope.spawn(move || pass.decide(&slice))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("verdict thread")).collect()
+    });
+    let batches = batches.into_iter().collect::<Result<Vec<_>, _>>()?;
+    arrow::compute::concat_batches(&VerdictPass::output_schema(), &batches)
+        .map_err(|e| BatchError::arrow("joining verdict rows", e))
+}
+
+fn verdict_pass(
+    config: &BatchConfig,
+    dir: &Path,
+    pass: &VerdictPass,
+    state: &mut State,
+    progress: &dyn Progress,
+    summary: &mut BatchSummary,
+) -> Result<(), BatchError> {
+    let total = if config.shard.count == 1 { UrlReader::count_rows(&config.input, &config.column).ok() } else { None };
+    let mut writer = OutputWriter::open(&config.output, dir, state.output)?;
+    let mut skip = state.output.rows;
+    progress.begin(Pass::Verdict, total, skip);
+    for urls in UrlReader::open(&config.input, &config.column, config.batch_rows)? {
+        let mut urls = shard_rows(config.shard, urls?)?;
+        if skip > 0 {
+            let skipped = (skip as usize).min(urls.len());
+            skip -= skipped as u64;
+            urls = urls.slice(skipped, urls.len() - skipped);
+        }
+        if urls.is_empty() {
+            continue;
+        }
+        let batch = decide_parallel(pass, &urls, config.threads)?;
+        count(&batch, summary);
+        state.output = writer.write(&batch)?;
+        save_state(dir, state)?;
+        progress.advance(Pass::Verdict, urls.len() as u64);
+    }
+    if skip > 0 {
+        return Err(BatchError::Resume {
+            path: dir.join("state.json"),
+            reason: format!("the checkpoint counts {} more rows than the input has", skip),
+        });
+    }
+    let finished = writer.finish()?;
+    progress.end(Pass::Verdict);
+    summary.rows = finished.rows;
+    Ok(())
+}
+
+fn count(batch: &RecordBatch, summary: &mut BatchSummary) {
+    summary.decided += batch.num_rows() as u64;
+    if let Some(allowed) = batch.column_by_name("allowed").and_then(|c| c.as_any().downcast_ref::<BooleanArray>()) {
+        summary.allowed += allowed.true_count() as u64;
+    }
+    if let Some(error) = batch.column_by_name("error") {
+        summary.invalid += (error.len() - error.null_count()) as u64;
+    }
+}

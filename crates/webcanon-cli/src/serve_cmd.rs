@@ -1,0 +1,114 @@
+//! `webcanon serve`: the HTTP JSON API on one shared client.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use tokio_util::sync::CancellationToken;
+use webcanon_mcp::{HttpOptions, Identity, WebcanonMcp};
+use webcanon_server::{AppState, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, Limits};
+
+use crate::error::CliError;
+use crate::fetch_cmd::{ClientArgs, runtime};
+use crate::signal::shutdown_signal;
+
+/// Arguments of `webcanon serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on (port 0 picks a free port; the real one is printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    #[command(flatten)]
+    client: ClientArgs,
+    /// The largest request body taken, in bytes (larger: 413).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_BYTES)]
+    max_body: usize,
+    /// How many /v1 requests are answered at once; more get 503 at once.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_IN_FLIGHT)]
+    max_in_flight: usize,
+    /// The time limit of one /v1 request, in seconds (over it: 504).
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    request_timeout: f64,
+    /// After SIGTERM or Ctrl-C, how long requests in flight may still run, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    shutdown_grace: f64,
+    /// Do not serve the MCP endpoint (streamable HTTP at /mcp).
+    #[arg(long)]
+    no_mcp: bool,
+    /// Also answer MCP requests whose Host header names HOST (repeatable).
+    /// Loopback names and the address listened on are always accepted.
+    #[arg(long, value_name = "HOST", conflicts_with = "no_mcp")]
+    allow_host: Vec<String>,
+}
+
+fn seconds(flag: &str, value: f64) -> Result<Duration, CliError> {
+    if value.is_finite() && value > 0.0 && value <= 1e9 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(CliError::usage(format!("--{flag} must be a positive number of seconds, not {value}")))
+    }
+}
+
+/// Runs `webcanon serve` until SIGTERM or Ctrl-C.
+pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
+    if args.max_in_flight == 0 {
+        return Err(CliError::usage("--max-in-flight must be at least 1"));
+    }
+    if args.max_body == 0 {
+        return Err(CliError::usage("--max-body must be at least 1 byte"));
+    }
+    let limits = Limits {
+        max_body_bytes: args.max_body,
+        max_in_flight: args.max_in_flight,
+        request_timeout: seconds("request-timeout", args.request_timeout)?,
+    };
+    let grace = seconds("shutdown-grace", args.shutdown_grace)?;
+    let client = args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?;
+    init_logging();
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| CliError::usage(format!("cannot listen on {}: {e}", args.listen)))?;
+        let addr = listener.local_addr().map_err(|e| CliError::usage(format!("cannot read the bound address: {e}")))?;
+        eprintln!("listening on http://{addr}");
+        let mut app = webcanon_server::router(AppState::new(client.clone(), limits));
+        let stop_mcp = CancellationToken::new();
+        if !args.no_mcp {
+            // The MCP endpoint answers from the same client: one connection
+            // pool, one robots cache, one pacing state for both faces.
+            let identity = match &args.client.user_agent {
+                Some(user_agent) => Identity::with_user_agent(user_agent),
+                None => Identity::default(),
+            };
+            let server = WebcanonMcp::new(client, identity).map_err(|e| CliError::usage(e.to_string()))?;
+            let mut options = HttpOptions::default().shutdown_token(stop_mcp.clone());
+            if !addr.ip().is_unspecified() {
+                options = options.allow_host(addr.ip().to_string());
+            }
+            for host in &args.allow_host {
+                options = options.allow_host(host);
+            }
+            app = app.merge(webcanon_mcp::http_router(server, &options));
+        }
+        let shutdown = async move {
+            shutdown_signal().await;
+            // Open MCP streams end now, so the grace period is for requests.
+            stop_mcp.cancel();
+        };
+        webcanon_server::serve_with_grace(listener, app, shutdown, grace)
+            .await
+            .map_err(|e| CliError::usage(format!("serving on {addr} failed: {e}")))
+    })?;
+    eprintln!("stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Logs to stderr; `RUST_LOG` filters (default `info`; `debug` logs every request).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+}

@@ -1,0 +1,521 @@
+//! `webcanon batch` end to end: formats, offline snapshots, shards, resume
+//! after SIGKILL, errors. One loopback server plays many hosts through a
+//! wildcard `--resolve`.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow::array::{Array, AsArray, StringArray};
+use arrow::record_batch::RecordBatch;
+use support::{run, temp_dir, webcanon};
+use webcanon_batch::verdict::VerdictPass;
+use webcanon_test::{Route, TestServer};
+
+/// The robots.txt of each test host.
+async fn server() -> TestServer {
+    let server = TestServer::start().await;
+    server
+        .route_host(
+            "rules.test",
+            "/robots.txt",
+            Route::text(200, "User-agent: *\nDisallow: /private\nAllow: /private/ok\n"),
+        )
+        .route_host("missing.test", "/robots.txt", Route::text(404, "nope"))
+        .route_host("broken.test", "/robots.txt", Route::text(500, "oops"))
+        .route_host("html.test", "/robots.txt", Route::html(200, "<!doctype html><html><body>hi</body></html>"))
+        .route_host("bot.test", "/robots.txt", Route::text(200, "User-agent: TestBot\nDisallow: /\n"));
+    server
+}
+
+fn client_args(server: &TestServer) -> Vec<String> {
+    vec![
+        "--resolve".into(),
+        format!("*.test:{}:127.0.0.1", server.port()),
+        "--allow-private".into(),
+        "127.0.0.0/8".into(),
+        "--no-cache".into(),
+        "--agent".into(),
+        "TestBot".into(),
+    ]
+}
+
+/// (URL, verdict, allowed) under `respect` for agent TestBot.
+fn table(port: u16) -> Vec<(String, &'static str, bool)> {
+    let u = |host: &str, path: &str| format!("http://{host}:{port}{path}");
+    vec![
+        (u("rules.test", "/private/x"), "disallowed_explicit", false),
+        (u("rules.test", "/private/ok"), "allowed_explicit", true),
+        (u("rules.test", "/public"), "allowed_implicit", true),
+        (u("missing.test", "/a"), "allowed_implicit", true),
+        (u("broken.test", "/a"), "unknown_unreachable", false),
+        (u("html.test", "/a"), "unknown_parse_error", true),
+        (u("bot.test", "/a"), "disallowed_explicit", false),
+        ("not a url".into(), "invalid_url", false),
+        (u("rules.test", "/private/y"), "disallowed_explicit", false),
+        ("ftp://rules.test/x".into(), "invalid_url", false),
+    ]
+}
+
+fn write_text(path: &Path, urls: &[String]) {
+    std::fs::write(path, urls.join("\n") + "\n").unwrap();
+}
+
+fn write_csv(path: &Path, urls: &[String]) {
+    let mut text = String::from("id,link,other\n");
+    for (i, url) in urls.iter().enumerate() {
+        text.push_str(&format!("{i},\"{}\",x\n", url.replace('"', "\"\"")));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+fn write_parquet(path: &Path, urls: &[String]) {
+    let ids = arrow::array::Int64Array::from_iter_values(0..urls.len() as i64);
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(ids) as Arc<dyn Array>),
+        ("link", Arc::new(StringArray::from(urls.to_vec())) as Arc<dyn Array>),
+    ])
+    .unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// Reads an output file of any format into one batch in the output schema.
+fn read_output(path: &Path) -> RecordBatch {
+    let schema = VerdictPass::output_schema();
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let batches: Vec<RecordBatch> = match path.extension().unwrap().to_str().unwrap() {
+        "parquet" => parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+            .map(Result::unwrap)
+            .collect(),
+        "csv" => arrow::csv::ReaderBuilder::new(schema.clone())
+            .with_header(true)
+            .build(file)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect(),
+        "jsonl" => arrow::json::ReaderBuilder::new(schema.clone())
+            .build(std::io::BufReader::new(file))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect(),
+        other => panic!("unexpected extension {other}"),
+    };
+    arrow::compute::concat_batches(&schema, &batches).unwrap()
+}
+
+fn strings(batch: &RecordBatch, name: &str) -> Vec<Option<String>> {
+    batch.column_by_name(name).unwrap().as_string::<i32>().iter().map(|s| s.map(str::to_string)).collect()
+}
+
+fn args(parts: &[&str], extra: &[String]) -> Vec<String> {
+    parts.iter().map(|s| s.to_string()).chain(extra.iter().cloned()).collect()
+}
+
+fn path_str(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_input_format_to_every_output_format() {
+    let server = server().await;
+    let dir = temp_dir("batch-formats");
+    let rows = table(server.port());
+    let urls: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    let inputs =
+        [(dir.join("urls.txt"), None), (dir.join("urls.csv"), Some("link")), (dir.join("urls.parquet"), Some("link"))];
+    write_text(&inputs[0].0, &urls);
+    write_csv(&inputs[1].0, &urls);
+    write_parquet(&inputs[2].0, &urls);
+    let mut reference: Option<RecordBatch> = None;
+    for (input, column) in &inputs {
+        for ext in ["parquet", "csv", "jsonl"] {
+            let stem = input.file_stem().unwrap().to_str().unwrap();
+            let out = dir.join(format!("{stem}-{}-out.{ext}", input.extension().unwrap().to_str().unwrap()));
+            let mut a = args(&["batch", &path_str(input), "-o", &path_str(&out)], &client_args(&server));
+            if let Some(column) = column {
+                a.extend(["--column".into(), column.to_string()]);
+            }
+            let done = run(a).await;
+            assert_eq!(done.code, 0, "{}: {}", out.display(), done.stderr);
+            let batch = read_output(&out);
+            assert_eq!(batch.num_rows(), rows.len());
+            let verdicts = strings(&batch, "verdict");
+            let allowed = batch.column_by_name("allowed").unwrap().as_boolean().clone();
+            for (i, (url, verdict, ok)) in rows.iter().enumerate() {
+                assert_eq!(strings(&batch, "url")[i].as_deref(), Some(url.as_str()), "row {i} in order");
+                assert_eq!(verdicts[i].as_deref(), Some(*verdict), "{url} in {}", out.display());
+                assert_eq!(allowed.value(i), *ok, "{url}");
+            }
+            match &reference {
+                None => reference = Some(batch),
+                Some(first) => assert_eq!(&batch, first, "{} differs", out.display()),
+            }
+        }
+    }
+    let batch = reference.unwrap();
+    // The evidence columns of a few rows.
+    let line = batch.column_by_name("rule_line").unwrap().as_primitive::<arrow::datatypes::UInt32Type>().clone();
+    assert_eq!(line.value(0), 2);
+    assert_eq!(strings(&batch, "rule_pattern")[0].as_deref(), Some("/private"));
+    assert!(line.is_null(2));
+    assert_eq!(strings(&batch, "robots_status")[3].as_deref(), Some("404"));
+    assert_eq!(strings(&batch, "robots_status")[4].as_deref(), Some("500"));
+    assert_eq!(strings(&batch, "recommendation")[4].as_deref(), Some("unknown_do_not_fetch_by_default"));
+    assert_eq!(strings(&batch, "origin")[0], Some(format!("http://rules.test:{}", server.port())));
+    assert_eq!(strings(&batch, "origin")[7], None);
+    assert_eq!(strings(&batch, "error")[7].as_deref(), Some("relative URL without a base"));
+    assert_eq!(strings(&batch, "error")[9].as_deref(), Some("scheme `ftp` is not http or https"));
+    // Nine runs without a cache, one robots.txt request per origin in each.
+    assert_eq!(server.hits("/robots.txt"), 9 * 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_reproduces_the_output_offline() {
+    let server = server().await;
+    let dir = temp_dir("batch-offline");
+    let urls: Vec<String> = table(server.port()).into_iter().map(|r| r.0).collect();
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let out = dir.join("live.csv");
+    let done = run(args(&["batch", &path_str(&input), "-o", &path_str(&out)], &client_args(&server))).await;
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let snapshot = dir.join("live.robots.parquet");
+    assert!(snapshot.is_file(), "the fetch pass writes its snapshot next to the output");
+    assert!(!dir.join("live.csv.batch").exists(), "the state directory is removed at the end");
+    let hits = server.requests().len();
+    drop(server);
+
+    // No server, no network options: the same bytes from the snapshot.
+    let offline = dir.join("offline.csv");
+    let done = webcanon(&[
+        "batch",
+        &path_str(&input),
+        "-o",
+        &path_str(&offline),
+        "--snapshot",
+        &path_str(&snapshot),
+        "--agent",
+        "TestBot",
+    ]);
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    assert_eq!(std::fs::read_to_string(&offline).unwrap(), std::fs::read_to_string(&out).unwrap());
+    assert_eq!(hits, 5);
+
+    // Another agent from the same snapshot: bot.test no longer blocks.
+    let other = dir.join("other.jsonl");
+    let done = webcanon(&[
+        "batch",
+        &path_str(&input),
+        "-o",
+        &path_str(&other),
+        "--snapshot",
+        &path_str(&snapshot),
+        "--agent",
+        "OtherBot",
+        "--mode",
+        "report_only",
+    ]);
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let batch = read_output(&other);
+    assert_eq!(strings(&batch, "verdict")[6].as_deref(), Some("allowed_implicit"));
+    // report_only never refuses, except invalid URLs.
+    let allowed = batch.column_by_name("allowed").unwrap().as_boolean().clone();
+    assert_eq!(allowed.true_count(), 8);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shards_partition_the_input() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /no\n"));
+    let dir = temp_dir("batch-shards");
+    let mut urls = Vec::new();
+    for host in 0..40 {
+        for path in ["/a", "/no/b", "/c"] {
+            urls.push(format!("http://h{host}.test:{}{path}", server.port()));
+        }
+    }
+    urls.push("garbage one".into());
+    urls.push("garbage two".into());
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let mut seen: Vec<String> = Vec::new();
+    for shard in 0..3 {
+        let out = dir.join(format!("shard{shard}.parquet"));
+        let mut a = args(&["batch", &path_str(&input), "-o", &path_str(&out)], &client_args(&server));
+        a.extend(["--shard".into(), format!("{shard}/3")]);
+        let before = server.hits("/robots.txt");
+        let done = run(a).await;
+        assert_eq!(done.code, 0, "{}", done.stderr);
+        let batch = read_output(&out);
+        let shard_urls: Vec<String> = strings(&batch, "url").into_iter().map(Option::unwrap).collect();
+        // Order within the shard is input order.
+        let positions: Vec<usize> = shard_urls.iter().map(|u| urls.iter().position(|x| x == u).unwrap()).collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "shard {shard} keeps input order");
+        let origins: std::collections::HashSet<_> = strings(&batch, "origin").into_iter().flatten().collect();
+        assert_eq!(server.hits("/robots.txt") - before, origins.len(), "shard {shard} fetches only its origins");
+        assert!(!shard_urls.is_empty() && shard_urls.len() < urls.len());
+        seen.extend(shard_urls);
+    }
+    seen.sort();
+    let mut all = urls.clone();
+    all.sort();
+    assert_eq!(seen, all, "every URL in exactly one shard");
+    assert_eq!(server.hits("/robots.txt"), 40);
+}
+
+fn spawn(args: &[String]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_webcanon"))
+        .args(args)
+        .env_remove("HTTP_PROXY")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("ALL_PROXY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `ready` holds, then kills the child with SIGKILL. Fails if
+/// the child ended first.
+async fn kill_when(child: &mut std::process::Child, what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ready() {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before {what}");
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+fn state_rows(state_dir: &Path) -> u64 {
+    let Ok(text) = std::fs::read_to_string(state_dir.join("state.json")) else { return 0 };
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return 0 };
+    json["output"]["rows"].as_u64().unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_fetch_pass_resumes_without_fetching_an_origin_twice() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /no\n").delay(Duration::from_millis(15)));
+    let dir = temp_dir("batch-kill-fetch");
+    let hosts = 160;
+    let mut urls = Vec::new();
+    for i in 0..hosts {
+        urls.push(format!("http://h{i}.test:{}/no/x", server.port()));
+        urls.push(format!("https://h{i}.test:{}/a", server.port())); // same host, other origin: never at once
+    }
+    // Only http is served: the https origins end unreachable (TLS fails).
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let out = dir.join("out.parquet");
+    let mut a = args(&["batch", &path_str(&input), "-o", &path_str(&out)], &client_args(&server));
+    a.extend(["--concurrency".into(), "4".into()]);
+    let journal = dir.join("out.parquet.batch").join("snapshot.journal");
+
+    let mut child = spawn(&a);
+    kill_when(&mut child, "40 robots.txt answers", || server.hits("/robots.txt") >= 40).await;
+    let journaled: std::collections::HashSet<String> =
+        webcanon_batch::journal::read(&journal).unwrap().into_iter().map(|e| e.origin).collect();
+    let requested_before: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path_and_query == "/robots.txt")
+        .map(|r| r.host.clone().unwrap())
+        .collect();
+    assert!(journaled.len() >= 30, "entries are journaled as they complete: {}", journaled.len());
+    assert!(!out.exists());
+
+    let done = run(a.clone()).await;
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let batch = read_output(&out);
+    assert_eq!(batch.num_rows(), urls.len());
+    assert_eq!(strings(&batch, "url").into_iter().map(Option::unwrap).collect::<Vec<_>>(), urls);
+
+    // Each host's http robots.txt: once, or twice if it was in flight at the kill.
+    let mut in_flight = 0;
+    for i in 0..hosts {
+        let host = format!("h{i}.test:{}", server.port());
+        let hits = server.requests().iter().filter(|r| r.host.as_deref() == Some(&host)).count();
+        let origin = format!("http://{host}");
+        let was_requested = requested_before.contains(&host);
+        if journaled.contains(&origin) {
+            assert_eq!(hits, 1, "{origin} was journaled and must not be fetched again");
+        } else if was_requested {
+            in_flight += 1;
+            assert_eq!(hits, 2, "{origin} was in flight at the kill");
+        } else {
+            assert_eq!(hits, 1, "{origin}");
+        }
+    }
+    assert!(in_flight <= 4, "at most --concurrency fetches in flight: {in_flight}");
+    let verdicts = strings(&batch, "verdict");
+    assert_eq!(verdicts[0].as_deref(), Some("disallowed_explicit"));
+    assert_eq!(verdicts[1].as_deref(), Some("unknown_unreachable"));
+}
+
+#[test]
+fn a_killed_verdict_pass_resumes_with_every_row_once_in_every_format() {
+    let dir = temp_dir("batch-kill-verdict");
+    let snapshot = dir.join("snap.parquet");
+    let entries: Vec<_> = (0..1000)
+        .map(|i| webcanon_batch::snapshot::SnapshotEntry {
+            origin: format!("https://h{i}.test"),
+            status: webcanon_batch::snapshot::SnapshotStatus::Robots(webcanon_core::policy::RobotsAvailability::Parsed),
+            http_status: Some(200),
+            body: Some(format!("User-agent: *\nDisallow: /{}\n", i % 7).into_bytes()),
+            fetched_at: 1_700_000_000,
+            error: None,
+            last_good_at: None,
+        })
+        .collect();
+    webcanon_batch::snapshot::Snapshot::from_entries(entries).write_parquet(&snapshot).unwrap();
+    let urls: Vec<String> = (0..120_000).map(|i| format!("https://h{}.test/{}/p?q={i}", i % 1000, i % 9)).collect();
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    for ext in ["csv", "jsonl", "parquet"] {
+        let reference = dir.join(format!("whole.{ext}"));
+        let common = ["--snapshot", &path_str(&snapshot), "--batch-rows", "1000", "--threads", "1"];
+        let done = webcanon(
+            &args(&["batch", &path_str(&input), "-o", &path_str(&reference)], &[])
+                .iter()
+                .map(String::as_str)
+                .chain(common)
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(done.code, 0, "{}", done.stderr);
+
+        let out = dir.join(format!("killed.{ext}"));
+        let state = dir.join(format!("killed.{ext}.batch"));
+        let a: Vec<String> = ["batch", &path_str(&input), "-o", &path_str(&out)]
+            .iter()
+            .chain(common.iter())
+            .map(|s| s.to_string())
+            .collect();
+        let mut child = spawn(&a);
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        runtime.block_on(kill_when(&mut child, "a partial output", || state_rows(&state) >= 20_000));
+        let partial = state_rows(&state);
+        assert!(partial < urls.len() as u64, "killed part way: {partial}");
+        assert!(!out.exists(), "no output under its name before the run ends");
+        let done = webcanon(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(done.code, 0, "{}", done.stderr);
+        let (whole, resumed) = (read_output(&reference), read_output(&out));
+        assert_eq!(resumed.num_rows(), urls.len(), "{ext}: exactly one row per input URL");
+        assert_eq!(resumed, whole, "{ext}: the resumed output equals an uninterrupted run");
+        assert!(!state.exists());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_with_other_settings_is_refused() {
+    let dir = temp_dir("batch-resume-settings");
+    let input = dir.join("urls.txt");
+    write_text(&input, &["https://a.test/".to_string()]);
+    let snapshot = dir.join("snap.parquet");
+    webcanon_batch::snapshot::Snapshot::default().write_parquet(&snapshot).unwrap();
+    let out = dir.join("out.csv");
+    // A state left by a run for another agent.
+    let first = webcanon(&["batch", &path_str(&input), "-o", &path_str(&out), "--snapshot", &path_str(&snapshot)]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    std::fs::create_dir(dir.join("out.csv.batch")).unwrap();
+    std::fs::write(
+        dir.join("out.csv.batch/state.json"),
+        r#"{"settings":{"input":"/elsewhere","input_bytes":1,"input_modified":0,"column":"url","agent":"x","mode":"respect","shard":"0/1","snapshot":null,"snapshot_out":"x","batch_rows":1},"fetch_done":true,"output":{"rows":0,"bytes":0,"parts":0}}"#,
+    )
+    .unwrap();
+    let done = webcanon(&["batch", &path_str(&input), "-o", &path_str(&out), "--snapshot", &path_str(&snapshot)]);
+    assert_eq!(done.code, 2);
+    assert!(done.stderr.contains("an interrupted run with other settings"), "{}", done.stderr);
+    assert!(done.stderr.contains("hint: the state of the interrupted run is in"), "{}", done.stderr);
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let dir = temp_dir("batch-errors");
+    let csv = dir.join("urls.csv");
+    std::fs::write(&csv, "id,link\n1,https://a.test/\n").unwrap();
+    let parquet = dir.join("urls.parquet");
+    write_parquet(&parquet, &["https://a.test/".to_string()]);
+    let numbers = dir.join("numbers.parquet");
+    {
+        let batch =
+            RecordBatch::try_from_iter([("url", Arc::new(arrow::array::Int64Array::from(vec![1])) as Arc<dyn Array>)])
+                .unwrap();
+        let mut w =
+            parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&numbers).unwrap(), batch.schema(), None)
+                .unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+    }
+    let text = dir.join("urls.txt");
+    std::fs::write(&text, "https://a.test/\n").unwrap();
+    let not_parquet = dir.join("fake.parquet");
+    std::fs::write(&not_parquet, "this is not parquet").unwrap();
+    let out = |name: &str| path_str(&dir.join(name));
+    let snap = ["--snapshot".to_string(), path_str(&dir.join("missing-snapshot.parquet"))];
+    let rows: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![path_str(&csv), "-o".into(), out("a.csv"), "--mode".into(), "ignore".into()],
+            "urls.csv: no column `url`; the columns are: id, link",
+        ),
+        (
+            vec![
+                path_str(&parquet),
+                "-o".into(),
+                out("b.csv"),
+                "--column".into(),
+                "nope".into(),
+                "--mode".into(),
+                "ignore".into(),
+            ],
+            "urls.parquet: no column `nope`; the columns are: id, link",
+        ),
+        (
+            vec![path_str(&numbers), "-o".into(), out("c.csv"), "--mode".into(), "ignore".into()],
+            "numbers.parquet: column `url` holds Int64, not text",
+        ),
+        (vec![path_str(&dir.join("absent.txt")), "-o".into(), out("d.csv")], "absent.txt: no such file"),
+        (
+            vec![path_str(&text), "-o".into(), out("e.xlsx")],
+            "e.xlsx: unknown output format; use a name ending in `.parquet`, `.csv` or `.jsonl`",
+        ),
+        (vec![path_str(&dir.join("urls.xlsx")), "-o".into(), out("f.csv")], "urls.xlsx: unknown input format"),
+        (
+            vec![path_str(&not_parquet), "-o".into(), out("g.csv"), "--mode".into(), "ignore".into()],
+            "fake.parquet: Parquet:",
+        ),
+        (
+            vec![path_str(&text), "-o".into(), out("h.csv"), snap[0].clone(), snap[1].clone()],
+            "missing-snapshot.parquet: No such file",
+        ),
+        (
+            vec![path_str(&text), "-o".into(), out("i.csv"), "--shard".into(), "3/3".into()],
+            "the shard index must be below the count",
+        ),
+        (
+            vec![path_str(&text), "-o".into(), out("j.csv"), "--shard".into(), "one/3".into()],
+            "the index is not a whole number",
+        ),
+        (
+            vec![path_str(&text), "-o".into(), out("k.csv"), "--shard".into(), "0/0".into()],
+            "the shard count must be at least 1",
+        ),
+    ];
+    for (a, expected) in rows {
+        let mut full = vec!["batch".to_string()];
+        full.extend(a);
+        let done = webcanon(&full.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(done.code, 2, "{full:?}: {}", done.stderr);
+        assert!(done.stderr.contains(expected), "{full:?}: expected `{expected}` in {}", done.stderr);
+    }
+}

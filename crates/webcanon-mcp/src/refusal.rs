@@ -1,0 +1,190 @@
+//! Failures of a tool call as the model sees them: refusals by robots.txt or
+//! the SSRF guard, failed fetches and invalid arguments.
+//!
+//! A failure is a tool result with `isError: true` (the MCP specification
+//! reports tool failures that way, not as JSON-RPC errors): a text that says
+//! what happened and why, and the same facts as structured content. A
+//! robots.txt refusal quotes only the matched rule, never the file: the
+//! file's text is the site's, and a model must not be fed it as
+//! instructions.
+
+use std::fmt::Write;
+
+use webcanon_client::error::Error;
+use webcanon_core::policy::{PolicyError, RobotsAvailability, Verdict};
+
+use crate::output::{ErrorBody, ErrorOutput, RobotsOutput};
+use crate::text::{robots_source, rule_line};
+
+/// A tool call that did not produce its result.
+#[derive(Debug, Clone)]
+pub(crate) struct Failure {
+    /// What the model reads.
+    pub text: String,
+    /// What a program reads.
+    pub body: Box<ErrorBody>,
+}
+
+impl Failure {
+    /// An invalid argument: the message says which and what is expected.
+    pub fn usage(message: impl Into<String>, url: Option<&str>) -> Failure {
+        let message = message.into();
+        Failure {
+            text: format!("Invalid argument: {message}"),
+            body: Box::new(ErrorBody::new("usage", message, url.map(str::to_string))),
+        }
+    }
+
+    /// A failure of another `kind` with its message.
+    pub fn other(kind: &'static str, text: String, url: &str) -> Failure {
+        Failure { body: Box::new(ErrorBody::new(kind, text.clone(), Some(url.to_string()))), text }
+    }
+
+    /// A failure of the retrieval layer for `url`, requested as `agent`.
+    pub fn from_client(err: &Error, url: &str, agent: &str) -> Failure {
+        match err {
+            Error::Policy(policy) => Failure::policy(policy, url, agent),
+            Error::Ssrf(ssrf) => {
+                let what = ssrf.to_string();
+                let what = what.strip_prefix("refused ").unwrap_or(&what);
+                let text = format!(
+                    "Refused by the SSRF guard: {what} (reason: {}).\n\
+                     Addresses that are not public (loopback, private, link-local, cloud metadata) are never \
+                     requested unless the server's operator allows their network.\nNothing was requested.",
+                    ssrf.reason()
+                );
+                let mut body = Box::new(ErrorBody::new("ssrf", err.to_string(), Some(url.to_string())));
+                body.reason = Some(ssrf.reason());
+                Failure { text, body }
+            }
+            Error::Fetch(fetch) => {
+                let mut body = Box::new(ErrorBody::new("fetch", err.to_string(), Some(url.to_string())));
+                body.status = fetch.status();
+                Failure { text: format!("Fetch failed: {err}."), body }
+            }
+            Error::InvalidUrl { .. } => Failure::usage(err.to_string(), Some(url)),
+            other => Failure::other("fetch", format!("Fetch failed: {other}."), url),
+        }
+    }
+
+    fn policy(policy: &PolicyError, requested: &str, agent: &str) -> Failure {
+        let evidence = &policy.evidence;
+        let robots = RobotsOutput::from(evidence);
+        let mut text = String::new();
+        let refused = &policy.url;
+        let via = if refused.as_str() != requested { format!(" (on the way to {requested})") } else { String::new() };
+        match evidence.verdict {
+            Verdict::UnknownUnreachable => {
+                let _ = writeln!(
+                    text,
+                    "Refused by robots.txt policy: the site's robots.txt could not be read, so whether agent \
+                     `{agent}` may fetch {refused}{via} is unknown, and nothing is fetched by default."
+                );
+            }
+            _ => {
+                let _ =
+                    writeln!(text, "Refused by robots.txt: the site asks agent `{agent}` not to fetch {refused}{via}.");
+            }
+        }
+        let _ = writeln!(text, "Verdict: {} (recommendation: {})", robots.verdict, robots.recommendation);
+        match (&robots.rule, evidence.availability) {
+            (Some(rule), _) => {
+                let _ = writeln!(text, "Matched rule: {}", rule_line(rule));
+            }
+            (None, Some(RobotsAvailability::AuthDisallowAll)) => {
+                let _ = writeln!(text, "Matched rule: none (robots.txt answered 401 or 403, read as disallow all)");
+            }
+            (None, _) => {
+                let _ = writeln!(text, "Matched rule: none");
+            }
+        }
+        if let Some(source) = robots_source(&robots) {
+            let _ = writeln!(text, "robots.txt: {source}");
+        }
+        text.push_str("Nothing was requested from this URL.");
+        let mut body = Box::new(ErrorBody::new("policy", policy.to_string(), Some(refused.clone())));
+        body.verdict = Some(evidence.verdict.as_str());
+        body.recommendation = Some(evidence.recommendation.as_str());
+        body.robots_url = evidence.robots_url.clone();
+        body.rule = robots.rule;
+        Failure { text, body }
+    }
+
+    /// The structured content of the error result.
+    pub fn structured(&self) -> serde_json::Value {
+        serde_json::to_value(ErrorOutput { error: (*self.body).clone() }).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use webcanon_core::policy::{FetchRecommendation, RobotsEvidence, RuleEvidence};
+    use webcanon_core::robots::Directive;
+
+    use super::*;
+
+    fn evidence(verdict: Verdict, rule: Option<RuleEvidence>, availability: RobotsAvailability) -> RobotsEvidence {
+        RobotsEvidence {
+            verdict,
+            recommendation: verdict.recommendation(),
+            robots_url: Some("https://example.com/robots.txt".into()),
+            status: Some(200),
+            availability: Some(availability),
+            from_cache: false,
+            cache_age_seconds: None,
+            rule,
+        }
+    }
+
+    #[test]
+    fn a_disallow_names_the_verdict_and_quotes_only_the_rule() {
+        let rule = RuleEvidence { line: 2, directive: Directive::Disallow, pattern: "/private".into() };
+        let err = Error::from(PolicyError {
+            url: "https://example.com/private/x".into(),
+            evidence: evidence(Verdict::DisallowedExplicit, Some(rule), RobotsAvailability::Parsed),
+        });
+        let failure = Failure::from_client(&err, "https://example.com/private/x", "webcanon");
+        let lines: Vec<&str> = failure.text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "Refused by robots.txt: the site asks agent `webcanon` not to fetch https://example.com/private/x.",
+                "Verdict: disallowed_explicit (recommendation: not_recommended)",
+                "Matched rule: robots.txt line 2: Disallow: /private",
+                "robots.txt: https://example.com/robots.txt (HTTP 200)",
+                "Nothing was requested from this URL.",
+            ]
+        );
+        let json = failure.structured();
+        assert_eq!(json["error"]["kind"], "policy");
+        assert_eq!(json["error"]["verdict"], "disallowed_explicit");
+        assert_eq!(json["error"]["recommendation"], FetchRecommendation::NotRecommended.as_str());
+        assert_eq!(json["error"]["rule"]["line"], 2);
+        assert_eq!(json["error"]["rule"]["pattern"], "/private");
+    }
+
+    #[test]
+    fn an_unreachable_robots_txt_and_a_redirect_hop_say_so() {
+        let mut e = evidence(Verdict::UnknownUnreachable, None, RobotsAvailability::Unreachable);
+        e.status = Some(503);
+        let err = Error::from(PolicyError { url: "https://other.example/x".into(), evidence: e });
+        let failure = Failure::from_client(&err, "https://example.com/start", "GPTBot");
+        assert!(failure.text.starts_with(
+            "Refused by robots.txt policy: the site's robots.txt could not be read, so whether agent `GPTBot` \
+             may fetch https://other.example/x (on the way to https://example.com/start) is unknown"
+        ));
+        assert!(
+            failure.text.contains("Verdict: unknown_unreachable (recommendation: unknown_do_not_fetch_by_default)")
+        );
+        assert!(failure.text.contains("Matched rule: none\n"));
+        assert!(failure.text.contains("(HTTP 503)"));
+    }
+
+    #[test]
+    fn usage_errors_say_what_is_wrong() {
+        let err = Error::InvalidUrl { url: "ftp://x".into(), reason: "scheme `ftp` is not http or https".into() };
+        let failure = Failure::from_client(&err, "ftp://x", "webcanon");
+        assert_eq!(failure.text, "Invalid argument: invalid URL `ftp://x`: scheme `ftp` is not http or https");
+        assert_eq!(failure.structured()["error"]["kind"], "usage");
+    }
+}

@@ -1,0 +1,91 @@
+//! What the tools do, apart from the protocol: arguments in, an [`Answer`]
+//! or a [`Failure`] out. `server.rs` turns both into MCP results.
+
+pub(crate) mod audit;
+pub(crate) mod check;
+pub(crate) mod fetch;
+pub(crate) mod llms;
+pub(crate) mod sitemap;
+
+use webcanon_client::{BuildError, Client};
+
+use crate::identity::{Identity, Initiator, check_agent_token};
+use crate::page_cache::{PAGE_TTL, PageCache};
+use crate::refusal::Failure;
+
+/// A successful tool result.
+#[derive(Debug, Clone)]
+pub(crate) struct Answer {
+    /// The header the model reads first: what was asked, what was found.
+    pub header: String,
+    /// The site's own content, returned apart from the header, if any.
+    pub content: Option<String>,
+    /// The same facts for programs (`structuredContent`).
+    pub structured: serde_json::Value,
+}
+
+impl Answer {
+    /// An answer of `header` and `content` with `structured` serialised.
+    pub fn new(header: String, content: Option<String>, structured: &impl serde::Serialize) -> Answer {
+        Answer { header, content, structured: serde_json::to_value(structured).unwrap_or_default() }
+    }
+}
+
+/// What every tool call shares: the clients (one cache, one guard, one set
+/// of connections) and the page cache.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    base: Client,
+    identity: Identity,
+    autonomous: Client,
+    user_initiated: Client,
+    /// Pages fetched by the `fetch` tool, kept briefly for paging.
+    pub pages: PageCache<crate::output::PageMeta>,
+}
+
+impl Shared {
+    /// The shared state over `base`, with the identity's two `User-Agent`s
+    /// for the client's own product token.
+    pub fn new(base: Client, identity: Identity) -> Result<Shared, BuildError> {
+        let token = base.agent().to_string();
+        let autonomous = base.with_agent(&token, Some(&identity.user_agent(&token, Initiator::Autonomous)))?;
+        let user_initiated = base.with_agent(&token, Some(&identity.user_agent(&token, Initiator::UserInitiated)))?;
+        Ok(Shared { base, identity, autonomous, user_initiated, pages: PageCache::new(PAGE_TTL) })
+    }
+
+    /// The client for a call: the server's own agent when `agent` is absent
+    /// or blank, else that product token (same caches and connections),
+    /// with the `User-Agent` of `initiator`.
+    pub fn client_for(&self, agent: Option<&str>, initiator: Initiator) -> Result<Client, Failure> {
+        match agent.map(str::trim).filter(|a| !a.is_empty()) {
+            None => Ok(match initiator {
+                Initiator::Autonomous => self.autonomous.clone(),
+                Initiator::UserInitiated => self.user_initiated.clone(),
+            }),
+            Some(token) => {
+                check_agent_token(token).map_err(|e| Failure::usage(e.to_string(), None))?;
+                self.base
+                    .with_agent(token, Some(&self.identity.user_agent(token, initiator)))
+                    .map_err(|e| Failure::usage(e.to_string(), None))
+            }
+        }
+    }
+
+    /// The robots mode of the server's client.
+    pub fn mode(&self) -> webcanon_core::policy::RobotsMode {
+        self.base.mode()
+    }
+}
+
+/// Reads a `url` argument as an absolute http(s) URL.
+pub(crate) fn parse_http_url(input: &str) -> Result<url::Url, Failure> {
+    let invalid = |reason: String| Failure::usage(format!("invalid URL `{input}`: {reason}"), Some(input));
+    let url = url::Url::parse(input.trim()).map_err(|e| invalid(e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(invalid(format!("scheme `{}` is not http or https", url.scheme())));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(invalid("no host".into()));
+    }
+    Ok(url)
+}

@@ -1,0 +1,111 @@
+//! The request and answer bodies of the API (their OpenAPI schemas come from these types).
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use webcanon_client::error::ErrorBody;
+use webcanon_client::warning::Warning;
+use webcanon_core::policy::{FetchRecommendation, RobotsEvidence, RuleEvidence, Verdict};
+
+/// `POST /v1/fetch`: a page for an LLM, the way the site owner asked.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FetchRequest {
+    /// The URL to fetch (absolute, http or https).
+    #[schema(example = "https://example.com/docs/")]
+    pub url: String,
+    /// The product token matched against robots.txt (default: the service's `--agent`).
+    #[schema(pattern = r"^[A-Za-z0-9._-]{1,64}$", example = "GPTBot")]
+    pub agent: Option<String>,
+    /// The page body limit in bytes, counted after decompression (default and maximum 10 MiB).
+    #[schema(minimum = 1, maximum = 10485760)]
+    pub max_bytes: Option<u64>,
+    /// Whether to look for a Markdown copy of the page (llms.txt,
+    /// `rel="alternate"`, `Accept: text/markdown`); default true.
+    pub alternatives: Option<bool>,
+}
+
+/// `POST /v1/robots/check` and `POST /v1/audit`: a URL and an agent.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UrlRequest {
+    /// The URL (absolute, http or https).
+    #[schema(example = "https://example.com/private/page")]
+    pub url: String,
+    /// The product token matched against robots.txt (default: the service's `--agent`).
+    #[schema(pattern = r"^[A-Za-z0-9._-]{1,64}$", example = "GPTBot")]
+    pub agent: Option<String>,
+}
+
+/// The answer of `POST /v1/robots/check`: the verdict without fetching the page.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CheckResponse {
+    /// The verdict and its evidence (the `robots` object of `webcanon fetch --json`).
+    pub robots: RobotsEvidence,
+    /// Warnings from robots.txt (a stale copy, a body that is not a robots.txt, `Content-Signal`).
+    pub warnings: Vec<Warning>,
+}
+
+/// `POST /v1/robots/eval`: many URLs for one agent.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvalRequest {
+    /// The product token matched against robots.txt (default: the service's `--agent`).
+    #[schema(pattern = r"^[A-Za-z0-9._-]{1,64}$", example = "GPTBot")]
+    pub agent: Option<String>,
+    /// The URLs, at most 10,000.
+    #[schema(max_items = 10000)]
+    pub urls: Vec<String>,
+}
+
+/// The answer of `POST /v1/robots/eval`: one item per URL, in input order.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EvalResponse {
+    /// The agent the URLs were decided for.
+    pub agent: String,
+    /// One item per URL, in input order.
+    pub results: Vec<EvalItem>,
+}
+
+/// The outcome for one URL of a batch: a decision, or an error of its own.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum EvalItem {
+    /// robots.txt decided the URL.
+    Decided(EvalDecision),
+    /// The URL is invalid or refused by the SSRF guard.
+    Failed(EvalFailure),
+}
+
+/// robots.txt's decision on one URL.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EvalDecision {
+    /// The URL as given.
+    pub url: String,
+    /// Whether the service would fetch it under its robots mode.
+    pub allowed: bool,
+    /// What robots.txt says.
+    pub verdict: Verdict,
+    /// What a well-behaved agent should do.
+    pub recommendation: FetchRecommendation,
+    /// The rule that decided, if one matched.
+    pub rule: Option<RuleEvidence>,
+}
+
+/// A URL of a batch that could not be decided.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EvalFailure {
+    /// The URL as given.
+    pub url: String,
+    /// Why (kind `usage` for an invalid URL, `ssrf` for a refused address).
+    pub error: ErrorBody,
+}
+
+/// The answer of `GET /healthz`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Health {
+    /// Always `ok` while the service answers.
+    #[schema(example = "ok")]
+    pub status: String,
+    /// The webcanon version.
+    pub version: String,
+}

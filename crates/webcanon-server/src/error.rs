@@ -1,0 +1,175 @@
+//! JSON errors: the CLI's kinds and codes, with an HTTP status each.
+//!
+//! | situation | status | `kind` | `code` |
+//! |---|---|---|---|
+//! | body is not JSON | 400 | `usage` | 2 |
+//! | JSON of the wrong shape, invalid URL or option | 422 | `usage` | 2 |
+//! | `Content-Type` is not JSON | 415 | `usage` | 2 |
+//! | body over the limit | 413 | `usage` | 2 |
+//! | unknown path / method | 404 / 405 | `usage` | 2 |
+//! | robots.txt refuses | 403 | `policy` | 3 |
+//! | SSRF guard refuses | 403 | `ssrf` | 4 |
+//! | the page could not be fetched | 502 (504 when it timed out) | `fetch` | 5 |
+//! | the request ran out of time | 504 | `timeout` | 5 |
+//! | too many requests in flight | 503 | `overloaded` | 5 |
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use webcanon_client::error::{Error, ErrorBody, ErrorJson, FetchError, code};
+
+/// Stable `reason` words of usage errors.
+pub mod reason {
+    /// The body is not valid JSON.
+    pub const INVALID_JSON: &str = "invalid_json";
+    /// The JSON does not have the expected shape (a missing or unknown field, a wrong type).
+    pub const INVALID_BODY: &str = "invalid_body";
+    /// The `Content-Type` is not `application/json`.
+    pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
+    /// The body is larger than the limit.
+    pub const BODY_TOO_LARGE: &str = "body_too_large";
+    /// The body could not be read.
+    pub const UNREADABLE_BODY: &str = "unreadable_body";
+    /// The URL is not an absolute http(s) URL.
+    pub const INVALID_URL: &str = "invalid_url";
+    /// The agent is not a product token.
+    pub const INVALID_AGENT: &str = "invalid_agent";
+    /// An option is out of range.
+    pub const INVALID_OPTION: &str = "invalid_option";
+    /// A batch holds more URLs than allowed.
+    pub const TOO_MANY_URLS: &str = "too_many_urls";
+    /// No such path.
+    pub const NOT_FOUND: &str = "not_found";
+    /// The path does not take this method.
+    pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+}
+
+/// An error answer: an HTTP status and a JSON error body.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    status: StatusCode,
+    body: Box<ErrorBody>,
+}
+
+impl ApiError {
+    /// An error with this status and body.
+    pub fn new(status: StatusCode, body: ErrorBody) -> ApiError {
+        ApiError { status, body: Box::new(body) }
+    }
+
+    /// A usage error (kind `usage`, code 2) with a stable `reason`.
+    pub fn usage(status: StatusCode, reason: &str, message: impl Into<String>) -> ApiError {
+        let mut body = ErrorBody::new("usage", code::USAGE, message);
+        body.reason = Some(reason.to_string());
+        ApiError::new(status, body)
+    }
+
+    /// The answer for a client error about `url`.
+    pub fn from_client(err: &Error, url: &str) -> ApiError {
+        let mut body = ErrorBody::from_error(err, url);
+        let status = match err {
+            Error::InvalidUrl { .. } => {
+                body.reason = Some(reason::INVALID_URL.to_string());
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            Error::Policy(_) | Error::Ssrf(_) => StatusCode::FORBIDDEN,
+            Error::Fetch(FetchError::Timeout { .. }) => StatusCode::GATEWAY_TIMEOUT,
+            _ => StatusCode::BAD_GATEWAY,
+        };
+        ApiError::new(status, body)
+    }
+
+    /// The request did not finish within the service's time limit.
+    pub fn timeout(limit: Duration) -> ApiError {
+        let message = format!("the request did not finish within {:.1} s", limit.as_secs_f64());
+        ApiError::new(StatusCode::GATEWAY_TIMEOUT, ErrorBody::new("timeout", code::FETCH, message))
+    }
+
+    /// Too many requests are in flight.
+    pub fn overloaded(limit: usize) -> ApiError {
+        let message = format!("{limit} requests are in flight already; try again shortly");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorBody::new("overloaded", code::FETCH, message))
+    }
+
+    /// The answer for a body the JSON extractor refused.
+    pub fn from_rejection(rejection: &JsonRejection) -> ApiError {
+        let (status, why) = match rejection {
+            JsonRejection::JsonDataError(_) => (StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_BODY),
+            JsonRejection::JsonSyntaxError(_) => (StatusCode::BAD_REQUEST, reason::INVALID_JSON),
+            JsonRejection::MissingJsonContentType(_) => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, reason::UNSUPPORTED_MEDIA_TYPE)
+            }
+            other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                (StatusCode::PAYLOAD_TOO_LARGE, reason::BODY_TOO_LARGE)
+            }
+            other => (other.status(), reason::UNREADABLE_BODY),
+        };
+        let message = match rejection {
+            JsonRejection::MissingJsonContentType(_) => "expected `Content-Type: application/json`".to_string(),
+            other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                "the request body is larger than the limit".to_string()
+            }
+            other => other.body_text(),
+        };
+        ApiError::usage(status, why, message)
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The JSON error body.
+    pub fn body(&self) -> &ErrorBody {
+        &self.body
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let overloaded = self.status == StatusCode::SERVICE_UNAVAILABLE;
+        let mut response = (self.status, Json(ErrorJson { error: *self.body })).into_response();
+        if overloaded {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        response
+    }
+}
+
+/// A JSON request body whose rejections are JSON errors too.
+#[derive(Debug, Clone)]
+pub struct ApiJson<T>(pub T);
+
+impl<T, S> FromRequest<S> for ApiJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(value)) => Ok(ApiJson(value)),
+            Err(rejection) => Err(ApiError::from_rejection(&rejection)),
+        }
+    }
+}
+
+/// The answer for a path that does not exist.
+pub async fn not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError::usage(StatusCode::NOT_FOUND, reason::NOT_FOUND, format!("no such path: {}", uri.path()))
+}
+
+/// The answer for a method the path does not take.
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::usage(
+        StatusCode::METHOD_NOT_ALLOWED,
+        reason::METHOD_NOT_ALLOWED,
+        format!("{} does not take {method}", uri.path()),
+    )
+}

@@ -1,0 +1,121 @@
+//! The HTTP JSON API of webcanon (`webcanon serve`).
+//!
+//! One [`webcanon_client::Client`] serves every request: one connection
+//! pool, one robots.txt cache and one politeness state for all agents (a
+//! request's `agent` gets a client derived with
+//! [`Client::with_agent`](webcanon_client::Client::with_agent), built once
+//! per agent). Endpoints:
+//!
+//! | endpoint | body | answer |
+//! |---|---|---|
+//! | `POST /v1/fetch` | `{url, agent?, max_bytes?, alternatives?}` | the object of `webcanon fetch --json` |
+//! | `POST /v1/robots/check` | `{url, agent?}` | `{robots, warnings}` |
+//! | `POST /v1/robots/eval` | `{agent?, urls}` | `{agent, results: [{url, allowed, verdict, recommendation, rule} or {url, error}]}` |
+//! | `POST /v1/audit` | `{url, agent?}` | the report of `webcanon audit --json` |
+//! | `GET /healthz` | | `{status, version}` |
+//! | `GET /metrics` | | Prometheus metrics (see [`metrics`]) |
+//! | `GET /openapi.json` | | the OpenAPI 3.1 document ([`openapi::ApiDoc`]) |
+//!
+//! Errors are JSON with the CLI's kinds and codes (see [`error`]). The
+//! `/v1` routes are guarded by the [`Limits`]: body size, requests in
+//! flight (load shedding) and a time limit.
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use webcanon_server::{AppState, Limits, router, serve};
+//!
+//! let client = webcanon_client::Client::builder().build().expect("client");
+//! let app = router(AppState::new(client, Limits::default()));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! # drop(stop);
+//! serve(listener, app, async { let _ = stopped.await; }).await
+//! # }
+//! ```
+
+pub mod api;
+pub mod error;
+mod handlers;
+mod limits;
+pub mod metrics;
+pub mod openapi;
+mod state;
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::middleware::from_fn_with_state;
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+pub use state::{
+    AGENT_PATTERN, AppState, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_REQUEST_TIMEOUT, Limits,
+    MAX_AGENT_LEN, MAX_EVAL_URLS,
+};
+
+/// How long [`serve`] lets in-flight requests finish after the shutdown signal.
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// The service's routes over `state`. A plain [`Router`]: more services
+/// (an MCP endpoint under `/mcp`) can be nested or merged into it.
+pub fn router(state: AppState) -> Router {
+    let v1 = Router::new()
+        .route("/v1/fetch", post(handlers::fetch))
+        .route("/v1/robots/check", post(handlers::robots_check))
+        .route("/v1/robots/eval", post(handlers::robots_eval))
+        .route("/v1/audit", post(handlers::audit))
+        .route_layer(from_fn_with_state(state.clone(), limits::guard));
+    Router::new()
+        .merge(v1)
+        .route("/healthz", get(handlers::healthz))
+        .route("/metrics", get(handlers::metrics))
+        .route("/openapi.json", get(handlers::openapi))
+        .fallback(error::not_found)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(DefaultBodyLimit::max(state.limits().max_body_bytes))
+        .layer(from_fn_with_state(state.clone(), metrics::track))
+        .with_state(state)
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then stops
+/// accepting connections and lets in-flight requests finish for up to
+/// [`DEFAULT_SHUTDOWN_GRACE`].
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    serve_with_grace(listener, router, shutdown, DEFAULT_SHUTDOWN_GRACE).await
+}
+
+/// [`serve`] with another grace period: requests still running `grace`
+/// after the shutdown signal are dropped and the function returns.
+pub async fn serve_with_grace(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let (signalled, mut on_signal) = watch::channel(false);
+    let signal = async move {
+        shutdown.await;
+        tracing::info!("shutting down: no new connections; letting requests in flight finish");
+        let _ = signalled.send(true);
+    };
+    let server = axum::serve(listener, router).with_graceful_shutdown(signal).into_future();
+    tokio::pin!(server);
+    tokio::select! {
+        result = &mut server => return result,
+        _ = on_signal.wait_for(|done| *done) => {}
+    }
+    match tokio::time::timeout(grace, server).await {
+        Ok(result) => result,
+        Err(_) => {
+            tracing::warn!("requests still running after {:.0} s of grace were dropped", grace.as_secs_f64());
+            Ok(())
+        }
+    }
+}

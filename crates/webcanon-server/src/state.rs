@@ -1,0 +1,139 @@
+//! [`AppState`]: the one client, its per-agent views, the metrics and the limits.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use tokio::sync::Semaphore;
+use webcanon_client::Client;
+
+use crate::error::{ApiError, reason};
+use crate::metrics::Metrics;
+
+/// The default request body limit: 1 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// The default number of `/v1` requests answered at once.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+/// The default time limit of one `/v1` request.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// The most URLs one `POST /v1/robots/eval` may hold.
+pub const MAX_EVAL_URLS: usize = 10_000;
+/// The longest agent token taken.
+pub const MAX_AGENT_LEN: usize = 64;
+/// How many per-agent clients are kept; past that, others are built per request.
+const MAX_KEPT_AGENTS: usize = 1024;
+
+/// The service's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest request body taken, in bytes (larger: 413).
+    pub max_body_bytes: usize,
+    /// How many `/v1` requests are answered at once (more: 503 at once, no queue).
+    pub max_in_flight: usize,
+    /// The time limit of one `/v1` request (over it: 504).
+    pub request_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        }
+    }
+}
+
+/// What every handler shares: one [`Client`] (one connection pool, one
+/// robots cache, one politeness state), a client per agent derived from
+/// it, the metrics and the limits. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    client: Client,
+    agents: Mutex<HashMap<String, Client>>,
+    metrics: Metrics,
+    limits: Limits,
+    permits: Arc<Semaphore>,
+}
+
+impl AppState {
+    /// The state around `client` (its agent is the default one) with `limits`.
+    pub fn new(client: Client, limits: Limits) -> AppState {
+        let metrics = Metrics::new(&client);
+        AppState {
+            inner: Arc::new(Inner {
+                permits: Arc::new(Semaphore::new(limits.max_in_flight.max(1))),
+                agents: Mutex::new(HashMap::new()),
+                client,
+                metrics,
+                limits,
+            }),
+        }
+    }
+
+    /// The shared client (the default agent).
+    pub fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
+    /// The metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> Limits {
+        self.inner.limits
+    }
+
+    /// The in-flight permits of `/v1` requests.
+    pub(crate) fn permits(&self) -> &Arc<Semaphore> {
+        &self.inner.permits
+    }
+
+    /// The client for `agent` (the default one for `None`), on the shared
+    /// connections and caches; each agent's client is built once.
+    pub fn client_for(&self, agent: Option<&str>) -> Result<Client, ApiError> {
+        let base = &self.inner.client;
+        let Some(agent) = agent.filter(|a| *a != base.agent()) else { return Ok(base.clone()) };
+        check_agent(agent)?;
+        let mut agents = self.inner.agents.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(client) = agents.get(agent) {
+            return Ok(client.clone());
+        }
+        let client = base
+            .with_agent(agent, None)
+            .map_err(|e| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_AGENT, e.to_string()))?;
+        if agents.len() < MAX_KEPT_AGENTS {
+            agents.insert(agent.to_string(), client.clone());
+        }
+        Ok(client)
+    }
+}
+
+/// Checks that `agent` is a product token: 1 to 64 ASCII letters, digits, `-`, `_` or `.`.
+fn check_agent(agent: &str) -> Result<(), ApiError> {
+    let valid = !agent.is_empty()
+        && agent.len() <= MAX_AGENT_LEN
+        && agent.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if valid {
+        Ok(())
+    } else {
+        Err(ApiError::usage(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            reason::INVALID_AGENT,
+            format!(
+                "agent `{agent}` is not a product token (1 to {MAX_AGENT_LEN} ASCII letters, digits, `-`, `_` or `.`)"
+            ),
+        ))
+    }
+}
+
+/// The pattern of a valid agent, for the OpenAPI document.
+pub const AGENT_PATTERN: &str = r"^[A-Za-z0-9._-]{1,64}$";

@@ -1,0 +1,422 @@
+//! The HTTP API over real sockets: every endpoint, the error table, metrics.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{loopback_client, start, start_with};
+use webcanon_server::Limits;
+use webcanon_test::{Route, TestServer};
+
+const ROBOTS: &str =
+    "# internal note: staging-secret-42\nUser-agent: *\nDisallow: /private\n\nUser-agent: GPTBot\nDisallow: /\n";
+
+async fn site() -> TestServer {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, ROBOTS));
+    server.route(
+        "/page",
+        Route::html(200, "<html><head><title>Hello</title></head><body><h1>Hello</h1><p>World text.</p></body></html>"),
+    );
+    server.route("/private/page", Route::html(200, "<p>private</p>"));
+    server.route("/broken", Route::text(500, "oops"));
+    server.route("/slow", Route::html(200, "<p>slow</p>").delay(Duration::from_secs(3)));
+    server
+}
+
+#[tokio::test]
+async fn healthz_answers_ok_and_the_version() {
+    let service = start().await;
+    let (status, content_type, body) = service.get_text("/healthz").await;
+    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body, json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}));
+}
+
+#[tokio::test]
+async fn check_answers_the_robots_object_without_requesting_the_page() {
+    let server = site().await;
+    let service = start().await;
+    let cases = [
+        (None, "/private/page", "disallowed_explicit", "not_recommended", Some(3)),
+        (None, "/page", "allowed_implicit", "recommended", None),
+        (Some("GPTBot"), "/page", "disallowed_explicit", "not_recommended", Some(6)),
+        (Some("ClaudeBot"), "/private/x", "disallowed_explicit", "not_recommended", Some(3)),
+    ];
+    for (agent, path, verdict, recommendation, line) in cases {
+        let (status, body) = service.post("/v1/robots/check", &json!({"url": server.url(path), "agent": agent})).await;
+        assert_eq!(status, 200, "{body}");
+        let robots = &body["robots"];
+        assert_eq!(robots["verdict"], verdict, "{agent:?} {path}: {body}");
+        assert_eq!(robots["recommendation"], recommendation);
+        assert_eq!(robots["robots_url"], server.url("/robots.txt"));
+        assert_eq!(robots["status"], 200);
+        assert_eq!(robots["rule"]["line"], line.map_or(Value::Null, Value::from), "{body}");
+        assert!(body["warnings"].is_array());
+    }
+    assert_eq!(server.hits("/private/page") + server.hits("/page"), 0, "a check requests no page");
+    assert_eq!(server.hits("/robots.txt"), 1, "one robots.txt fetch serves every agent");
+}
+
+#[tokio::test]
+async fn fetch_answers_the_same_object_as_the_cli() {
+    let server = site().await;
+    let service = start().await;
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/page"), "alternatives": false})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["requested_url"], server.url("/page"));
+    assert_eq!(body["final_url"], server.url("/page"));
+    assert_eq!(body["status"], 200);
+    assert_eq!(body["title"], "Hello");
+    assert!(body["content"].as_str().unwrap().contains("World text."), "{body}");
+    assert_eq!(body["robots"]["verdict"], "allowed_implicit");
+    assert_eq!(body["alternatives"], json!([]));
+    for key in ["fetched_url", "content_type", "warnings", "redirects", "timings"] {
+        assert!(body.get(key).is_some(), "missing {key}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn fetch_honours_max_bytes() {
+    let server = site().await;
+    server.route("/long", Route::text(200, &"a".repeat(5000)));
+    let service = start().await;
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/long"), "max_bytes": 100})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["content"].as_str().unwrap().len(), 100);
+    assert!(body["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "body_truncated"), "{body}");
+}
+
+#[tokio::test]
+async fn policy_refusal_quotes_the_rule_and_never_the_file() {
+    let server = site().await;
+    let service = start().await;
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/private/page")})).await;
+    assert_eq!(status, 403, "{body}");
+    let error = &body["error"];
+    assert_eq!(error["kind"], "policy");
+    assert_eq!(error["code"], 3);
+    assert_eq!(error["verdict"], "disallowed_explicit");
+    assert_eq!(error["recommendation"], "not_recommended");
+    assert_eq!(error["rule"], json!({"line": 3, "directive": "disallow", "pattern": "/private"}));
+    assert_eq!(error["robots_url"], server.url("/robots.txt"));
+    assert!(!body.to_string().contains("staging-secret-42"), "robots.txt text leaked: {body}");
+    assert_eq!(server.hits("/private/page"), 0);
+}
+
+/// One row of the error table: what is sent, what must come back.
+struct ErrorCase {
+    name: &'static str,
+    path: &'static str,
+    content_type: &'static str,
+    body: Vec<u8>,
+    status: u16,
+    kind: &'static str,
+    code: u8,
+    reason: Option<&'static str>,
+}
+
+fn case(name: &'static str, path: &'static str, body: &str, status: u16, kind: &'static str, code: u8) -> ErrorCase {
+    ErrorCase {
+        name,
+        path,
+        content_type: "application/json",
+        body: body.as_bytes().to_vec(),
+        status,
+        kind,
+        code,
+        reason: None,
+    }
+}
+
+impl ErrorCase {
+    fn reason(mut self, reason: &'static str) -> ErrorCase {
+        self.reason = Some(reason);
+        self
+    }
+
+    fn content_type(mut self, content_type: &'static str) -> ErrorCase {
+        self.content_type = content_type;
+        self
+    }
+}
+
+#[tokio::test]
+async fn errors_are_json_with_the_cli_kinds_and_codes() {
+    let server = site().await;
+    let service = start_with(loopback_client(), Limits { max_body_bytes: 4096, ..Limits::default() }).await;
+    let page = server.url("/page");
+    let many_urls = serde_json::to_string(&json!({"urls": vec!["http://a.invalid/"; 10_001]})).unwrap();
+    let cases = vec![
+        case("bad JSON", "/v1/fetch", "{\"url\": ", 400, "usage", 2).reason("invalid_json"),
+        case("missing field", "/v1/robots/check", "{}", 422, "usage", 2).reason("invalid_body"),
+        case("unknown field", "/v1/robots/check", &format!("{{\"url\":\"{page}\",\"agnt\":\"x\"}}"), 422, "usage", 2)
+            .reason("invalid_body"),
+        case("wrong type", "/v1/robots/eval", "{\"urls\": \"http://a/\"}", 422, "usage", 2).reason("invalid_body"),
+        case("wrong content type", "/v1/fetch", &format!("{{\"url\":\"{page}\"}}"), 415, "usage", 2)
+            .content_type("text/plain")
+            .reason("unsupported_media_type"),
+        case("huge body", "/v1/robots/eval", &format!("{{\"urls\":[\"{}\"]}}", "a".repeat(8192)), 413, "usage", 2)
+            .reason("body_too_large"),
+        case("invalid URL", "/v1/fetch", "{\"url\":\"not a url\"}", 422, "usage", 2).reason("invalid_url"),
+        case("non-http scheme", "/v1/robots/check", "{\"url\":\"ftp://example.com/x\"}", 422, "usage", 2)
+            .reason("invalid_url"),
+        case("local path audit", "/v1/audit", "{\"url\":\"examples/site\"}", 422, "usage", 2).reason("invalid_url"),
+        case(
+            "invalid agent",
+            "/v1/robots/check",
+            &format!("{{\"url\":\"{page}\",\"agent\":\"bad agent\"}}"),
+            422,
+            "usage",
+            2,
+        )
+        .reason("invalid_agent"),
+        case("max_bytes 0", "/v1/fetch", &format!("{{\"url\":\"{page}\",\"max_bytes\":0}}"), 422, "usage", 2)
+            .reason("invalid_option"),
+        case("upstream 500", "/v1/fetch", &format!("{{\"url\":\"{}\"}}", server.url("/broken")), 502, "fetch", 5),
+        case("upstream timeout", "/v1/fetch", &format!("{{\"url\":\"{}\"}}", server.url("/slow")), 504, "fetch", 5),
+        case("unknown path", "/v1/nothing", "{}", 404, "usage", 2).reason("not_found"),
+    ];
+    for case in cases {
+        let (status, body) = service.post_raw(case.path, case.content_type, case.body).await;
+        assert_eq!(status, case.status, "{}: {body}", case.name);
+        assert_eq!(body["error"]["kind"], case.kind, "{}: {body}", case.name);
+        assert_eq!(body["error"]["code"], case.code, "{}: {body}", case.name);
+        assert!(!body["error"]["message"].as_str().unwrap().is_empty(), "{}", case.name);
+        if let Some(reason) = case.reason {
+            assert_eq!(body["error"]["reason"], reason, "{}: {body}", case.name);
+        }
+    }
+    assert_eq!(service.post("/v1/fetch", &json!({"url": server.url("/broken")})).await.1["error"]["status"], 500);
+    // More URLs than a batch takes: the body limit is raised so the count is what is refused.
+    let roomy = start_with(loopback_client(), Limits::default()).await;
+    let (status, body) = roomy.post_raw("/v1/robots/eval", "application/json", many_urls.into_bytes()).await;
+    assert_eq!((status, &body["error"]["reason"]), (422, &json!("too_many_urls")), "{body}");
+}
+
+#[tokio::test]
+async fn wrong_method_is_405_json_with_allow() {
+    let service = start().await;
+    let response = service.http.get(format!("{}/v1/fetch", service.base)).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 405);
+    assert_eq!(response.headers()["allow"], "POST");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        (body["error"]["kind"].as_str(), body["error"]["reason"].as_str()),
+        (Some("usage"), Some("method_not_allowed"))
+    );
+}
+
+#[tokio::test]
+async fn ssrf_refusal_without_allow_private() {
+    let server = site().await;
+    let service = start_with(webcanon_client::Client::builder(), Limits::default()).await;
+    for path in ["/v1/fetch", "/v1/robots/check", "/v1/audit"] {
+        let (status, body) = service.post(path, &json!({"url": server.url("/page")})).await;
+        assert_eq!(status, 403, "{path}: {body}");
+        assert_eq!(body["error"]["kind"], "ssrf");
+        assert_eq!(body["error"]["code"], 4);
+        assert_eq!(body["error"]["reason"], "loopback");
+    }
+    assert!(server.requests().is_empty(), "nothing may reach a refused address");
+    assert_eq!(service.metric("webcanon_ssrf_refusals_total").await, 3.0);
+}
+
+#[tokio::test]
+async fn eval_keeps_order_gives_per_item_errors_and_fetches_each_robots_once() {
+    let first = site().await;
+    let second = TestServer::start().await;
+    second.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /open\nDisallow: /\n"));
+    let service = start().await;
+    let urls = json!([
+        first.url("/private/a"),
+        second.url("/open/b"),
+        "not a url",
+        first.url("/page"),
+        second.url("/closed"),
+        "http://10.1.2.3/x",
+        first.url("/private/c"),
+    ]);
+    let (status, body) = service.post("/v1/robots/eval", &json!({"urls": urls})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["agent"], "webcanon");
+    let results = body["results"].as_array().unwrap();
+    let got: Vec<(Value, Value, Value)> =
+        results.iter().map(|r| (r["url"].clone(), r["allowed"].clone(), r["verdict"].clone())).collect();
+    let expected = [
+        (true, false, "disallowed_explicit"),
+        (true, true, "allowed_explicit"),
+        (false, false, ""),
+        (true, true, "allowed_implicit"),
+        (true, false, "disallowed_explicit"),
+        (false, false, ""),
+        (true, false, "disallowed_explicit"),
+    ];
+    for (index, ((url, allowed, verdict), (decided, want_allowed, want_verdict))) in
+        got.iter().zip(expected).enumerate()
+    {
+        assert_eq!(url, &urls[index], "order");
+        if decided {
+            assert_eq!((allowed, verdict.as_str().unwrap()), (&json!(want_allowed), want_verdict), "item {index}");
+            assert!(results[index].get("recommendation").is_some() && results[index].get("rule").is_some());
+        } else {
+            assert!(results[index]["error"].is_object(), "item {index}: {}", results[index]);
+        }
+    }
+    assert_eq!(results[2]["error"]["kind"], "usage");
+    assert_eq!(results[2]["error"]["reason"], "invalid_url");
+    assert_eq!(results[5]["error"]["kind"], "ssrf");
+    assert_eq!(results[5]["error"]["code"], 4);
+    assert_eq!(results[1]["rule"], json!({"line": 2, "directive": "allow", "pattern": "/open"}));
+    assert_eq!((first.hits("/robots.txt"), second.hits("/robots.txt")), (1, 1));
+    // A second batch is served from the cache.
+    service.post("/v1/robots/eval", &json!({"agent": "GPTBot", "urls": [first.url("/page")]})).await;
+    assert_eq!(first.hits("/robots.txt"), 1);
+}
+
+#[tokio::test]
+async fn eval_without_a_cache_still_fetches_once_per_origin() {
+    let server = site().await;
+    let service = start_with(loopback_client().cache(webcanon_client::CacheSetting::None), Limits::default()).await;
+    let urls: Vec<String> = (0..50).map(|i| server.url(&format!("/p{i}"))).collect();
+    let (status, body) = service.post("/v1/robots/eval", &json!({"urls": urls})).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["results"].as_array().unwrap().len(), 50);
+    assert_eq!(server.hits("/robots.txt"), 1);
+}
+
+#[tokio::test]
+async fn metrics_count_requests_verdicts_cache_and_refusals() {
+    let server = site().await;
+    let service = start().await;
+    let check = json!({"url": server.url("/page")});
+    service.post("/v1/robots/check", &check).await;
+    service.post("/v1/robots/check", &check).await;
+    service.post("/v1/fetch", &json!({"url": server.url("/private/page")})).await;
+    service.post("/v1/robots/check", &json!({"url": "ftp://x/"})).await;
+    let (status, content_type, text) = service.get_text("/metrics").await;
+    assert_eq!(status, 200);
+    assert!(content_type.starts_with("application/openmetrics-text"), "{content_type}");
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    let expectations = [
+        (r#"webcanon_http_requests_total{route="/v1/robots/check",method="POST",status="200"}"#, 2.0),
+        (r#"webcanon_http_requests_total{route="/v1/robots/check",method="POST",status="422"}"#, 1.0),
+        (r#"webcanon_http_requests_total{route="/v1/fetch",method="POST",status="403"}"#, 1.0),
+        (r#"webcanon_robots_verdicts_total{verdict="allowed_implicit"}"#, 2.0),
+        (r#"webcanon_robots_verdicts_total{verdict="disallowed_explicit"}"#, 1.0),
+        ("webcanon_policy_refusals_total", 1.0),
+        ("webcanon_ssrf_refusals_total", 0.0),
+        ("webcanon_robots_fetches_total", 1.0),
+        ("webcanon_robots_cache_misses_total", 1.0),
+        ("webcanon_robots_cache_hits_total", 2.0),
+        (r#"webcanon_http_request_duration_seconds_count{route="/v1/robots/check"}"#, 3.0),
+    ];
+    for (series, value) in expectations {
+        let line = text.lines().find(|l| l.starts_with(series) && l[series.len()..].starts_with(' '));
+        let got = line.map_or(0.0, |l| l[series.len()..].trim().parse::<f64>().unwrap());
+        assert_eq!(got, value, "{series}\n{text}");
+    }
+    assert!(text.contains("webcanon_http_requests_in_flight 1"), "the /metrics request itself is in flight");
+}
+
+#[tokio::test]
+async fn saturated_service_sheds_load_with_503() {
+    let server = site().await;
+    let service = start_with(
+        loopback_client().timeout(Duration::from_secs(10)),
+        Limits { max_in_flight: 1, ..Limits::default() },
+    )
+    .await;
+    let slow = {
+        let (http, url) = (service.http.clone(), format!("{}/v1/fetch", service.base));
+        let body = json!({"url": server.url("/slow"), "alternatives": false});
+        tokio::spawn(async move { http.post(url).json(&body).send().await.unwrap().status().as_u16() })
+    };
+    wait_until(|| server.hits("/slow") == 1).await;
+    let response = service
+        .http
+        .post(format!("{}/v1/robots/check", service.base))
+        .json(&json!({"url": server.url("/page")}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 503);
+    assert_eq!(response.headers()["retry-after"], "1");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!((body["error"]["kind"].as_str(), body["error"]["code"].as_u64()), (Some("overloaded"), Some(5)));
+    assert_eq!(service.get_text("/healthz").await.0, 200, "health stays outside the limit");
+    assert_eq!(slow.await.unwrap(), 200, "the request in flight completes");
+    assert_eq!(service.post("/v1/robots/check", &json!({"url": server.url("/page")})).await.0, 200);
+}
+
+#[tokio::test]
+async fn request_over_the_time_limit_is_504() {
+    let server = site().await;
+    let service = start_with(
+        loopback_client().timeout(Duration::from_secs(10)),
+        Limits { request_timeout: Duration::from_millis(300), ..Limits::default() },
+    )
+    .await;
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/slow")})).await;
+    assert_eq!(status, 504, "{body}");
+    assert_eq!((body["error"]["kind"].as_str(), body["error"]["code"].as_u64()), (Some("timeout"), Some(5)));
+}
+
+#[tokio::test]
+async fn audit_reports_on_a_live_origin() {
+    let server = site().await;
+    server.route("/llms.txt", Route::text(200, "# Site\n\n> A test site.\n\n## Docs\n\n- [Page](/page): the page\n"));
+    let service = start().await;
+    let (status, body) = service.post("/v1/audit", &json!({"url": server.url("/"), "agent": "GPTBot"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["target"], server.url("/").trim_end_matches('/'));
+    assert_eq!(body["target_kind"], "origin");
+    assert_eq!(body["agent"], "GPTBot");
+    assert!(body["score"].as_u64().unwrap() <= 100);
+    let checks: Vec<&str> = body["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert!(checks.contains(&"robots-txt") && checks.contains(&"llms-txt"), "{checks:?}");
+    assert_eq!(server.hits("/robots.txt"), 1, "the audit reads robots.txt through the shared cache");
+}
+
+#[tokio::test]
+async fn openapi_documents_every_route() {
+    let service = start().await;
+    let (status, content_type, text) = service.get_text("/openapi.json").await;
+    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    let routes = [
+        ("/v1/fetch", "post"),
+        ("/v1/robots/check", "post"),
+        ("/v1/robots/eval", "post"),
+        ("/v1/audit", "post"),
+        ("/healthz", "get"),
+        ("/metrics", "get"),
+        ("/openapi.json", "get"),
+    ];
+    assert_eq!(doc["paths"].as_object().unwrap().len(), routes.len());
+    for (path, method) in routes {
+        let operation = &doc["paths"][path][method];
+        assert!(operation.is_object(), "{method} {path} undocumented");
+        let responses = operation["responses"].as_object().unwrap();
+        if method == "post" {
+            for code in ["200", "400", "413", "415", "422", "503", "504"] {
+                assert!(responses.contains_key(code), "{path} does not document {code}");
+            }
+        }
+    }
+    for schema in ["FetchResult", "RobotsEvidence", "ErrorJson", "EvalItem", "Report"] {
+        assert!(doc["components"]["schemas"][schema].is_object(), "{schema} missing");
+    }
+}
+
+async fn wait_until(condition: impl Fn() -> bool) {
+    for _ in 0..200 {
+        if condition() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("condition not met in 2 s");
+}
