@@ -36,9 +36,10 @@ debian_install() {
 }
 
 # Headless Chromium opens the HTML audit report (crates/webcanon-cli/tests/html_report.rs);
-# redis-server backs the fleet store tests. Tests that need them are required
-# here, so they can never be skipped silently.
-debian_install chromium fonts-liberation redis-server wrk iproute2 util-linux
+# redis-server backs the fleet store tests; python3-dev lets the wheel's crate
+# link in `cargo test`. Tests that need them are required here, so they can
+# never be skipped silently.
+debian_install chromium fonts-liberation redis-server wrk iproute2 util-linux python3-dev python3-venv
 CHROMIUM=/usr/bin/chromium
 export WEBCANON_CHROMIUM="$CHROMIUM"
 export WEBCANON_REQUIRE_CHROMIUM=1
@@ -61,6 +62,14 @@ export WEBCANON_REQUIRE_PYTHON=1
 
 cargo test --workspace --locked "$@"
 
-# Python-side tests against the built binary (tests/python).
+# The Python wheel, built by maturin in the same (dev) profile and installed
+# into the test environment.
+rm -rf target/wheels
+(cd crates/webcanon-py && VIRTUAL_ENV="$VENV" "$VENV/bin/maturin" build --quiet --locked --profile dev --out ../../target/wheels)
+"$VENV/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps target/wheels/webcanon-*.whl
+
+# Python-side tests: the binary (tests/python, the Ray example included) and
+# the wheel (crates/webcanon-py/tests).
 export WEBCANON_BIN="$PWD/target/debug/webcanon"
-"$WEBCANON_PYTHON" -m pytest -q -p no:cacheprovider tests/python
+export RAY_DISABLE_USAGE_STATS=1
+"$WEBCANON_PYTHON" -m pytest -q -p no:cacheprovider tests/python crates/webcanon-py/tests

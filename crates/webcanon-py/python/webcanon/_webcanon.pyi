@@ -1,0 +1,235 @@
+"""Type stubs of the extension module ``webcanon._webcanon``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Coroutine, Mapping, Optional, Sequence, Union, final
+
+import pyarrow
+
+__all__ = [
+    "Client",
+    "DEFAULT_AGENT",
+    "Decision",
+    "Diagnostic",
+    "FetchFailed",
+    "InvalidUrlError",
+    "PolicyRefused",
+    "Robots",
+    "Rule",
+    "Snapshot",
+    "SnapshotError",
+    "SsrfRefused",
+    "VerdictPass",
+    "WebcanonError",
+    "__version__",
+    "lint",
+    "verdicts",
+]
+
+__version__: str
+DEFAULT_AGENT: str
+
+@final
+class Rule:
+    """A rule as written in robots.txt: the evidence behind a verdict."""
+
+    @property
+    def line(self) -> int:
+        """The 1-based line number."""
+    @property
+    def directive(self) -> str:
+        """``allow`` or ``disallow``."""
+    @property
+    def pattern(self) -> str:
+        """The pattern as written."""
+
+@final
+class Decision:
+    """The answer for one URL and agent."""
+
+    @property
+    def verdict(self) -> str:
+        """``allowed_explicit``, ``allowed_implicit`` or ``disallowed_explicit``."""
+    @property
+    def allowed(self) -> bool:
+        """Whether the URL may be fetched."""
+    @property
+    def recommendation(self) -> str:
+        """``recommended`` or ``not_recommended``."""
+    @property
+    def rule(self) -> Optional[Rule]:
+        """The rule that decided; ``None`` when no rule matched."""
+    def __bool__(self) -> bool: ...
+
+@final
+class Diagnostic:
+    """A lint finding with its stable code."""
+
+    @property
+    def code(self) -> str:
+        """The stable code (``R001``...)."""
+    @property
+    def name(self) -> str:
+        """The code's kebab-case name."""
+    @property
+    def severity(self) -> str:
+        """``info``, ``warning`` or ``error``."""
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line; ``None`` for the whole file."""
+    @property
+    def message(self) -> str:
+        """What is wrong."""
+
+@final
+class Robots:
+    """A parsed robots.txt (RFC 9309). Parsing never fails."""
+
+    def __new__(cls, body: Union[str, bytes]) -> Robots: ...
+    def decide(self, agent: str, url: str) -> Decision:
+        """The verdict for ``url`` and the product token ``agent``, with the rule that decided it."""
+    def is_allowed(self, agent: str, url: str) -> bool:
+        """Whether ``agent`` may fetch ``url``."""
+    def crawl_delay(self, agent: str) -> Optional[float]:
+        """The ``Crawl-delay`` of the group that applies to ``agent``, in seconds."""
+    @property
+    def sitemaps(self) -> list[str]:
+        """The ``Sitemap:`` URLs, in file order."""
+    @property
+    def agents(self) -> list[str]:
+        """The product tokens named by ``User-agent`` lines, each once."""
+    def has_group_for(self, agent: str) -> bool:
+        """Whether ``agent`` has a group of its own."""
+    @property
+    def is_robots(self) -> bool:
+        """False when the body is not a robots.txt at all (HTML, binary)."""
+    @property
+    def truncated(self) -> bool:
+        """Whether the body was longer than the parse limit and cut there."""
+    @property
+    def size(self) -> int:
+        """The body's size in bytes."""
+    def lint(self) -> list[Diagnostic]:
+        """The lint findings."""
+
+def lint(body: Union[str, bytes]) -> list[Diagnostic]:
+    """The lint findings of a robots.txt body."""
+
+@final
+class Snapshot:
+    """The robots.txt outcome of many origins, as ``webcanon batch`` writes it."""
+
+    @staticmethod
+    def read_parquet(path: Union[str, os.PathLike[str]]) -> Snapshot:
+        """Reads a snapshot Parquet file."""
+    @staticmethod
+    def from_arrow(data: Any) -> Snapshot:
+        """A snapshot from a pyarrow Table or RecordBatch in the snapshot schema."""
+    @staticmethod
+    def from_bodies(bodies: Mapping[str, Union[str, bytes]], fetched_at: Optional[int] = None) -> Snapshot:
+        """A snapshot of robots.txt bodies fetched with HTTP 200, keyed by origin."""
+    def write_parquet(self, path: Union[str, os.PathLike[str]]) -> None:
+        """Writes the snapshot to a Parquet file, atomically."""
+    def to_arrow(self) -> pyarrow.Table:
+        """The snapshot as a pyarrow Table."""
+    @property
+    def origins(self) -> list[str]:
+        """The origins, in the order they first appeared."""
+    def get(self, origin: str) -> Optional[dict[str, Any]]:
+        """One origin's entry as a dict, or ``None``."""
+    def __len__(self) -> int: ...
+    def __contains__(self, origin: str, /) -> bool: ...
+
+_UrlInput = Union[pyarrow.Array, Sequence[Optional[str]]]
+
+@final
+class VerdictPass:
+    """Decides URLs for one agent and mode from a snapshot."""
+
+    def __new__(cls, snapshot: Snapshot, agent: str, mode: str = "respect") -> VerdictPass: ...
+    @property
+    def agent(self) -> str:
+        """The agent's product token."""
+    @property
+    def mode(self) -> str:
+        """The robots mode."""
+    @staticmethod
+    def schema() -> pyarrow.Schema:
+        """The schema of ``decide``'s record batches."""
+    def decide(self, urls: _UrlInput) -> pyarrow.RecordBatch:
+        """The verdict rows of ``urls``, one per URL, in order."""
+    def annotate(self, table: Union[pyarrow.Table, pyarrow.RecordBatch], column: str = "url") -> pyarrow.Table:
+        """``table`` with the verdict columns appended."""
+    def decide_one(self, url: str) -> dict[str, Any]:
+        """The verdict of one URL as a dict."""
+
+def verdicts(snapshot: Snapshot, urls: _UrlInput, agent: str, mode: str = "respect") -> pyarrow.RecordBatch:
+    """``VerdictPass(snapshot, agent, mode).decide(urls)``."""
+
+@final
+class Client:
+    """The policy-correct fetch of ``webcanon fetch``, for asyncio."""
+
+    def __new__(
+        cls,
+        agent: str = ...,
+        *,
+        user_agent: Optional[str] = None,
+        mode: str = "respect",
+        timeout: float = 20.0,
+        cache: Optional[str] = None,
+        cache_dir: Optional[Union[str, os.PathLike[str]]] = None,
+        allow_private: Sequence[str] = ...,
+        resolve: Sequence[str] = ...,
+        max_bytes: int = ...,
+        alternatives: bool = True,
+        min_interval: float = 0.0,
+        max_crawl_delay: float = ...,
+        auth_disallows: bool = False,
+    ) -> Client:
+        """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s."""
+    @property
+    def agent(self) -> str:
+        """The agent's product token."""
+    @property
+    def mode(self) -> str:
+        """The robots mode."""
+    def fetch(self, url: str) -> Coroutine[Any, Any, dict[str, Any]]:
+        """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``."""
+    def check(self, url: str) -> Coroutine[Any, Any, dict[str, Any]]:
+        """The robots verdict for ``url`` without fetching the page."""
+    def snapshot(self, urls: Sequence[str], concurrency: int = ...) -> Coroutine[Any, Any, Snapshot]:
+        """The robots snapshot of the origins of ``urls``: the fetch pass of ``webcanon batch``."""
+
+class WebcanonError(Exception):
+    """The base class of webcanon's errors."""
+
+    kind: str
+    code: int
+    url: Optional[str]
+    error: dict[str, Any]
+
+class InvalidUrlError(WebcanonError):
+    """The URL is not an absolute http(s) URL."""
+
+class PolicyRefused(WebcanonError):
+    """robots.txt refused the fetch."""
+
+    verdict: str
+    recommendation: str
+    robots_url: Optional[str]
+    rule: Optional[dict[str, Any]]
+
+class SsrfRefused(WebcanonError):
+    """The SSRF guard refused the URL, a redirect target or an address."""
+
+    reason: str
+
+class FetchFailed(WebcanonError):
+    """The fetch failed."""
+
+    status: Optional[int]
+
+class SnapshotError(WebcanonError):
+    """A robots snapshot or a URL column could not be read, written or used."""

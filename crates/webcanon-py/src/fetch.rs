@@ -1,0 +1,208 @@
+//! `Client`: the policy-correct async fetch of `webcanon fetch` for asyncio,
+//! on the Tokio runtime of `pyo3-async-runtimes`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use webcanon_batch::origin::origin_of;
+use webcanon_batch::snapshot;
+use webcanon_client::ssrf::{ResolveOverride, SsrfPolicy};
+use webcanon_client::{CacheSetting, DEFAULT_AGENT, DEFAULT_MAX_BYTES};
+
+use crate::batch::{Snapshot, parse_mode};
+use crate::errors::{client_error, usage_error};
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Client>()?;
+    Ok(())
+}
+
+/// A client that loads robots.txt before every fetch (llms.txt candidates
+/// and redirects included), refuses private addresses unless allowed, and
+/// keeps robots.txt outcomes in a cache. Its methods are coroutines; share
+/// one client for many fetches, since it holds the connections, the robots
+/// cache and the per-host pacing.
+#[pyclass(frozen, module = "webcanon")]
+pub struct Client {
+    inner: webcanon_client::Client,
+}
+
+/// A number of seconds from 0 to a day.
+fn seconds(py: Python<'_>, name: &str, value: f64) -> PyResult<Duration> {
+    if value.is_finite() && (0.0..=86_400.0).contains(&value) {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(usage_error(py, format!("{name} must be a number of seconds from 0 to 86400, not {value}")))
+    }
+}
+
+#[pymethods]
+impl Client {
+    /// A client for the product token `agent`. The options are those of
+    /// `webcanon fetch`: `cache` is `"memory"` (the default, or a SQLite
+    /// file in `cache_dir` when that is given), `"none"`, or
+    /// `redis://HOST:PORT` for a fleet (with `cache_dir` as the local
+    /// fallback); `allow_private` takes networks (`127.0.0.0/8`), `resolve`
+    /// curl-style `HOST:PORT:ADDR` entries.
+    #[new]
+    #[pyo3(signature = (
+        agent = DEFAULT_AGENT,
+        *,
+        user_agent = None,
+        mode = "respect",
+        timeout = 20.0,
+        cache = None,
+        cache_dir = None,
+        allow_private = Vec::new(),
+        resolve = Vec::new(),
+        max_bytes = DEFAULT_MAX_BYTES,
+        alternatives = true,
+        min_interval = 0.0,
+        max_crawl_delay = webcanon_client::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
+        auth_disallows = false,
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        agent: &str,
+        user_agent: Option<&str>,
+        mode: &str,
+        timeout: f64,
+        cache: Option<&str>,
+        cache_dir: Option<PathBuf>,
+        allow_private: Vec<String>,
+        resolve: Vec<String>,
+        max_bytes: usize,
+        alternatives: bool,
+        min_interval: f64,
+        max_crawl_delay: f64,
+        auth_disallows: bool,
+    ) -> PyResult<Client> {
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err(usage_error(py, format!("timeout must be a positive number of seconds, not {timeout}")));
+        }
+        let mut policy = SsrfPolicy::default();
+        for cidr in &allow_private {
+            let net = cidr.parse().map_err(|e| usage_error(py, format!("allow_private `{cidr}`: {e}")))?;
+            policy = policy.allow_private(net);
+        }
+        for spec in &resolve {
+            let entry: ResolveOverride = spec.parse().map_err(|e| usage_error(py, format!("resolve `{spec}`: {e}")))?;
+            policy = policy.resolve(entry);
+        }
+        let cache = match cache {
+            None | Some("memory") => cache_dir.map_or(CacheSetting::Memory, CacheSetting::Dir),
+            Some("none") => CacheSetting::None,
+            Some(url) if url.contains("://") => {
+                webcanon_client::store::RedisStore::check_url(url)
+                    .map_err(|e| usage_error(py, format!("cache `{url}`: {e}")))?;
+                CacheSetting::Redis { url: url.to_string(), local_dir: cache_dir }
+            }
+            Some(other) => {
+                return Err(usage_error(
+                    py,
+                    format!("cache `{other}`: expected \"memory\", \"none\" or a redis:// URL"),
+                ));
+            }
+        };
+        let mut builder = webcanon_client::Client::builder()
+            .agent(agent)
+            .mode(parse_mode(py, mode)?)
+            .timeout(Duration::from_secs_f64(timeout))
+            .cache(cache)
+            .max_bytes(max_bytes)
+            .alternatives(alternatives)
+            .auth_status_disallows(auth_disallows)
+            .min_interval(seconds(py, "min_interval", min_interval)?)
+            .max_crawl_delay(seconds(py, "max_crawl_delay", max_crawl_delay)?)
+            .ssrf_policy(policy);
+        if let Some(value) = user_agent {
+            builder = builder.user_agent(value);
+        }
+        // The client's resolver and stores start tasks on the runtime.
+        let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+        let inner = builder.build().map_err(|e| usage_error(py, e.to_string()))?;
+        Ok(Client { inner })
+    }
+
+    /// The agent's product token.
+    #[getter]
+    fn agent(&self) -> &str {
+        self.inner.agent()
+    }
+
+    /// The robots mode.
+    #[getter]
+    fn mode(&self) -> &'static str {
+        self.inner.mode().as_str()
+    }
+
+    /// Fetches `url` the way the site owner asked (a coroutine). Returns
+    /// the result of `webcanon fetch --json` as a dict: `content` (Markdown),
+    /// `robots` (verdict, recommendation, matched rule), `warnings`,
+    /// `alternative`, `redirects`, `timings`, … Raises `PolicyRefused`,
+    /// `SsrfRefused`, `FetchFailed` or `InvalidUrlError`.
+    fn fetch<'py>(&self, py: Python<'py>, url: String) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let outcome = client.fetch(&url).await;
+            Python::attach(|py| match outcome {
+                Ok(result) => Ok(pythonize::pythonize(py, &result)?.unbind()),
+                Err(err) => Err(client_error(py, &err, &url)),
+            })
+        })
+    }
+
+    /// The robots verdict for `url` without fetching the page (a
+    /// coroutine): `{"url", "robots", "warnings"}`, `robots` being the
+    /// same object as in `fetch`'s result.
+    fn check<'py>(&self, py: Python<'py>, url: String) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let outcome = client.check(&url).await;
+            Python::attach(|py| match outcome {
+                Ok((robots, warnings)) => {
+                    let answer = pyo3::types::PyDict::new(py);
+                    answer.set_item("url", &url)?;
+                    answer.set_item("robots", pythonize::pythonize(py, &robots)?)?;
+                    answer.set_item("warnings", pythonize::pythonize(py, &warnings)?)?;
+                    Ok(answer.into_any().unbind())
+                }
+                Err(err) => Err(client_error(py, &err, &url)),
+            })
+        })
+    }
+
+    /// The robots snapshot of the origins of `urls` (a coroutine): the
+    /// fetch pass of `webcanon batch`, `concurrency` hosts at once and one
+    /// request at a time per host. URLs that are not http(s) URLs are
+    /// skipped (the verdict pass reports them as `invalid_url`); failures
+    /// are entries too.
+    #[pyo3(signature = (urls, concurrency = webcanon_batch::fetch::DEFAULT_CONCURRENCY))]
+    fn snapshot<'py>(&self, py: Python<'py>, urls: Vec<String>, concurrency: usize) -> PyResult<Bound<'py, PyAny>> {
+        let mut seen = std::collections::HashSet::new();
+        let origins: Vec<String> = urls
+            .iter()
+            .filter_map(|url| origin_of(url).ok().map(|parsed| parsed.origin))
+            .filter(|origin| seen.insert(origin.clone()))
+            .collect();
+        let client = self.inner.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let groups = webcanon_batch::fetch::group_by_host(origins);
+            let (sink, mut entries) = tokio::sync::mpsc::channel(256);
+            let fetching = tokio::spawn(webcanon_batch::fetch::fetch_all(client, groups, concurrency, sink));
+            let mut collected = Vec::new();
+            while let Some(entry) = entries.recv().await {
+                collected.push(entry);
+            }
+            // The pass never fails; a panic in it is a bug worth surfacing.
+            fetching.await.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+            Ok(Snapshot::new(snapshot::Snapshot::from_entries(collected)))
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<Client agent={} mode={}>", self.inner.agent(), self.inner.mode())
+    }
+}
