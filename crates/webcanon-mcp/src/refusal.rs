@@ -10,10 +10,10 @@
 
 use std::fmt::Write;
 
-use webcanon_client::error::Error;
+use webcanon_client::error::{Error, ErrorBody, ErrorJson, code};
 use webcanon_core::policy::{PolicyError, RobotsAvailability, Verdict};
 
-use crate::output::{ErrorBody, ErrorOutput, RobotsOutput};
+use crate::output::RobotsOutput;
 use crate::text::{robots_source, rule_line};
 
 /// A tool call that did not produce its result.
@@ -21,7 +21,7 @@ use crate::text::{robots_source, rule_line};
 pub(crate) struct Failure {
     /// What the model reads.
     pub text: String,
-    /// What a program reads.
+    /// What a program reads: the CLI's JSON error object, same kinds and codes.
     pub body: Box<ErrorBody>,
 }
 
@@ -29,21 +29,23 @@ impl Failure {
     /// An invalid argument: the message says which and what is expected.
     pub fn usage(message: impl Into<String>, url: Option<&str>) -> Failure {
         let message = message.into();
-        Failure {
-            text: format!("Invalid argument: {message}"),
-            body: Box::new(ErrorBody::new("usage", message, url.map(str::to_string))),
-        }
+        let mut body = Box::new(ErrorBody::new("usage", code::USAGE, message.clone()));
+        body.url = url.map(str::to_string);
+        Failure { text: format!("Invalid argument: {message}"), body }
     }
 
-    /// A failure of another `kind` with its message.
+    /// A failure of another `kind` (`fetch`, `not_found`: the CLI's exit
+    /// status 5) with its message.
     pub fn other(kind: &'static str, text: String, url: &str) -> Failure {
-        Failure { body: Box::new(ErrorBody::new(kind, text.clone(), Some(url.to_string()))), text }
+        let mut body = Box::new(ErrorBody::new(kind, code::FETCH, text.clone()));
+        body.url = Some(url.to_string());
+        Failure { body, text }
     }
 
     /// A failure of the retrieval layer for `url`, requested as `agent`.
     pub fn from_client(err: &Error, url: &str, agent: &str) -> Failure {
         match err {
-            Error::Policy(policy) => Failure::policy(policy, url, agent),
+            Error::Policy(policy) => Failure::policy(err, policy, url, agent),
             Error::Ssrf(ssrf) => {
                 let what = ssrf.to_string();
                 let what = what.strip_prefix("refused ").unwrap_or(&what);
@@ -53,21 +55,17 @@ impl Failure {
                      requested unless the server's operator allows their network.\nNothing was requested.",
                     ssrf.reason()
                 );
-                let mut body = Box::new(ErrorBody::new("ssrf", err.to_string(), Some(url.to_string())));
-                body.reason = Some(ssrf.reason());
-                Failure { text, body }
+                Failure { text, body: Box::new(ErrorBody::from_error(err, url)) }
             }
-            Error::Fetch(fetch) => {
-                let mut body = Box::new(ErrorBody::new("fetch", err.to_string(), Some(url.to_string())));
-                body.status = fetch.status();
-                Failure { text: format!("Fetch failed: {err}."), body }
+            Error::Fetch(_) => {
+                Failure { text: format!("Fetch failed: {err}."), body: Box::new(ErrorBody::from_error(err, url)) }
             }
             Error::InvalidUrl { .. } => Failure::usage(err.to_string(), Some(url)),
             other => Failure::other("fetch", format!("Fetch failed: {other}."), url),
         }
     }
 
-    fn policy(policy: &PolicyError, requested: &str, agent: &str) -> Failure {
+    fn policy(err: &Error, policy: &PolicyError, requested: &str, agent: &str) -> Failure {
         let evidence = &policy.evidence;
         let robots = RobotsOutput::from(evidence);
         let mut text = String::new();
@@ -102,17 +100,13 @@ impl Failure {
             let _ = writeln!(text, "robots.txt: {source}");
         }
         text.push_str("Nothing was requested from this URL.");
-        let mut body = Box::new(ErrorBody::new("policy", policy.to_string(), Some(refused.clone())));
-        body.verdict = Some(evidence.verdict.as_str());
-        body.recommendation = Some(evidence.recommendation.as_str());
-        body.robots_url = evidence.robots_url.clone();
-        body.rule = robots.rule;
-        Failure { text, body }
+        // The URL of the error is the one refused, which may be a redirect hop.
+        Failure { text, body: Box::new(ErrorBody::from_error(err, refused)) }
     }
 
     /// The structured content of the error result.
     pub fn structured(&self) -> serde_json::Value {
-        serde_json::to_value(ErrorOutput { error: (*self.body).clone() }).unwrap_or_default()
+        serde_json::to_value(ErrorJson { error: (*self.body).clone() }).unwrap_or_default()
     }
 }
 
@@ -161,6 +155,7 @@ mod tests {
         assert_eq!(json["error"]["recommendation"], FetchRecommendation::NotRecommended.as_str());
         assert_eq!(json["error"]["rule"]["line"], 2);
         assert_eq!(json["error"]["rule"]["pattern"], "/private");
+        assert_eq!(json["error"]["code"], 3, "the CLI's exit status for a policy refusal");
     }
 
     #[test]
@@ -186,5 +181,6 @@ mod tests {
         let failure = Failure::from_client(&err, "ftp://x", "webcanon");
         assert_eq!(failure.text, "Invalid argument: invalid URL `ftp://x`: scheme `ftp` is not http or https");
         assert_eq!(failure.structured()["error"]["kind"], "usage");
+        assert_eq!(failure.structured()["error"]["code"], 2);
     }
 }
