@@ -1,16 +1,16 @@
-"""Fixtures for the wheel's tests: a real HTTP server on loopback."""
+"""Fixtures for the wheel's tests: a real HTTP server on loopback, the corpus.
+
+`webcanon_bin` comes from the repository's conftest.py."""
 
 from __future__ import annotations
 
 import http.server
-import os
 import pathlib
 import threading
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
 
-Handler = Callable[[str], "tuple[int, dict[str, str], bytes]"]
 
 
 class Site:
@@ -75,15 +75,6 @@ def site() -> Iterator[Site]:
     server = Site()
     yield server
     server.close()
-
-
-@pytest.fixture(scope="session")
-def webcanon_bin() -> pathlib.Path:
-    """The `webcanon` binary built by `cargo test` (scripts/test.sh sets WEBCANON_BIN)."""
-    path = pathlib.Path(os.environ.get("WEBCANON_BIN", "target/debug/webcanon"))
-    if not path.is_file():
-        pytest.fail(f"webcanon binary not found at {path}; run scripts/test.sh")
-    return path
 
 
 @pytest.fixture(scope="session")

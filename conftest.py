@@ -1,4 +1,4 @@
-"""Shared fixtures for the Python-side tests: the `webcanon` binary under test."""
+"""Fixtures shared by the Python-side tests (tests/python and crates/webcanon-py/tests)."""
 
 import os
 import pathlib
