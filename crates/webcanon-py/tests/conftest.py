@@ -12,7 +12,6 @@ from typing import Iterator
 import pytest
 
 
-
 class Site:
     """A loopback HTTP server answering from a table of routes; it records every request path."""
 
