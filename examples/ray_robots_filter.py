@@ -11,9 +11,9 @@ it is offline and reproducible: no robots.txt is fetched here.
 Each Ray actor reads the snapshot once and decides its batches with
 ``webcanon.VerdictPass.annotate`` (the GIL is released while it works). The
 URLs that may be fetched are written to OUT_DIR as Parquet, with the verdict
-columns (``allowed, verdict, recommendation, rule_line, rule_pattern,
-robots_status``) beside the input's; with ``--keep-refused`` every row is
-kept. A summary is printed as one JSON line.
+columns (``origin, allowed, verdict, recommendation, rule_line,
+rule_pattern, robots_status, error``) beside the input's; with
+``--keep-refused`` every row is kept. A summary is printed as one JSON line.
 
 Without a cluster (``RAY_ADDRESS`` unset) Ray starts locally.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pathlib
 import sys
 
 import pyarrow as pa
@@ -77,11 +78,13 @@ def main(argv: list[str] | None = None) -> int:
         urls = dataset.count()
     finally:
         ray.shutdown()
-    written = pq.read_table(args.out)
+    # Ray writes no file when no row is left.
+    parts = sorted(pathlib.Path(args.out).glob("*.parquet"))
+    written = pa.concat_tables([pq.read_table(part) for part in parts]) if parts else None
     summary = {
         "urls": urls,
-        "written": written.num_rows,
-        "allowed": pc.sum(written.column("allowed")).as_py() or 0,
+        "written": written.num_rows if written is not None else 0,
+        "allowed": (pc.sum(written.column("allowed")).as_py() or 0) if written is not None else 0,
         "origins_in_snapshot": origins,
         "agent": args.agent,
         "mode": args.mode,

@@ -46,7 +46,7 @@ def test_ray_example_keeps_exactly_the_allowed_urls(tmp_path):
     assert kept.column_names[:2] == ["id", "url"] and "rule_pattern" in kept.column_names
 
 
-def test_ray_example_refuses_a_bad_snapshot_before_starting_ray(tmp_path):
+def test_ray_example_refuses_a_bad_snapshot_with_webcanons_message(tmp_path):
     (tmp_path / "snapshot.parquet").write_bytes(b"not parquet")
     pq.write_table(pa.table({"url": ["https://a.example/"]}), tmp_path / "urls.parquet")
     run = subprocess.run([sys.executable, EXAMPLE, tmp_path / "urls.parquet", tmp_path / "snapshot.parquet",

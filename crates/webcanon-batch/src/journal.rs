@@ -35,8 +35,9 @@ impl Journal {
         // Rewrite what survived, so appends follow a clean stream.
         let tmp = tmp_path(path);
         let mut journal = Journal::create_at(&tmp)?;
-        if !entries.is_empty() {
-            journal.append(&entries)?;
+        // In chunks: one Arrow batch holds at most 2 GiB of bodies.
+        for chunk in entries.chunks(crate::snapshot::ENTRIES_PER_BATCH) {
+            journal.append(chunk)?;
         }
         std::fs::rename(&tmp, path).map_err(|e| BatchError::io(path, e))?;
         journal.path = path.to_path_buf();

@@ -299,7 +299,7 @@ fn fetch_pass(
         let mut chunk = Vec::new();
         while let Some(entry) = rx.recv().await {
             chunk.push(entry);
-            while chunk.len() < 4096 {
+            while chunk.len() < crate::snapshot::ENTRIES_PER_BATCH {
                 match rx.try_recv() {
                     Ok(entry) => chunk.push(entry),
                     Err(_) => break,

@@ -121,7 +121,11 @@ impl SnapshotEntry {
     /// apply), as in the live client. `None` for [`SnapshotStatus::Refused`].
     pub fn effective_availability(&self) -> Option<RobotsAvailability> {
         match self.status {
-            SnapshotStatus::Robots(RobotsAvailability::Unreachable) if self.last_good_at.is_some() => {
+            // Only with the copy itself: a row naming a last good copy but
+            // carrying no body (a snapshot made elsewhere) stays unreachable.
+            SnapshotStatus::Robots(RobotsAvailability::Unreachable)
+                if self.last_good_at.is_some() && self.body.is_some() =>
+            {
                 Some(RobotsAvailability::Parsed)
             }
             SnapshotStatus::Robots(a) => Some(a),
@@ -204,6 +208,17 @@ impl Snapshot {
         Ok(Snapshot::from_entries(entries_of(batch)?))
     }
 
+    /// A snapshot of record batches in the snapshot schema, as
+    /// [`Snapshot::from_record_batch`] reads each; a later entry for an
+    /// origin wins.
+    pub fn from_record_batches<'a>(batches: impl IntoIterator<Item = &'a RecordBatch>) -> Result<Snapshot, BatchError> {
+        let mut snapshot = Snapshot::default();
+        for batch in batches {
+            snapshot.extend(entries_of(batch)?);
+        }
+        Ok(snapshot)
+    }
+
     /// Reads a snapshot Parquet file.
     pub fn read_parquet(path: &Path) -> Result<Snapshot, BatchError> {
         let mut snapshot = Snapshot::default();
@@ -280,6 +295,11 @@ pub(crate) fn parquet_batches(
     Ok(reader.map(move |b| b.map_err(|e| BatchError::arrow(context.clone(), e))))
 }
 
+/// The most entries in one record batch: the bodies of a batch share one
+/// 32-bit offset buffer (2 GiB), and a stored robots.txt body is at most
+/// 500 KiB (the parse limit), so 2,048 of them always fit.
+pub const ENTRIES_PER_BATCH: usize = 2048;
+
 /// Writes `entries` as a snapshot Parquet file, atomically.
 pub fn write_parquet<'a>(path: &Path, entries: impl Iterator<Item = &'a SnapshotEntry>) -> Result<(), BatchError> {
     let tmp = tmp_path(path);
@@ -290,11 +310,11 @@ pub fn write_parquet<'a>(path: &Path, entries: impl Iterator<Item = &'a Snapshot
         .build();
     let mut writer =
         ArrowWriter::try_new(file, Snapshot::schema(), Some(props)).map_err(|e| BatchError::parquet(&tmp, e))?;
-    let mut chunk: Vec<&SnapshotEntry> = Vec::with_capacity(4096);
+    let mut chunk: Vec<&SnapshotEntry> = Vec::with_capacity(ENTRIES_PER_BATCH);
     let mut entries = entries.peekable();
     while entries.peek().is_some() {
         chunk.clear();
-        chunk.extend(entries.by_ref().take(4096));
+        chunk.extend(entries.by_ref().take(ENTRIES_PER_BATCH));
         let batch = to_record_batch(chunk.iter().copied())?;
         writer.write(&batch).map_err(|e| BatchError::parquet(&tmp, e))?;
     }

@@ -206,6 +206,14 @@ impl VerdictPass {
             }
         };
         if self.mode == RobotsMode::Ignore {
+            // robots.txt is not consulted, but the SSRF guard still is: an
+            // origin it refused is never fetched, whatever the mode.
+            if let Some(position) = self.snapshot.position(origin) {
+                let indexed = self.snapshot.indexed(position);
+                if indexed.availability.is_none() {
+                    return Row::fixed(Verdict::UnknownUnreachable, false, Some(&*indexed.robots_status));
+                }
+            }
             return Row::fixed(Verdict::SkippedByUserPolicy, true, None);
         }
         let Some(position) = self.snapshot.position(origin) else {

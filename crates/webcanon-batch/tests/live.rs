@@ -144,7 +144,7 @@ async fn a_refused_origin_is_never_allowed() {
     assert!(entry.error.as_deref().unwrap().contains("10.1.2.3"), "{:?}", entry.error);
     let live = fetcher.check("http://private.example/a").await;
     assert!(matches!(live, Err(webcanon_client::error::Error::Ssrf(_))), "the live client refuses it too");
-    for mode in [RobotsMode::Respect, RobotsMode::ReportOnly] {
+    for mode in [RobotsMode::Respect, RobotsMode::ReportOnly, RobotsMode::Ignore] {
         let pass = VerdictPass::new(Arc::new(Snapshot::from_entries([entry.clone()])), "bot", mode);
         let row = pass.decide_one("http://private.example/a");
         assert_eq!(

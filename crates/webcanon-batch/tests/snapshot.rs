@@ -38,6 +38,11 @@ fn sample() -> Vec<SnapshotEntry> {
             ..entry("https://d.test", SnapshotStatus::Refused, None, None)
         },
         entry("https://e.test", RobotsAvailability::NotRobots.into(), Some(200), Some("<html></html>")),
+        // Made elsewhere: names a last good copy but carries none.
+        SnapshotEntry {
+            last_good_at: Some(1_699_000_000),
+            ..entry("https://g.test", RobotsAvailability::Unreachable.into(), Some(503), None)
+        },
     ]
 }
 
@@ -57,7 +62,7 @@ fn a_later_entry_for_an_origin_wins() {
     let mut entries = sample();
     entries.push(entry("https://a.test", RobotsAvailability::Unavailable.into(), Some(410), None));
     let snapshot = Snapshot::from_entries(entries);
-    assert_eq!(snapshot.len(), 5);
+    assert_eq!(snapshot.len(), 6);
     assert_eq!(snapshot.get("https://a.test").unwrap().http_status, Some(410));
 }
 
@@ -73,6 +78,7 @@ fn verdicts_from_a_snapshot() {
         ("https://d.test/", "unknown_unreachable", false, Some("refused")),
         ("https://e.test/", "unknown_parse_error", true, Some("200")),
         ("https://f.test/", "unknown_unreachable", false, Some("missing")),
+        ("https://g.test/", "unknown_unreachable", false, Some("503")),
         ("ftp://a.test/", "invalid_url", false, None),
     ];
     let urls = StringArray::from(rows.iter().map(|r| r.0).collect::<Vec<_>>());

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson};
 use webcanon_client::ssrf::{ResolveOverride, SsrfPolicy};
+use webcanon_client::store::RedisStore;
 use webcanon_client::{CacheSetting, Client, ClientBuilder, FetchResult};
 use webcanon_core::policy::{RobotsEvidence, RobotsMode};
 
@@ -95,8 +96,8 @@ impl ClientArgs {
         let cache = if self.no_cache {
             CacheSetting::None
         } else if let Some(url) = &self.cache {
-            webcanon_client::store::RedisStore::check_url(url)
-                .map_err(|e| CliError::usage(format!("--cache `{url}`: {e}")))?;
+            RedisStore::check_url(url)
+                .map_err(|e| CliError::usage(format!("--cache `{}`: {e}", RedisStore::redact_url(url))))?;
             CacheSetting::Redis { url: url.clone(), local_dir: self.cache_dir.clone() }
         } else if let Some(dir) = &self.cache_dir {
             CacheSetting::Dir(dir.clone())

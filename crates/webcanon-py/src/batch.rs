@@ -1,11 +1,12 @@
 //! `Snapshot`, `VerdictPass` and `verdicts`: the batch verdict pass of
 //! `webcanon batch` over Arrow data, exchanged with pyarrow through the
-//! Arrow C data interface (no copy of the columns on the way in).
+//! Arrow C data interface (a `string` URL column is read in place; other
+//! string types are cast first).
 
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, RecordBatch, StringArray, make_array};
-use arrow::compute::{cast, concat_batches};
+use arrow::compute::cast;
 use arrow::datatypes::{DataType, Schema};
 use arrow_pyarrow::{PyArrowType, Table};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -58,10 +59,9 @@ impl Snapshot {
     /// (columns found by name; `error` and `last_good_at` may be absent).
     #[staticmethod]
     fn from_arrow(py: Python<'_>, data: PyArrowType<Table>) -> PyResult<Snapshot> {
-        let (batches, schema) = data.0.into_inner();
-        let batch = concat_batches(&schema, &batches)
-            .map_err(|e| batch_error(py, &webcanon_batch::BatchError::arrow("joining the snapshot's batches", e)))?;
-        snapshot::Snapshot::from_record_batch(&batch).map(Snapshot::new).map_err(|e| batch_error(py, &e))
+        let (batches, _) = data.0.into_inner();
+        let read = py.detach(|| snapshot::Snapshot::from_record_batches(&batches));
+        read.map(Snapshot::new).map_err(|e| batch_error(py, &e))
     }
 
     /// A snapshot of robots.txt bodies fetched with HTTP 200, keyed by
@@ -103,11 +103,16 @@ impl Snapshot {
         py.detach(move || inner.write_parquet(&path)).map_err(|e| batch_error(py, &e))
     }
 
-    /// The snapshot as a pyarrow Table in the snapshot schema.
+    /// The snapshot as a pyarrow Table in the snapshot schema (one record
+    /// batch per 2,048 origins, so that no batch outgrows Arrow's offsets).
     fn to_arrow(&self, py: Python<'_>) -> PyResult<PyArrowType<Table>> {
-        let batch = snapshot::to_record_batch(self.inner.entries()).map_err(|e| batch_error(py, &e))?;
-        let schema = batch.schema();
-        Table::try_new(vec![batch], schema)
+        let entries: Vec<&SnapshotEntry> = self.inner.entries().collect();
+        let batches = entries
+            .chunks(snapshot::ENTRIES_PER_BATCH)
+            .map(|chunk| snapshot::to_record_batch(chunk.iter().copied()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| batch_error(py, &e))?;
+        Table::try_new(batches, snapshot::Snapshot::schema())
             .map(PyArrowType)
             .map_err(|e| batch_error(py, &webcanon_batch::BatchError::arrow("building the snapshot table", e)))
     }
@@ -216,18 +221,26 @@ impl VerdictPass {
         fields.extend(added);
         let out_schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
         let pass = self.inner.clone();
-        let annotated = py.detach(|| -> Result<Vec<RecordBatch>, String> {
+        let annotated = py.detach(|| -> Result<Vec<RecordBatch>, AnnotateError> {
             let mut out = Vec::with_capacity(batches.len());
             for batch in &batches {
-                let urls = strings(batch.column(index)).map_err(|e| format!("column `{column}`: {e}"))?;
-                let rows = pass.decide(&urls).map_err(|e| e.to_string())?;
+                let urls = strings(batch.column(index))
+                    .map_err(|e| AnnotateError::Column(format!("column `{column}`: {e}")))?;
+                let rows = pass.decide(&urls).map_err(AnnotateError::Batch)?;
                 let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
                 columns.extend(rows.columns().iter().skip(1).cloned());
-                out.push(RecordBatch::try_new(out_schema.clone(), columns).map_err(|e| e.to_string())?);
+                let joined = RecordBatch::try_new(out_schema.clone(), columns).map_err(|e| {
+                    AnnotateError::Batch(webcanon_batch::BatchError::arrow("appending the verdict columns", e))
+                })?;
+                out.push(joined);
             }
             Ok(out)
         });
-        let batches = annotated.map_err(PyTypeError::new_err)?;
+        let batches = match annotated {
+            Ok(batches) => batches,
+            Err(AnnotateError::Column(message)) => return Err(PyTypeError::new_err(message)),
+            Err(AnnotateError::Batch(err)) => return Err(batch_error(py, &err)),
+        };
         Table::try_new(batches, out_schema).map(PyArrowType).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
@@ -288,12 +301,28 @@ fn url_array(py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<StringArray> {
     py.detach(|| strings(&array)).map_err(PyTypeError::new_err)
 }
 
+/// Why `annotate` failed: a URL column that is not strings (a `TypeError`),
+/// or the pass itself.
+enum AnnotateError {
+    Column(String),
+    Batch(webcanon_batch::BatchError),
+}
+
+/// Whether a column of this type holds text.
+fn is_string_type(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null => true,
+        DataType::Dictionary(_, values) => is_string_type(values),
+        _ => false,
+    }
+}
+
 /// `array` as UTF-8 strings, cast when it holds another string type.
 fn strings(array: &ArrayRef) -> Result<StringArray, String> {
     let utf8 = match array.data_type() {
         DataType::Utf8 => array.clone(),
-        DataType::LargeUtf8 | DataType::Utf8View | DataType::Dictionary(_, _) | DataType::Null => {
-            cast(array, &DataType::Utf8).map_err(|e| format!("cannot read {} as strings: {e}", array.data_type()))?
+        other if is_string_type(other) => {
+            cast(array, &DataType::Utf8).map_err(|e| format!("cannot read {other} as strings: {e}"))?
         }
         other => return Err(format!("URLs must be strings, not {other}")),
     };

@@ -11,8 +11,8 @@ create_exception!(
     webcanon,
     WebcanonError,
     PyException,
-    "The base class of webcanon's errors. `kind` (usage, policy, ssrf, fetch, snapshot), `code` (the CLI's exit \
-     status) and `error` (the JSON error object of `webcanon ... --json`, as a dict) describe it."
+    "The base class of webcanon's errors. `kind` (usage, policy, ssrf, fetch), `code` (the CLI's exit status) \
+     and `error` (the JSON error object of `webcanon ... --json`, as a dict) describe it."
 );
 create_exception!(webcanon, InvalidUrlError, WebcanonError, "The URL is not an absolute http(s) URL.");
 create_exception!(
@@ -69,9 +69,10 @@ pub(crate) fn client_error(py: Python<'_>, err: &Error, url: &str) -> PyErr {
     }
 }
 
-/// The exception for a batch error (a snapshot or URL column).
+/// The exception for a batch error (a snapshot or URL column): kind
+/// `usage`, as `webcanon batch` reports the same error.
 pub(crate) fn batch_error(py: Python<'_>, err: &BatchError) -> PyErr {
-    let body = ErrorBody::new("snapshot", webcanon_client::error::code::USAGE, err.to_string());
+    let body = ErrorBody::new("usage", webcanon_client::error::code::USAGE, err.to_string());
     let exception = SnapshotError::new_err(body.message.clone());
     match describe(py, &exception, body) {
         Ok(()) => exception,

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use webcanon_batch::origin::origin_of;
 use webcanon_batch::snapshot;
 use webcanon_client::ssrf::{ResolveOverride, SsrfPolicy};
+use webcanon_client::store::RedisStore;
 use webcanon_client::{CacheSetting, DEFAULT_AGENT, DEFAULT_MAX_BYTES};
 
 use crate::batch::{Snapshot, parse_mode};
@@ -20,10 +21,12 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// A client that loads robots.txt before every fetch (llms.txt candidates
 /// and redirects included), refuses private addresses unless allowed, and
-/// keeps robots.txt outcomes in a cache. Its methods are coroutines; share
+/// keeps robots.txt outcomes in a cache. Its methods return awaitables
+/// (asyncio futures, so they must be called with a running event loop);
+/// the package's `webcanon.Client` subclass wraps them in coroutines. Share
 /// one client for many fetches, since it holds the connections, the robots
 /// cache and the per-host pacing.
-#[pyclass(frozen, module = "webcanon")]
+#[pyclass(frozen, subclass, module = "webcanon")]
 pub struct Client {
     inner: webcanon_client::Client,
 }
@@ -79,8 +82,11 @@ impl Client {
         max_crawl_delay: f64,
         auth_disallows: bool,
     ) -> PyResult<Client> {
-        if !(timeout.is_finite() && timeout > 0.0) {
-            return Err(usage_error(py, format!("timeout must be a positive number of seconds, not {timeout}")));
+        if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
+            return Err(usage_error(
+                py,
+                format!("timeout must be a number of seconds above 0 and up to 86400, not {timeout}"),
+            ));
         }
         let mut policy = SsrfPolicy::default();
         for cidr in &allow_private {
@@ -93,10 +99,13 @@ impl Client {
         }
         let cache = match cache {
             None | Some("memory") => cache_dir.map_or(CacheSetting::Memory, CacheSetting::Dir),
+            Some("none") if cache_dir.is_some() => {
+                return Err(usage_error(py, "cache_dir has no use with cache=\"none\"".to_string()));
+            }
             Some("none") => CacheSetting::None,
             Some(url) if url.contains("://") => {
-                webcanon_client::store::RedisStore::check_url(url)
-                    .map_err(|e| usage_error(py, format!("cache `{url}`: {e}")))?;
+                RedisStore::check_url(url)
+                    .map_err(|e| usage_error(py, format!("cache `{}`: {e}", RedisStore::redact_url(url))))?;
                 CacheSetting::Redis { url: url.to_string(), local_dir: cache_dir }
             }
             Some(other) => {
@@ -138,7 +147,7 @@ impl Client {
         self.inner.mode().as_str()
     }
 
-    /// Fetches `url` the way the site owner asked (a coroutine). Returns
+    /// Fetches `url` the way the site owner asked (an awaitable). Returns
     /// the result of `webcanon fetch --json` as a dict: `content` (Markdown),
     /// `robots` (verdict, recommendation, matched rule), `warnings`,
     /// `alternative`, `redirects`, `timings`, … Raises `PolicyRefused`,
@@ -154,8 +163,8 @@ impl Client {
         })
     }
 
-    /// The robots verdict for `url` without fetching the page (a
-    /// coroutine): `{"url", "robots", "warnings"}`, `robots` being the
+    /// The robots verdict for `url` without fetching the page (an
+    /// awaitable): `{"url", "robots", "warnings"}`, `robots` being the
     /// same object as in `fetch`'s result.
     fn check<'py>(&self, py: Python<'py>, url: String) -> PyResult<Bound<'py, PyAny>> {
         let client = self.inner.clone();
@@ -174,7 +183,7 @@ impl Client {
         })
     }
 
-    /// The robots snapshot of the origins of `urls` (a coroutine): the
+    /// The robots snapshot of the origins of `urls` (an awaitable): the
     /// fetch pass of `webcanon batch`, `concurrency` hosts at once and one
     /// request at a time per host. URLs that are not http(s) URLs are
     /// skipped (the verdict pass reports them as `invalid_url`); failures
@@ -191,13 +200,17 @@ impl Client {
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let groups = webcanon_batch::fetch::group_by_host(origins);
             let (sink, mut entries) = tokio::sync::mpsc::channel(256);
-            let fetching = tokio::spawn(webcanon_batch::fetch::fetch_all(client, groups, concurrency, sink));
-            let mut collected = Vec::new();
-            while let Some(entry) = entries.recv().await {
-                collected.push(entry);
-            }
-            // The pass never fails; a panic in it is a bug worth surfacing.
-            fetching.await.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+            // Not spawned: when the awaitable is cancelled, this future is
+            // dropped, and with it the pass and every fetch under way.
+            let fetching = webcanon_batch::fetch::fetch_all(client, groups, concurrency, sink);
+            let collecting = async {
+                let mut collected = Vec::new();
+                while let Some(entry) = entries.recv().await {
+                    collected.push(entry);
+                }
+                collected
+            };
+            let ((), collected) = tokio::join!(fetching, collecting);
             Ok(Snapshot::new(snapshot::Snapshot::from_entries(collected)))
         })
     }

@@ -41,7 +41,8 @@ def test_decide_one(snapshot, agent, url, allowed, verdict, line, status):
 
 
 def test_decide_returns_one_row_per_url_in_order(snapshot):
-    urls = [u for _, u, *_ in ROWS if _ == "GPTBot"]
+    urls = [url for agent, url, *_ in ROWS if agent == "GPTBot"]
+    assert len(urls) == 6
     batch = webcanon.verdicts(snapshot, pa.array(urls), "GPTBot")
     assert isinstance(batch, pa.RecordBatch)
     assert batch.schema == webcanon.VerdictPass.schema()
@@ -67,6 +68,11 @@ def test_urls_that_are_not_strings_are_a_type_error(snapshot):
         webcanon.VerdictPass(snapshot, "GPTBot").decide(pa.array([1, 2]))
     with pytest.raises(TypeError, match="list of str"):
         webcanon.VerdictPass(snapshot, "GPTBot").decide(42)
+    # A dictionary column is read as strings only when its values are strings.
+    with pytest.raises(TypeError, match="URLs must be strings"):
+        webcanon.VerdictPass(snapshot, "GPTBot").decide(pa.array([1, 2]).dictionary_encode())
+    with pytest.raises(TypeError, match="column `url`: URLs must be strings"):
+        webcanon.VerdictPass(snapshot, "GPTBot").annotate(pa.table({"url": [1, 2]}))
 
 
 def test_modes_decide_allowed(tmp_path):
@@ -126,7 +132,8 @@ def test_bad_snapshots_raise_snapshot_errors(tmp_path):
     junk.write_bytes(b"this is not parquet")
     with pytest.raises(webcanon.SnapshotError, match="junk.parquet") as raised:
         webcanon.Snapshot.read_parquet(junk)
-    assert raised.value.kind == "snapshot" and raised.value.error["error"]["kind"] == "snapshot"
+    assert raised.value.kind == "usage" and raised.value.code == 2
+    assert raised.value.error["error"]["kind"] == "usage", "the CLI's kind for the same error"
     with pytest.raises(webcanon.SnapshotError, match="status"):
         webcanon.Snapshot.from_arrow(pa.table({"origin": ["https://a.example"], "status": ["sleeping"],
                                                "fetched_at": [1]}))

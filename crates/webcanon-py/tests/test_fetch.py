@@ -115,7 +115,9 @@ async def test_module_level_fetch_takes_client_options(site):
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"timeout": 0}, "timeout must be a positive number"),
+    ({"timeout": 0}, "timeout must be a number of seconds above 0"),
+    ({"timeout": 1e20}, "up to 86400"),
+    ({"cache": "none", "cache_dir": "/tmp"}, "cache_dir has no use"),
     ({"mode": "polite"}, "unknown robots mode"),
     ({"allow_private": ["not-a-net"]}, "allow_private `not-a-net`"),
     ({"resolve": ["nonsense"]}, "resolve `nonsense`"),
@@ -126,3 +128,18 @@ def test_bad_options_are_usage_errors(options, message):
     with pytest.raises(webcanon.WebcanonError, match=message) as raised:
         webcanon.Client(**options)
     assert raised.value.kind == "usage" and raised.value.code == 2
+
+
+def test_a_bad_redis_url_is_reported_without_its_password():
+    with pytest.raises(webcanon.WebcanonError, match="cache `") as raised:
+        webcanon.Client(cache="http://user:s3cret@localhost:1/")
+    assert "s3cret" not in str(raised.value) and "***" in str(raised.value)
+
+
+def test_methods_are_coroutines_that_asyncio_run_accepts(site):
+    site.route("/robots.txt", 404, "none")
+    site.route("/t.txt", 200, "text", "text/plain")
+    coroutine = client().fetch(site.url("/t.txt"))
+    assert asyncio.iscoroutine(coroutine)
+    assert asyncio.run(coroutine)["content"].strip() == "text"
+    assert isinstance(client(), webcanon.Client) and repr(client()).startswith("<Client agent=TestBot")

@@ -229,6 +229,12 @@ impl RedisStore {
         client_for(url).map(|_| ())
     }
 
+    /// `url` with any password replaced by `***`: how a server URL is
+    /// shown in messages.
+    pub fn redact_url(url: &str) -> String {
+        redacted(url)
+    }
+
     /// `redis URL` with any password left out, as used in messages.
     pub fn label(&self) -> &str {
         &self.label

@@ -11,11 +11,11 @@ robots verdicts for AI agents and crawlers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
+from . import _webcanon
 from ._webcanon import (
     DEFAULT_AGENT,
-    Client,
     Decision,
     Diagnostic,
     FetchFailed,
@@ -53,6 +53,34 @@ __all__ = [
     "lint",
     "verdicts",
 ]
+
+
+class Client(_webcanon.Client):
+    """The policy-correct fetch of ``webcanon fetch``, for asyncio.
+
+    robots.txt is loaded before every request (llms.txt candidates and
+    redirects included), private addresses are refused unless allowed, and
+    robots.txt outcomes are cached. Keep one client for many fetches: it
+    holds the connections, the robots cache and the per-host pacing. The
+    options are those of ``webcanon fetch`` (see ``_webcanon.Client``).
+    """
+
+    __slots__ = ()
+
+    async def fetch(self, url: str) -> dict[str, Any]:
+        """Fetches ``url`` the way the site owner asked: the result of ``webcanon fetch --json``.
+
+        Raises ``PolicyRefused``, ``SsrfRefused``, ``FetchFailed`` or ``InvalidUrlError``.
+        """
+        return await super().fetch(url)
+
+    async def check(self, url: str) -> dict[str, Any]:
+        """The robots verdict for ``url`` without fetching the page: ``{"url", "robots", "warnings"}``."""
+        return await super().check(url)
+
+    async def snapshot(self, urls: Sequence[str], concurrency: int = 64) -> Snapshot:
+        """The robots snapshot of the origins of ``urls``: the fetch pass of ``webcanon batch``."""
+        return await super().snapshot(urls, concurrency)
 
 
 async def fetch(url: str, agent: str = DEFAULT_AGENT, **options: Any) -> dict[str, Any]:

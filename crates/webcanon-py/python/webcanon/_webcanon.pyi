@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Coroutine, Mapping, Optional, Sequence, Union, final
+from typing import Any, Awaitable, Optional, Sequence, Union, final
 
 import pyarrow
+from typing_extensions import disjoint_base
 
 __all__ = [
     "Client",
@@ -127,7 +128,7 @@ class Snapshot:
     def from_arrow(data: Any) -> Snapshot:
         """A snapshot from a pyarrow Table or RecordBatch in the snapshot schema."""
     @staticmethod
-    def from_bodies(bodies: Mapping[str, Union[str, bytes]], fetched_at: Optional[int] = None) -> Snapshot:
+    def from_bodies(bodies: dict[str, Union[str, bytes]], fetched_at: Optional[int] = None) -> Snapshot:
         """A snapshot of robots.txt bodies fetched with HTTP 200, keyed by origin."""
     def write_parquet(self, path: Union[str, os.PathLike[str]]) -> None:
         """Writes the snapshot to a Parquet file, atomically."""
@@ -167,9 +168,11 @@ class VerdictPass:
 def verdicts(snapshot: Snapshot, urls: _UrlInput, agent: str, mode: str = "respect") -> pyarrow.RecordBatch:
     """``VerdictPass(snapshot, agent, mode).decide(urls)``."""
 
-@final
+@disjoint_base
 class Client:
-    """The policy-correct fetch of ``webcanon fetch``, for asyncio."""
+    """The policy-correct fetch of ``webcanon fetch``; its methods return
+    awaitables (asyncio futures: call them with a running event loop).
+    ``webcanon.Client`` wraps them in coroutines."""
 
     def __new__(
         cls,
@@ -195,11 +198,11 @@ class Client:
     @property
     def mode(self) -> str:
         """The robots mode."""
-    def fetch(self, url: str) -> Coroutine[Any, Any, dict[str, Any]]:
+    def fetch(self, url: str) -> Awaitable[dict[str, Any]]:
         """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``."""
-    def check(self, url: str) -> Coroutine[Any, Any, dict[str, Any]]:
+    def check(self, url: str) -> Awaitable[dict[str, Any]]:
         """The robots verdict for ``url`` without fetching the page."""
-    def snapshot(self, urls: Sequence[str], concurrency: int = ...) -> Coroutine[Any, Any, Snapshot]:
+    def snapshot(self, urls: Sequence[str], concurrency: int = ...) -> Awaitable[Snapshot]:
         """The robots snapshot of the origins of ``urls``: the fetch pass of ``webcanon batch``."""
 
 class WebcanonError(Exception):
