@@ -73,13 +73,14 @@ async fn serve_http(addr: &str, allow_hosts: &[String], server: WebcanonMcp) -> 
     for host in allow_hosts {
         options = options.allow_host(host);
     }
+    let signalled = shutdown_signal();
     eprintln!("listening on http://{local}{MCP_PATH}");
     if local.ip().is_unspecified() && allow_hosts.is_empty() {
         eprintln!(
             "note: only requests naming a loopback host are accepted; add --allow-host NAME for the names clients use"
         );
     }
-    webcanon_mcp::serve_http(listener, server, options, shutdown_signal())
+    webcanon_mcp::serve_http(listener, server, options, signalled)
         .await
         .map_err(|e| CliError::usage(format!("the HTTP server failed: {e}")))?;
     eprintln!("stopped");

@@ -72,6 +72,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             .await
             .map_err(|e| CliError::usage(format!("cannot listen on {}: {e}", args.listen)))?;
         let addr = listener.local_addr().map_err(|e| CliError::usage(format!("cannot read the bound address: {e}")))?;
+        let signalled = shutdown_signal();
         eprintln!("listening on http://{addr}");
         let mut app = webcanon_server::router(AppState::new(client.clone(), limits));
         let stop_mcp = CancellationToken::new();
@@ -93,7 +94,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             app = app.merge(webcanon_mcp::http_router(server, &options));
         }
         let shutdown = async move {
-            shutdown_signal().await;
+            signalled.await;
             // Open MCP streams end now, so the grace period is for requests.
             stop_mcp.cancel();
         };
@@ -101,6 +102,8 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             .await
             .map_err(|e| CliError::usage(format!("serving on {addr} failed: {e}")))
     })?;
+    // Connections still open after the grace period are cut here.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     eprintln!("stopped");
     Ok(ExitCode::SUCCESS)
 }

@@ -1,25 +1,47 @@
 //! Stopping long-running servers (`serve`, `mcp --http`) on request.
 
-/// Completes on SIGTERM or Ctrl-C (SIGINT).
-pub async fn shutdown_signal() {
-    let interrupt = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
+use std::future::Future;
+
+/// A future that completes on SIGTERM or Ctrl-C (SIGINT). The handlers are
+/// installed when this is called, not when the future is first polled, so
+/// call it before announcing the server: a signal that arrives right after
+/// `listening on` still stops it gracefully. Must be called within a Tokio
+/// runtime.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate()).ok();
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        async move {
+            let terminated = async {
+                match terminate.as_mut() {
+                    Some(stream) => {
+                        stream.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            let interrupted = async {
+                match interrupt.as_mut() {
+                    Some(stream) => {
+                        stream.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = terminated => {}
+                () = interrupted => {}
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
+    {
+        async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
     }
 }

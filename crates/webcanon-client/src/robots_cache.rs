@@ -42,9 +42,9 @@ pub struct RobotsCacheConfig {
     /// With a store shared by several processes: how long the fetch lock of
     /// an origin is held at most, so that a holder that crashed delays the
     /// others by this much, no more. It should cover a whole robots.txt
-    /// fetch (the client makes it at least its request timeout, plus the
-    /// longest crawl delay); a fetch that takes longer only lets a second
-    /// process fetch too.
+    /// fetch (the client makes it at least its request timeout times six:
+    /// the first request and five redirects); a fetch that takes longer
+    /// only lets a second process fetch too.
     pub fleet_lock_ttl: Duration,
 }
 

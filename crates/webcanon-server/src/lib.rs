@@ -60,7 +60,9 @@ pub use state::{
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// The service's routes over `state`. A plain [`Router`]: more services
-/// (an MCP endpoint under `/mcp`) can be nested or merged into it.
+/// (an MCP endpoint under `/mcp`) can be merged into it, outside the
+/// service's limits, body limit and request metrics, which are layers of
+/// these routes only.
 pub fn router(state: AppState) -> Router {
     let v1 = Router::new()
         .route("/v1/fetch", post(handlers::fetch))
@@ -91,8 +93,10 @@ pub async fn serve(
     serve_with_grace(listener, router, shutdown, DEFAULT_SHUTDOWN_GRACE).await
 }
 
-/// [`serve`] with another grace period: requests still running `grace`
-/// after the shutdown signal are dropped and the function returns.
+/// [`serve`] with another grace period: `grace` after the shutdown signal
+/// the function returns even if requests are still running. Their
+/// connection tasks live on the runtime until it is shut down, which the
+/// caller does next (the CLI with `Runtime::shutdown_timeout`).
 pub async fn serve_with_grace(
     listener: TcpListener,
     router: Router,
@@ -114,7 +118,7 @@ pub async fn serve_with_grace(
     match tokio::time::timeout(grace, server).await {
         Ok(result) => result,
         Err(_) => {
-            tracing::warn!("requests still running after {:.0} s of grace were dropped", grace.as_secs_f64());
+            tracing::warn!("requests still running after {:.0} s of grace are left to be cut off", grace.as_secs_f64());
             Ok(())
         }
     }

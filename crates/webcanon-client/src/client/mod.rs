@@ -214,9 +214,11 @@ impl ClientBuilder {
         if no_cache {
             cache_config.max_cache_seconds = 0;
         }
-        // A fleet lock must outlast the fetch it guards: one request timeout
-        // after a pacing wait of up to the longest crawl delay.
-        cache_config.fleet_lock_ttl = cache_config.fleet_lock_ttl.max(self.timeout + self.pacing.max_crawl_delay);
+        // A fleet lock must outlast the fetch it guards: robots.txt is not
+        // paced, but its fetch may take one request timeout per hop, the
+        // first request and every redirect followed.
+        let hops = u32::try_from(crate::robots_fetch::MAX_ROBOTS_REDIRECTS + 1).unwrap_or(u32::MAX);
+        cache_config.fleet_lock_ttl = cache_config.fleet_lock_ttl.max(self.timeout.saturating_mul(hops));
         let user_agent = user_agent_header(&self.agent, self.user_agent.as_deref())?;
         let guard = Arc::new(SsrfGuard::new(self.ssrf));
         let client = crate::ssrf::build_http_client(guard.clone(), self.timeout)
