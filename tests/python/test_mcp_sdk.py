@@ -8,6 +8,7 @@ protocol 2026-07-28) and `legacy` (the initialize handshake).
 """
 
 import contextlib
+import json
 import os
 import selectors
 import signal
@@ -233,12 +234,14 @@ async def test_tools_prompt_and_refusals(webcanon_bin, site, version, transport,
         # A robots.txt refusal: a tool error naming the verdict and quoting only the matched rule.
         refused = await client.call_tool("fetch", {"url": site.url("/private/secret")})
         assert refused.is_error
-        (text,) = text_of(refused)
+        text, error = text_of(refused)
         assert text.startswith(f"Refused by robots.txt: the site asks agent `webcanon` not to fetch {site.url('/private/secret')}")
         assert "Verdict: disallowed_explicit (recommendation: not_recommended)" in text
         assert "Matched rule: robots.txt line 2: Disallow: /private\n" in text
-        assert "SECRET-ROBOTS-LINE" not in text and "GPTBot" not in text
-        assert refused.structured_content["error"]["kind"] == "policy"
+        assert "SECRET-ROBOTS-LINE" not in text + error and "GPTBot" not in text + error
+        assert refused.structured_content is None, "a failure carries no structured content"
+        assert json.loads(error)["error"]["kind"] == "policy"
+        assert json.loads(error)["error"]["rule"] == {"line": 2, "directive": "disallow", "pattern": "/private"}
 
         # An SSRF refusal: the cloud metadata address.
         ssrf = await client.call_tool("fetch", {"url": "http://169.254.169.254/latest/meta-data/"})
@@ -262,5 +265,5 @@ async def test_loopback_is_refused_without_allow_private(webcanon_bin, site, tra
         result = await client.call_tool("fetch", {"url": site.url("/page")})
         assert result.is_error
         assert text_of(result)[0].startswith(f"Refused by the SSRF guard: {site.url('/page')}")
-        assert result.structured_content["error"]["reason"] == "loopback"
+        assert json.loads(result.content[-1].text)["error"]["reason"] == "loopback"
     assert site.log == []

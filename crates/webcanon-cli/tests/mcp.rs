@@ -197,13 +197,29 @@ fn structured(result: &CallToolResult) -> &Value {
     result.structured_content.as_ref().expect("structured content")
 }
 
+/// The JSON error object of a failed call: its last text item (failures
+/// carry no structured content, which would not match the output schema).
+fn error_json(result: &CallToolResult) -> Value {
+    assert!(result.structured_content.is_none(), "no structured content on a failure");
+    let texts = texts(result);
+    serde_json::from_str(texts.last().expect("an error object")).expect("the error object is JSON")
+}
+
 fn assert_ok(result: &CallToolResult, what: &str) {
     assert_eq!(result.is_error, Some(false), "{what}: {:?}", texts(result));
 }
 
+/// Checks a failure's shape (the explanation, then the JSON error object;
+/// rmcp's own argument errors have the explanation only) and returns the
+/// explanation.
 fn assert_error(result: &CallToolResult, what: &str) -> String {
     assert_eq!(result.is_error, Some(true), "{what}: {:?}", texts(result));
-    texts(result).join("\n")
+    let texts = texts(result);
+    assert!(matches!(texts.len(), 1 | 2), "{what}: {texts:?}");
+    if texts.len() == 2 {
+        assert!(error_json(result)["error"]["kind"].is_string(), "{what}");
+    }
+    texts[0].to_string()
 }
 
 async fn lists_tools_and_the_prompt(session: &Session) {
@@ -343,7 +359,7 @@ async fn refuses_what_robots_txt_disallows(session: &Session, site: &TestServer)
             for other_line in ["SECRET-ROBOTS-LINE", "User-agent", "Allow: /\n", "Ignore previous"] {
                 assert!(!text.contains(other_line), "the refusal quotes `{other_line}`: {text}");
             }
-            let error = &structured(&result)["error"];
+            let error = &error_json(&result)["error"];
             assert_eq!(error["kind"], "policy");
             assert_eq!(error["verdict"], "disallowed_explicit");
         }
@@ -364,7 +380,7 @@ async fn refuses_non_public_addresses(session: &Session) {
             let text = assert_error(&result, &format!("{tool} {url}"));
             assert!(text.starts_with("Refused by the SSRF guard:"), "{tool} {url}: {text}");
             assert!(text.contains(&format!("(reason: {reason})")), "{tool} {url}: {text}");
-            assert_eq!(structured(&result)["error"]["kind"], "ssrf", "{tool} {url}");
+            assert_eq!(error_json(&result)["error"]["kind"], "ssrf", "{tool} {url}");
         }
     }
 }
@@ -416,7 +432,7 @@ async fn reads_llms_txt(session: &Session, site: &TestServer) {
     let missing = call(session, "llms_txt", json!({"url": site.url("/docs/llms.txt")})).await;
     let text = assert_error(&missing, "no llms.txt");
     assert_eq!(text, format!("No llms.txt at {}: it answered HTTP 404.", site.url("/docs/llms.txt")));
-    assert_eq!(structured(&missing)["error"]["status"], 404);
+    assert_eq!(error_json(&missing)["error"]["status"], 404);
 }
 
 async fn lists_sitemap_urls(session: &Session, site: &TestServer) {

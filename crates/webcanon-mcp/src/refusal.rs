@@ -3,7 +3,8 @@
 //!
 //! A failure is a tool result with `isError: true` (the MCP specification
 //! reports tool failures that way, not as JSON-RPC errors): a text that says
-//! what happened and why, and the same facts as structured content. A
+//! what happened and why, and the same facts as the JSON error object in a
+//! second text item. A
 //! robots.txt refusal quotes only the matched rule, never the file: the
 //! file's text is the site's, and a model must not be fed it as
 //! instructions.
@@ -104,7 +105,7 @@ impl Failure {
         Failure { text, body: Box::new(ErrorBody::from_error(err, refused)) }
     }
 
-    /// The structured content of the error result.
+    /// The JSON error object of the error result.
     pub fn structured(&self) -> serde_json::Value {
         serde_json::to_value(ErrorJson { error: (*self.body).clone() }).unwrap_or_default()
     }

@@ -110,7 +110,10 @@ impl WebcanonMcp {
 }
 
 /// A tool outcome as an MCP result: the header and the content as separate
-/// text items, the facts as structured content; a failure with `isError`.
+/// text items, the facts as structured content. A failure is an `isError`
+/// result with two text items, the explanation and the JSON error object:
+/// no structured content, which clients check against the tool's output
+/// schema (the success shape).
 fn tool_result(outcome: Result<Answer, Failure>) -> CallToolResult {
     match outcome {
         Ok(answer) => {
@@ -120,11 +123,10 @@ fn tool_result(outcome: Result<Answer, Failure>) -> CallToolResult {
             result.structured_content = Some(answer.structured);
             result
         }
-        Err(failure) => {
-            let mut result = CallToolResult::error(vec![ContentBlock::text(failure.text.clone())]);
-            result.structured_content = Some(failure.structured());
-            result
-        }
+        Err(failure) => CallToolResult::error(vec![
+            ContentBlock::text(failure.text.clone()),
+            ContentBlock::text(failure.structured().to_string()),
+        ]),
     }
 }
 
