@@ -167,12 +167,19 @@ impl OutputWriter {
     pub fn finish(mut self) -> Result<OutputProgress, BatchError> {
         match self.format {
             OutputFormat::Parquet => {
-                let parts = (0..self.progress.parts).map(|i| self.work.join(format!("part-{i:06}.parquet")));
-                let mut batches = Vec::new();
-                for part in parts {
-                    batches.push(parquet_batches(&part)?);
-                }
-                write_parquet_file(&self.target, batches.into_iter().flatten())?;
+                // One part open at a time: a long run has thousands of them,
+                // more than a process may have files open.
+                let work = self.work.clone();
+                let batches = (0..self.progress.parts).flat_map(move |i| {
+                    let part = work.join(format!("part-{i:06}.parquet"));
+                    let batches: Box<dyn Iterator<Item = Result<RecordBatch, BatchError>>> =
+                        match parquet_batches(&part) {
+                            Ok(reader) => Box::new(reader),
+                            Err(err) => Box::new(std::iter::once(Err(err))),
+                        };
+                    batches
+                });
+                write_parquet_file(&self.target, batches)?;
             }
             OutputFormat::Csv | OutputFormat::JsonLines => {
                 if self.progress.rows == 0 && self.format == OutputFormat::Csv {

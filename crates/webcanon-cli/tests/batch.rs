@@ -364,6 +364,41 @@ async fn a_killed_fetch_pass_resumes_without_fetching_an_origin_twice() {
 }
 
 #[test]
+fn a_parquet_output_of_many_parts_is_merged_under_a_low_open_file_limit() {
+    let dir = temp_dir("batch-many-parts");
+    let snapshot = dir.join("snap.parquet");
+    let entry = webcanon_batch::snapshot::SnapshotEntry {
+        origin: "https://a.test".into(),
+        status: webcanon_batch::snapshot::SnapshotStatus::Robots(webcanon_core::policy::RobotsAvailability::Parsed),
+        http_status: Some(200),
+        body: Some(b"User-agent: *\nDisallow: /x\n".to_vec()),
+        fetched_at: 1_700_000_000,
+        error: None,
+        last_good_at: None,
+    };
+    webcanon_batch::snapshot::Snapshot::from_entries([entry]).write_parquet(&snapshot).unwrap();
+    let urls: Vec<String> =
+        (0..300).map(|i| format!("https://a.test/{}/{i}", if i % 2 == 0 { "x" } else { "y" })).collect();
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let out = dir.join("out.parquet");
+    // 300 checkpointed parts, merged by a process that may open 64 files.
+    let run = Command::new("prlimit")
+        .arg("--nofile=64:64")
+        .arg(env!("CARGO_BIN_EXE_webcanon"))
+        .args(["batch", &path_str(&input), "-o", &path_str(&out), "--snapshot", &path_str(&snapshot)])
+        .args(["--batch-rows", "1", "--threads", "1"])
+        .output()
+        .expect("prlimit runs (util-linux)");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let batch = read_output(&out);
+    assert_eq!(strings(&batch, "url"), urls.iter().cloned().map(Some).collect::<Vec<_>>());
+    let allowed =
+        batch.column_by_name("allowed").unwrap().as_any().downcast_ref::<arrow::array::BooleanArray>().unwrap();
+    assert_eq!(allowed.iter().filter(|a| *a == Some(true)).count(), 150);
+}
+
+#[test]
 fn a_killed_verdict_pass_resumes_with_every_row_once_in_every_format() {
     let dir = temp_dir("batch-kill-verdict");
     let snapshot = dir.join("snap.parquet");
