@@ -42,12 +42,11 @@ pub fn write_origin(url: &Url, out: &mut String) {
     out.clear();
     out.push_str(url.scheme());
     out.push_str("://");
-    match url.host() {
-        Some(url::Host::Ipv6(addr)) => {
-            let _ = write!(out, "[{addr}]");
-        }
-        Some(_) => out.push_str(url.host_str().unwrap_or_default()),
-        None => {}
+    // The host as the URL standard serializes it (IPv6 in brackets and in
+    // its compressed form, `[::ffff:102:304]` for a mapped IPv4 address),
+    // as the live client's cache keys it.
+    if let Some(host) = url.host_str() {
+        out.push_str(host);
     }
     if let Some(port) = url.port() {
         let _ = write!(out, ":{port}");
@@ -333,6 +332,8 @@ mod tests {
             "http://example.com:80/x",
             "http://example.com:8080/x",
             "https://[::1]:8443/x",
+            "http://[::ffff:1.2.3.4]/x",
+            "http://[2001:DB8:0:0:0:0:0:1]:8080/",
             "https://bücher.example/",
             "HTTP://user:pw@a.example./p",
             "https://127.0.0.1/",
