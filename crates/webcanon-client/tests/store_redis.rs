@@ -1,45 +1,22 @@
 //! The Redis store against a real `redis-server` (started here on a free
-//! loopback port, killed on drop): the store contract shared with the
-//! memory and SQLite stores, key layout and expiry, the fleet fetch lock,
+//! loopback port, killed on drop): the store contract of
+//! `store_contract`, key layout and expiry, the fleet fetch lock,
 //! shared pacing slots, and degradation to the local store when the server
 //! is killed, then recovery when it is back.
 //!
 //! Without `redis-server` the Redis cases print a note and pass, unless
 //! `WEBCANON_REQUIRE_REDIS` is set (as `scripts/test.sh` does).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use webcanon_client::store::{
-    FetchLock, MemoryStore, RedisOptions, RedisStore, RobotsRecord, RobotsStore, SqliteStore, unix_now,
-};
+mod store_contract;
+
+use store_contract::record;
+use webcanon_client::store::{FetchLock, MemoryStore, RedisOptions, RedisStore, RobotsStore, unix_now};
 use webcanon_client::{CacheSetting, Client};
 use webcanon_core::policy::{RobotsAvailability, Verdict};
 use webcanon_test::{RedisServer, Route, TestServer};
-
-fn record(origin: &str, availability: RobotsAvailability, fetched_at: u64, ttl: u64) -> RobotsRecord {
-    RobotsRecord {
-        origin: origin.into(),
-        robots_url: format!("{origin}/robots.txt"),
-        fetched_at,
-        expires_at: fetched_at + ttl,
-        status: Some(200),
-        availability,
-        body: Some(b"User-agent: *\nDisallow: /x\n".to_vec()),
-        failures: 0,
-        error: None,
-    }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("webcanon-redis-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn open_redis(server: &RedisServer) -> RedisStore {
     RedisStore::open(&server.url(), Arc::new(MemoryStore::new()), RedisOptions::default()).unwrap()
@@ -51,98 +28,34 @@ fn raw(server: &RedisServer) -> ::redis::Connection {
 }
 
 // ---------------------------------------------------------------------------
-// The contract every store keeps.
+// The store contract (`store_contract`), here for Redis; `store_sqlite.rs`
+// runs it for the memory and SQLite stores.
 
-/// The latest outcome and the last good copy are kept apart, replaced by
-/// later saves, and absent origins are `None`.
-fn contract_round_trip(store: &dyn RobotsStore) {
-    let now = unix_now();
-    let good = record("https://a.example", RobotsAvailability::Parsed, now, 3600);
-    let mut failed = record("https://a.example", RobotsAvailability::Unreachable, now + 5, 60);
-    failed.status = Some(503);
-    failed.body = None;
-    failed.failures = 3;
-    failed.error = Some("HTTP 503".into());
-    store.save(&good).unwrap();
-    store.save_last_good(&good).unwrap();
-    store.save(&failed).unwrap();
-    assert_eq!(store.load("https://a.example").unwrap(), Some(failed));
-    assert_eq!(store.load_last_good("https://a.example").unwrap(), Some(good));
-    assert_eq!(store.load("https://b.example").unwrap(), None);
-    assert_eq!(store.load_last_good("https://b.example").unwrap(), None);
-}
+mod redis_store {
+    use super::*;
 
-/// Bodies come back byte for byte (binary, empty, CRLF, a trailing newline).
-fn contract_bodies(store: &dyn RobotsStore) {
-    let now = unix_now();
-    let bodies: [&[u8]; 4] =
-        [b"", b"User-agent: *\r\nDisallow: /a\r\n\r\n", &[0xef, 0xbb, 0xbf, b'#', 0x00, 0xff, b'\n'], b"\n\n\n"];
-    for (i, body) in bodies.iter().enumerate() {
-        let mut r = record(&format!("https://body{i}.example"), RobotsAvailability::Parsed, now, 600);
-        r.body = Some(body.to_vec());
-        store.save(&r).unwrap();
-        assert_eq!(store.load(&r.origin).unwrap().unwrap().body.as_deref(), Some(*body), "body {i}");
+    fn make() -> Option<(RedisStore, RedisServer)> {
+        RedisServer::start_or_skip("store contract").map(|server| (open_redis(&server), server))
+    }
+
+    #[test]
+    fn round_trip() {
+        let Some((store, _server)) = make() else { return };
+        store_contract::round_trip(&store);
+    }
+
+    #[test]
+    fn bodies() {
+        let Some((store, _server)) = make() else { return };
+        store_contract::bodies(&store);
+    }
+
+    #[test]
+    fn expiry() {
+        let Some((store, _server)) = make() else { return };
+        store_contract::expiry(&store);
     }
 }
-
-/// An outcome past its freshness still loads (its failure count sets the
-/// next back-off), marked stale; llms.txt entries share the store.
-fn contract_expiry(store: &dyn RobotsStore) {
-    let now = unix_now();
-    let mut stale = record("https://stale.example", RobotsAvailability::Unreachable, now - 120, 60);
-    stale.failures = 2;
-    store.save(&stale).unwrap();
-    let loaded = store.load("https://stale.example").unwrap().expect("a stale outcome is kept");
-    assert!(!loaded.is_fresh(now));
-    assert_eq!(loaded.failures, 2);
-    let fresh = record("https://fresh.example", RobotsAvailability::Parsed, now, 600);
-    store.save(&fresh).unwrap();
-    assert!(store.load("https://fresh.example").unwrap().unwrap().is_fresh(now));
-    let llms = record("llms.txt https://a.example/llms.txt", RobotsAvailability::Parsed, now, 600);
-    store.save(&llms).unwrap();
-    assert_eq!(store.load("llms.txt https://a.example/llms.txt").unwrap(), Some(llms));
-}
-
-/// A store to test and what must live as long as it (its server).
-type UnderTest = (Box<dyn RobotsStore>, Option<RedisServer>);
-
-macro_rules! contract {
-    ($name:ident, $make:expr) => {
-        mod $name {
-            use super::*;
-
-            fn make() -> Option<UnderTest> {
-                $make
-            }
-
-            #[test]
-            fn round_trip() {
-                let Some((store, _server)) = make() else { return };
-                contract_round_trip(&*store);
-            }
-
-            #[test]
-            fn bodies() {
-                let Some((store, _server)) = make() else { return };
-                contract_bodies(&*store);
-            }
-
-            #[test]
-            fn expiry() {
-                let Some((store, _server)) = make() else { return };
-                contract_expiry(&*store);
-            }
-        }
-    };
-}
-
-contract!(memory_store, Some((Box::new(MemoryStore::new()), None)));
-contract!(sqlite_store, Some((Box::new(SqliteStore::open_dir(&temp_dir("contract")).unwrap()), None)));
-contract!(
-    redis_store,
-    RedisServer::start_or_skip("store contract")
-        .map(|server| (Box::new(open_redis(&server)) as Box<dyn RobotsStore>, Some(server)))
-);
 
 // ---------------------------------------------------------------------------
 // Redis only.

@@ -1,10 +1,13 @@
-//! The SQLite robots store on real files: round trips, persistence across
+//! The SQLite robots store on real files: the store contract (with the
+//! memory store; `store_contract`), round trips, persistence across
 //! reopening, WAL mode, pruning, concurrent writers in two processes, and a
 //! clear error for a file that is not a store.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+
+mod store_contract;
 
 use webcanon_client::store::{MemoryStore, RobotsRecord, RobotsStore, SqliteStore, unix_now};
 use webcanon_core::policy::RobotsAvailability;
@@ -17,38 +20,24 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn record(origin: &str, availability: RobotsAvailability, fetched_at: u64) -> RobotsRecord {
-    RobotsRecord {
-        origin: origin.into(),
-        robots_url: format!("{origin}/robots.txt"),
-        fetched_at,
-        expires_at: fetched_at + 3600,
-        status: Some(200),
-        availability,
-        body: Some(b"User-agent: *\nDisallow: /x\n".to_vec()),
-        failures: 0,
-        error: None,
-    }
-}
-
-fn round_trip(store: &dyn RobotsStore) {
-    let now = unix_now();
-    let good = record("https://a.example", RobotsAvailability::Parsed, now);
-    let mut failed = record("https://a.example", RobotsAvailability::Unreachable, now + 5);
-    failed.status = Some(503);
-    failed.body = None;
-    failed.failures = 3;
-    failed.error = Some("HTTP 503".into());
-    store.save(&good).unwrap();
-    store.save_last_good(&good).unwrap();
-    store.save(&failed).unwrap();
-    assert_eq!(store.load("https://a.example").unwrap(), Some(failed));
-    assert_eq!(store.load_last_good("https://a.example").unwrap(), Some(good));
-    assert_eq!(store.load("https://b.example").unwrap(), None);
+    store_contract::record(origin, availability, fetched_at, 3600)
 }
 
 #[test]
-fn memory_store_round_trip() {
-    round_trip(&MemoryStore::new());
+fn memory_store_keeps_the_contract() {
+    let store = MemoryStore::new();
+    store_contract::round_trip(&store);
+    store_contract::bodies(&store);
+    store_contract::expiry(&store);
+}
+
+#[test]
+fn sqlite_store_keeps_the_contract() {
+    let dir = temp_dir("contract");
+    let store = SqliteStore::open_dir(&dir).unwrap();
+    store_contract::bodies(&store);
+    store_contract::expiry(&store);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -56,7 +45,7 @@ fn sqlite_store_round_trip_and_reopen() {
     let dir = temp_dir("reopen");
     {
         let store = SqliteStore::open_dir(&dir).unwrap();
-        round_trip(&store);
+        store_contract::round_trip(&store);
     }
     let store = SqliteStore::open_dir(&dir).unwrap();
     assert_eq!(store.load("https://a.example").unwrap().unwrap().failures, 3);
