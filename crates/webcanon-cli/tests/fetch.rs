@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Command;
 
-use support::{run, temp_dir, webcanon};
+use support::{fetch_args, run, temp_dir, webcanon};
 use webcanon_test::{Route, TestServer};
 
 const ARTICLE: &str = "<!doctype html><html><head><title>Robots and agents</title>\
@@ -13,13 +13,6 @@ const ARTICLE: &str = "<!doctype html><html><head><title>Robots and agents</titl
 <p>Agents read robots.txt before they fetch a page. This paragraph is long enough to count as the main content of \
 the article, which a Readability-style extractor should keep while it drops the navigation.</p>\
 <p>A second paragraph with a <a href=\"/docs/next\">relative link</a> that must come out absolute.</p></main></body></html>";
-
-fn args(extra: &[&str]) -> Vec<String> {
-    let mut all: Vec<String> =
-        ["fetch", "--allow-private", "127.0.0.0/8", "--timeout", "5"].iter().map(|s| s.to_string()).collect();
-    all.extend(extra.iter().map(|s| s.to_string()));
-    all
-}
 
 async fn site() -> TestServer {
     let server = TestServer::start().await;
@@ -32,7 +25,7 @@ async fn site() -> TestServer {
 #[tokio::test(flavor = "multi_thread")]
 async fn fetch_prints_markdown_and_a_summary() {
     let server = site().await;
-    let r = run(args(&["--no-cache", &server.url("/article")])).await;
+    let r = run(fetch_args(&["--no-cache", &server.url("/article")])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("Robots and agents"), "{}", r.stdout);
     assert!(r.stdout.contains(&server.url("/docs/next")), "relative link made absolute: {}", r.stdout);
@@ -43,7 +36,7 @@ async fn fetch_prints_markdown_and_a_summary() {
 #[tokio::test(flavor = "multi_thread")]
 async fn fetch_json_has_the_documented_fields() {
     let server = site().await;
-    let r = run(args(&["--no-cache", "--json", &server.url("/article")])).await;
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/article")])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     for key in [
@@ -79,7 +72,7 @@ async fn fetch_json_has_the_documented_fields() {
 #[tokio::test(flavor = "multi_thread")]
 async fn policy_refusal_exits_3_with_an_error_object() {
     let server = site().await;
-    let r = run(args(&["--no-cache", "--json", &server.url("/private")])).await;
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/private")])).await;
     assert_eq!(r.code, 3, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["error"]["kind"], "policy");
@@ -89,7 +82,7 @@ async fn policy_refusal_exits_3_with_an_error_object() {
     assert_eq!(v["error"]["rule"]["line"], 2);
     assert_eq!(server.hits("/private"), 0);
 
-    let r = run(args(&["--no-cache", &server.url("/private")])).await;
+    let r = run(fetch_args(&["--no-cache", &server.url("/private")])).await;
     assert_eq!(r.code, 3);
     assert!(r.stderr.contains("Disallow: /private"), "{}", r.stderr);
     assert!(!r.stderr.contains("User-agent"), "the robots.txt body is never quoted: {}", r.stderr);
@@ -109,15 +102,15 @@ async fn ssrf_refusal_exits_4() {
 #[tokio::test(flavor = "multi_thread")]
 async fn failed_fetch_exits_5_and_bad_usage_exits_2() {
     let server = site().await;
-    let r = run(args(&["--no-cache", "--json", &server.url("/missing")])).await;
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/missing")])).await;
     assert_eq!(r.code, 5, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["error"]["kind"], "fetch");
     assert_eq!(v["error"]["status"], 404);
 
-    let r = run(args(&["--no-cache", "not-a-url"])).await;
+    let r = run(fetch_args(&["--no-cache", "not-a-url"])).await;
     assert_eq!(r.code, 2, "{}", r.stderr);
-    let r = run(args(&["--no-cache", "--mode", "sometimes", &server.url("/")])).await;
+    let r = run(fetch_args(&["--no-cache", "--mode", "sometimes", &server.url("/")])).await;
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
@@ -126,14 +119,14 @@ async fn two_processes_share_the_sqlite_robots_cache() {
     let server = site().await;
     let dir = temp_dir("shared-cache");
     let cache = dir.to_str().unwrap();
-    let first = run(args(&["--cache-dir", cache, "--json", &server.url("/article")])).await;
+    let first = run(fetch_args(&["--cache-dir", cache, "--json", &server.url("/article")])).await;
     assert_eq!(first.code, 0, "{}", first.stderr);
-    let second = run(args(&["--cache-dir", cache, "--json", &server.url("/article")])).await;
+    let second = run(fetch_args(&["--cache-dir", cache, "--json", &server.url("/article")])).await;
     assert_eq!(second.code, 0, "{}", second.stderr);
     let v: serde_json::Value = serde_json::from_str(&second.stdout).unwrap();
     assert_eq!(v["robots"]["from_cache"], true);
     assert_eq!(server.hits("/robots.txt"), 1, "the second process used the first one's robots.txt");
-    let refused = run(args(&["--cache-dir", cache, &server.url("/private")])).await;
+    let refused = run(fetch_args(&["--cache-dir", cache, &server.url("/private")])).await;
     assert_eq!(refused.code, 3);
     assert_eq!(server.hits("/robots.txt"), 1);
     let _ = std::fs::remove_dir_all(&dir);
@@ -144,7 +137,7 @@ async fn resolve_override_reaches_a_named_host() {
     let server = site().await;
     let resolve = format!("docs.example.test:{}:127.0.0.1", server.port());
     let url = format!("http://docs.example.test:{}/article", server.port());
-    let r = run(args(&["--no-cache", "--resolve", &resolve, "--json", &url])).await;
+    let r = run(fetch_args(&["--no-cache", "--resolve", &resolve, "--json", &url])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     let requests = server.requests();
     assert!(requests.iter().any(|r| r.host.as_deref() == Some(&format!("docs.example.test:{}", server.port()))));
@@ -181,7 +174,7 @@ async fn fetch_uses_the_markdown_copy_listed_in_llms_txt() {
     server.route("/llms.txt", Route::text(200, "# Site\n\n## Docs\n\n- [Article](/article.md): the article\n"));
     server
         .route("/article.md", Route::bytes(200, "text/markdown", b"# Robots and agents\n\nMarkdown copy.\n".to_vec()));
-    let r = run(args(&["--no-cache", &server.url("/article")])).await;
+    let r = run(fetch_args(&["--no-cache", &server.url("/article")])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout, "# Robots and agents\n\nMarkdown copy.\n");
     assert!(
@@ -191,7 +184,7 @@ async fn fetch_uses_the_markdown_copy_listed_in_llms_txt() {
     );
     assert_eq!(server.hits("/article"), 0);
 
-    let r = run(args(&["--no-cache", "--json", "--no-alternatives", &server.url("/article")])).await;
+    let r = run(fetch_args(&["--no-cache", "--json", "--no-alternatives", &server.url("/article")])).await;
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert!(v["alternative"].is_null());
     assert_eq!(v["alternatives"], serde_json::json!([]));
@@ -205,7 +198,7 @@ async fn fetch_reports_a_skipped_alternative() {
     server.route("/llms.txt", Route::text(200, "# Site\n\n## Docs\n\n- [Private](/private.md): no\n"));
     server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private.md\n"));
     server.route("/private", Route::html(200, ARTICLE));
-    let r = run(args(&["--no-cache", "--json", &server.url("/private")])).await;
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/private")])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["alternative"]["url"], server.url("/private.md"));

@@ -10,15 +10,8 @@ mod support;
 
 use std::net::TcpListener;
 
-use support::{run, temp_dir, webcanon};
+use support::{fetch_args, run, temp_dir, webcanon};
 use webcanon_test::{RedisServer, Route, TestServer};
-
-fn args(extra: &[&str]) -> Vec<String> {
-    let mut all: Vec<String> =
-        ["fetch", "--allow-private", "127.0.0.0/8", "--timeout", "5"].iter().map(|s| s.to_string()).collect();
-    all.extend(extra.iter().map(|s| s.to_string()));
-    all
-}
 
 async fn site() -> TestServer {
     let server = TestServer::start().await;
@@ -57,14 +50,14 @@ async fn processes_share_robots_txt_through_redis() {
     let Some(redis) = RedisServer::start_or_skip("processes_share_robots_txt_through_redis") else { return };
     let server = site().await;
     let cache = redis.url();
-    let first = run(args(&["--cache", &cache, "--json", &server.url("/page")])).await;
+    let first = run(fetch_args(&["--cache", &cache, "--json", &server.url("/page")])).await;
     assert_eq!(first.code, 0, "{}", first.stderr);
-    let second = run(args(&["--cache", &cache, "--json", &server.url("/page")])).await;
+    let second = run(fetch_args(&["--cache", &cache, "--json", &server.url("/page")])).await;
     assert_eq!(second.code, 0, "{}", second.stderr);
     let v: serde_json::Value = serde_json::from_str(&second.stdout).unwrap();
     assert_eq!(v["robots"]["from_cache"], true);
     assert!(v["warnings"].as_array().unwrap().is_empty(), "{}", v["warnings"]);
-    let refused = run(args(&["--cache", &cache, &server.url("/private")])).await;
+    let refused = run(fetch_args(&["--cache", &cache, &server.url("/private")])).await;
     assert_eq!(refused.code, 3, "{}", refused.stderr);
     assert_eq!(server.hits("/robots.txt"), 1, "later processes used the first one's robots.txt");
 }
@@ -73,14 +66,14 @@ async fn processes_share_robots_txt_through_redis() {
 async fn a_server_that_does_not_answer_degrades_with_a_warning() {
     let server = site().await;
     let dead = dead_redis_url();
-    let r = run(args(&["--cache", &dead, "--json", &server.url("/page")])).await;
+    let r = run(fetch_args(&["--cache", &dead, "--json", &server.url("/page")])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     let warning = v["warnings"].as_array().unwrap().iter().find(|w| w["code"] == "shared_cache_unavailable");
     let warning = warning.expect("the outage is a warning on the result");
     assert!(warning["detail"].as_str().unwrap().contains(&dead), "{warning}");
     // A lost server never reads as "no robots.txt": the site is asked.
-    let refused = run(args(&["--cache", &dead, &server.url("/private")])).await;
+    let refused = run(fetch_args(&["--cache", &dead, &server.url("/private")])).await;
     assert_eq!(refused.code, 3, "{}", refused.stderr);
     assert_eq!(server.hits("/private"), 0);
 }
@@ -92,7 +85,7 @@ async fn with_cache_dir_the_sqlite_file_is_the_local_fallback() {
     let local = dir.to_str().unwrap();
     let dead = dead_redis_url();
     for _ in 0..2 {
-        let r = run(args(&["--cache", &dead, "--cache-dir", local, "--json", &server.url("/page")])).await;
+        let r = run(fetch_args(&["--cache", &dead, "--cache-dir", local, "--json", &server.url("/page")])).await;
         assert_eq!(r.code, 0, "{}", r.stderr);
     }
     assert_eq!(server.hits("/robots.txt"), 1, "the second process read the first one's copy from the SQLite file");
@@ -105,7 +98,7 @@ async fn min_interval_spaces_requests_to_a_host() {
     let server = site().await;
     server.route("/old", Route::redirect(301, "/page"));
     let started = std::time::Instant::now();
-    let r = run(args(&["--no-cache", "--no-alternatives", "--min-interval", "0.3", &server.url("/old")])).await;
+    let r = run(fetch_args(&["--no-cache", "--no-alternatives", "--min-interval", "0.3", &server.url("/old")])).await;
     assert_eq!(r.code, 0, "{}", r.stderr);
     let requests = server.requests_with_times();
     let paths: Vec<&str> = requests.iter().map(|(_, r)| r.path_and_query.as_str()).collect();

@@ -71,6 +71,15 @@ pub fn webcanon_in(dir: &Path, args: &[&str]) -> Run {
     Run::from_output(command(args).current_dir(dir).output().expect("webcanon runs"))
 }
 
+/// `webcanon fetch` arguments for a loopback test server (private
+/// addresses allowed on 127.0.0.0/8, a 5 s timeout), then `extra`.
+pub fn fetch_args(extra: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> =
+        ["fetch", "--allow-private", "127.0.0.0/8", "--timeout", "5"].iter().map(|s| s.to_string()).collect();
+    all.extend(extra.iter().map(|s| s.to_string()));
+    all
+}
+
 /// Runs `webcanon ARGS` on a blocking thread, so that a test server in this
 /// process keeps answering while the binary talks to it.
 pub async fn run(args: Vec<String>) -> Run {
