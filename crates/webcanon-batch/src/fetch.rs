@@ -7,15 +7,19 @@
 //! [`Client::robots_txt`]: the SSRF guard, RFC 9309 redirects and limits,
 //! and the client's robots store (a `--cache-dir` or Redis store answers
 //! origins it already holds without a request).
+//!
+//! A host's task hands each entry to the sink as a [`Fetched`] and waits
+//! until the sink confirms it recorded it before it moves on or gives up
+//! its slot. So at any moment at most `concurrency` origins have been
+//! requested without being recorded: the most a killed run fetches again.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
 use webcanon_client::Client;
 use webcanon_client::error::Error;
-use webcanon_client::ssrf::SsrfReason;
 use webcanon_core::policy::RobotsAvailability;
 
 use crate::origin::host_of_origin;
@@ -73,24 +77,40 @@ pub async fn fetch_origin(client: &Client, origin: &str) -> SnapshotEntry {
                 last_good_at: stale.map(|t| i64::try_from(t).unwrap_or(i64::MAX)),
             }
         }
-        // A name that does not resolve is a network failure: unreachable,
-        // as a connection error would be.
-        Err(Error::Ssrf(e)) if e.kind() == SsrfReason::Lookup => {
-            failed(RobotsAvailability::Unreachable.into(), e.to_string())
-        }
         Err(Error::Ssrf(e)) => failed(SnapshotStatus::Refused, e.to_string()),
+        // A name that does not resolve is a network failure too
+        // (`FetchError::Resolve`): unreachable, as a connection error is.
         Err(other) => failed(RobotsAvailability::Unreachable.into(), other.to_string()),
     }
 }
 
+/// One fetched origin on its way to the sink of [`fetch_all`].
+#[derive(Debug)]
+pub struct Fetched {
+    /// The origin's entry.
+    pub entry: SnapshotEntry,
+    /// Confirms the entry is recorded; the fetching task waits for it.
+    pub recorded: Recorded,
+}
+
+/// The sink's confirmation that it recorded an entry (journaled it, or
+/// kept it in memory). Dropping it unconfirmed stops the task that sent
+/// the entry, as a closed sink does.
+#[derive(Debug)]
+pub struct Recorded(oneshot::Sender<()>);
+
+impl Recorded {
+    /// Lets the fetching task go on to its host's next origin.
+    pub fn confirm(self) {
+        // The task may be gone already (the pass was dropped): nothing to do.
+        let _ = self.0.send(());
+    }
+}
+
 /// Fetches every origin of `groups` (one group per host), `concurrency`
-/// hosts at once, sending each entry to `sink` as it completes.
-pub async fn fetch_all(
-    client: Client,
-    groups: Vec<Vec<String>>,
-    concurrency: usize,
-    sink: mpsc::Sender<SnapshotEntry>,
-) {
+/// hosts at once, sending each entry to `sink` as it completes and going
+/// on with that host only once the sink has confirmed it.
+pub async fn fetch_all(client: Client, groups: Vec<Vec<String>>, concurrency: usize, sink: mpsc::Sender<Fetched>) {
     let permits = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut tasks = JoinSet::new();
     for group in groups {
@@ -100,7 +120,11 @@ pub async fn fetch_all(
         tasks.spawn(async move {
             for origin in group {
                 let entry = fetch_origin(&client, &origin).await;
-                if sink.send(entry).await.is_err() {
+                let (confirm, confirmed) = oneshot::channel();
+                if sink.send(Fetched { entry, recorded: Recorded(confirm) }).await.is_err() {
+                    break;
+                }
+                if confirmed.await.is_err() {
                     break;
                 }
             }

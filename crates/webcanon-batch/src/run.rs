@@ -28,7 +28,7 @@ use webcanon_client::Client;
 use webcanon_core::policy::RobotsMode;
 
 use crate::BatchError;
-use crate::fetch::{fetch_all, group_by_host};
+use crate::fetch::{Fetched, Recorded, fetch_all, group_by_host};
 use crate::input::UrlReader;
 use crate::journal::Journal;
 use crate::origin::{Shard, origin_of, parse_url, write_origin};
@@ -294,18 +294,22 @@ fn fetch_pass(
         .map_err(|e| BatchError::Client(format!("cannot start the async runtime: {e}")))?;
     let mut fetched: Vec<SnapshotEntry> = Vec::with_capacity(todo.len());
     let result: Result<(), BatchError> = runtime.block_on(async {
-        let (tx, mut rx) = mpsc::channel::<SnapshotEntry>(1024);
+        let (tx, mut rx) = mpsc::channel::<Fetched>(config.concurrency.max(1));
         let producer = tokio::spawn(fetch_all(client, group_by_host(todo), config.concurrency, tx));
         let mut chunk = Vec::new();
-        while let Some(entry) = rx.recv().await {
-            chunk.push(entry);
-            while chunk.len() < crate::snapshot::ENTRIES_PER_BATCH {
-                match rx.try_recv() {
-                    Ok(entry) => chunk.push(entry),
-                    Err(_) => break,
+        let mut confirmations = Vec::new();
+        while let Some(first) = rx.recv().await {
+            let mut next = Some(first);
+            while let Some(Fetched { entry, recorded }) = next.take() {
+                chunk.push(entry);
+                confirmations.push(recorded);
+                if chunk.len() < crate::snapshot::ENTRIES_PER_BATCH {
+                    next = rx.try_recv().ok();
                 }
             }
             journal.append(&chunk)?;
+            // Journaled: the hosts' tasks may go on.
+            confirmations.drain(..).for_each(Recorded::confirm);
             progress.advance(Pass::Fetch, chunk.len() as u64);
             fetched.append(&mut chunk);
         }

@@ -205,8 +205,9 @@ impl Client {
             let fetching = webcanon_batch::fetch::fetch_all(client, groups, concurrency, sink);
             let collecting = async {
                 let mut collected = Vec::new();
-                while let Some(entry) = entries.recv().await {
+                while let Some(webcanon_batch::fetch::Fetched { entry, recorded }) = entries.recv().await {
                     collected.push(entry);
+                    recorded.confirm();
                 }
                 collected
             };
