@@ -10,7 +10,7 @@ use webcanon_client::error::{Error, ErrorBody, ErrorJson};
 use webcanon_client::ssrf::{ResolveOverride, SsrfPolicy};
 use webcanon_client::store::RedisStore;
 use webcanon_client::{CacheSetting, Client, ClientBuilder, FetchResult};
-use webcanon_core::policy::{RobotsEvidence, RobotsMode};
+use webcanon_core::policy::{RobotsEvidence, RobotsMode, Verdict};
 
 use crate::error::CliError;
 
@@ -251,6 +251,10 @@ pub fn report_error(err: &Error, url: &str, json: bool) -> Result<ExitCode, CliE
     } else {
         eprintln!("error: {err}");
         match err {
+            Error::Policy(refusal) if refusal.evidence.verdict == Verdict::UnknownUnreachable => eprintln!(
+                "hint: robots.txt could not be fetched, which RFC 9309 reads as a full disallow until it can; \
+                 `--mode report_only` records the verdict without refusing"
+            ),
             Error::Policy(_) => eprintln!(
                 "hint: the site asks agents not to fetch this URL; `--mode report_only` records the verdict without refusing"
             ),

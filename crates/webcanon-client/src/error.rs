@@ -14,6 +14,16 @@ pub enum FetchError {
     /// The SSRF guard refused the URL or the address it resolved to.
     #[error(transparent)]
     Ssrf(SsrfError),
+    /// The host name did not resolve to any address (no such host, no
+    /// address records, or DNS not answering): a network failure, like a
+    /// refused connection, not an SSRF refusal.
+    #[error("cannot resolve {host}: {message}")]
+    Resolve {
+        /// The host name.
+        host: String,
+        /// What DNS answered.
+        message: String,
+    },
     /// The exchange did not finish in time.
     #[error("timed out after {:.1} s fetching {url}", after.as_secs_f64())]
     Timeout {
@@ -80,7 +90,7 @@ impl FetchError {
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&err);
         while let Some(cause) = source {
             if let Some(ssrf) = cause.downcast_ref::<SsrfError>() {
-                return FetchError::Ssrf(ssrf.clone());
+                return FetchError::from_guard(ssrf.clone());
             }
             source = cause.source();
         }
@@ -91,6 +101,33 @@ impl FetchError {
             FetchError::Connect { url, message }
         } else {
             FetchError::Protocol { url, message }
+        }
+    }
+
+    /// An error of the SSRF guard: a refusal, or, for a name that did not
+    /// resolve, [`FetchError::Resolve`].
+    pub fn from_guard(ssrf: SsrfError) -> FetchError {
+        if ssrf.is_lookup_failure() {
+            FetchError::Resolve { host: ssrf.target().to_string(), message: ssrf.detail().to_string() }
+        } else {
+            FetchError::Ssrf(ssrf)
+        }
+    }
+
+    /// Why the exchange failed, as a stable word: `ssrf`, `dns`, `timeout`,
+    /// `connect`, `protocol`, `status`, `too_many_redirects`,
+    /// `bad_redirect` or `unsupported_content`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            FetchError::Ssrf(_) => "ssrf",
+            FetchError::Resolve { .. } => "dns",
+            FetchError::Timeout { .. } => "timeout",
+            FetchError::Connect { .. } => "connect",
+            FetchError::Protocol { .. } => "protocol",
+            FetchError::Status { .. } => "status",
+            FetchError::TooManyRedirects { .. } => "too_many_redirects",
+            FetchError::BadRedirect { .. } => "bad_redirect",
+            FetchError::UnsupportedContent { .. } => "unsupported_content",
         }
     }
 
@@ -171,6 +208,12 @@ impl From<FetchError> for Error {
     }
 }
 
+impl From<SsrfError> for Error {
+    fn from(err: SsrfError) -> Error {
+        FetchError::from_guard(err).into()
+    }
+}
+
 impl From<PolicyError> for Error {
     fn from(err: PolicyError) -> Error {
         Error::Policy(Box::new(err))
@@ -238,7 +281,8 @@ pub struct ErrorBody {
     /// For `policy`: the rule that matched.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<webcanon_core::policy::RuleEvidence>,
-    /// For `ssrf`, and for usage errors of the HTTP service: why, as a stable word or phrase.
+    /// For `ssrf` and `fetch` (see [`FetchError::reason`]), and for usage
+    /// errors of the HTTP service: why, as a stable word or phrase.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// For `fetch`: the HTTP status the page answered with.
@@ -275,7 +319,10 @@ impl ErrorBody {
                 body.rule = policy.evidence.rule.clone();
             }
             Error::Ssrf(ssrf) => body.reason = Some(ssrf.reason().to_string()),
-            Error::Fetch(fetch) => body.status = fetch.status(),
+            Error::Fetch(fetch) => {
+                body.reason = Some(fetch.reason().to_string());
+                body.status = fetch.status();
+            }
             Error::InvalidUrl { .. } => {}
         }
         body

@@ -97,7 +97,7 @@ impl Http {
     /// `pace` exempts it. The whole exchange (not the wait for the slot)
     /// must end before `self.timeout` has passed.
     pub async fn get(&self, url: &Url, accept: &str, max_bytes: usize, pace: Pace) -> Result<Answer, FetchError> {
-        self.guard.check_url(url).map_err(FetchError::Ssrf)?;
+        self.guard.check_url(url).map_err(FetchError::from_guard)?;
         if pace == Pace::Paced {
             self.pacing.before(url).await;
         }
@@ -111,7 +111,7 @@ impl Http {
         let exchange = async {
             let mut response = request.send().await.map_err(|e| FetchError::from_reqwest(url, e))?;
             if let Some(addr) = response.remote_addr() {
-                self.guard.check_peer(url, addr).map_err(FetchError::Ssrf)?;
+                self.guard.check_peer(url, addr).map_err(FetchError::from_guard)?;
             }
             let status = response.status().as_u16();
             let headers = std::mem::take(response.headers_mut());

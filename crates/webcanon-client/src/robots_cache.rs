@@ -247,6 +247,9 @@ impl CachedRobots {
                 None
             },
             rule,
+            error: (self.record.availability == RobotsAvailability::Unreachable)
+                .then(|| self.record.error.clone())
+                .flatten(),
         };
         (evidence, warnings)
     }
@@ -287,12 +290,27 @@ pub struct CacheStats {
 }
 
 /// Where a fetch of robots.txt stands with the rest of the fleet.
-enum Turn {
+enum Turn<'a> {
     /// Another process saved a fresh outcome meanwhile: use it.
     Stored(RobotsRecord),
-    /// Fetch, holding the fleet lock with this token (`None`: no lock, the
-    /// store is not shared or not answering).
-    Fetch(Option<String>),
+    /// Fetch, holding the fleet lock (`None`: no lock, the store is not
+    /// shared or not answering).
+    Fetch(Option<FleetLock<'a>>),
+}
+
+/// A held fleet fetch lock. Released when dropped, so a fetch whose future
+/// is dropped half way (a request timeout, a cancelled tool call) frees the
+/// origin at once instead of making the fleet wait for the lock to expire.
+struct FleetLock<'a> {
+    cache: &'a RobotsCache,
+    origin: &'a str,
+    token: String,
+}
+
+impl Drop for FleetLock<'_> {
+    fn drop(&mut self) {
+        self.cache.store_result(self.cache.store.release_fetch_lock(self.origin, &self.token));
+    }
 }
 
 impl RobotsCache {
@@ -371,14 +389,14 @@ impl RobotsCache {
         if let Some(record) = previous.as_ref().filter(|r| r.is_fresh(now)) {
             return (self.use_stored(origin, record.clone(), now), true);
         }
-        let token = match self.fleet_turn(origin).await {
+        let lock = match self.fleet_turn(origin).await {
             Turn::Stored(record) => return (self.use_stored(origin, record, unix_now()), true),
-            Turn::Fetch(token) => {
-                if token.is_some() {
+            Turn::Fetch(lock) => {
+                if lock.is_some() {
                     // The outcome the last holder left, for the failure count.
                     previous = self.store_result(self.store.load(origin)).flatten().or(previous);
                 }
-                token
+                lock
             }
         };
         self.count(|s| {
@@ -395,9 +413,7 @@ impl RobotsCache {
         // The latest outcome last: it is what the processes waiting on the
         // lock look for, and its last good copy must be there by then.
         self.store_result(self.store.save(&record));
-        if let Some(token) = token {
-            self.store_result(self.store.release_fetch_lock(origin, &token));
-        }
+        drop(lock);
         let last_good = self.last_good_for(&record, record.fetched_at);
         let mut cached = CachedRobots::new(record, last_good);
         cached.redirects = redirects;
@@ -421,7 +437,7 @@ impl RobotsCache {
     /// crashed) loses the lock when it expires, and one of the waiters
     /// takes it. A store that is not shared, or not answering, answers at
     /// once: fetch without a lock.
-    async fn fleet_turn(&self, origin: &str) -> Turn {
+    async fn fleet_turn<'a>(&'a self, origin: &'a str) -> Turn<'a> {
         let ttl = self.config.fleet_lock_ttl;
         // Past the lock time plus a margin something is wrong with the
         // store's clock or locks: fetch rather than wait for ever.
@@ -431,13 +447,13 @@ impl RobotsCache {
             match self.store_result(self.store.try_fetch_lock(origin, ttl)) {
                 None | Some(FetchLock::Local) => return Turn::Fetch(None),
                 Some(FetchLock::Acquired(token)) => {
+                    let lock = FleetLock { cache: self, origin, token };
                     // The holder before may have saved its outcome just now.
                     let stored = self.store_result(self.store.load(origin)).flatten();
                     if let Some(record) = stored.filter(|r| r.is_fresh(unix_now())) {
-                        self.store_result(self.store.release_fetch_lock(origin, &token));
                         return Turn::Stored(record);
                     }
-                    return Turn::Fetch(Some(token));
+                    return Turn::Fetch(Some(lock));
                 }
                 Some(FetchLock::Busy) => {}
             }

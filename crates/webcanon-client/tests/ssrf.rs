@@ -256,3 +256,70 @@ async fn redirects_to_private_addresses_are_refused_before_connecting() {
     }
     assert!(private.requests().is_empty());
 }
+
+/// A name that does not resolve is a network failure, never an SSRF
+/// refusal: nothing was refused, there is no address to reach. For
+/// robots.txt that makes it unreachable (RFC 9309), so `respect` refuses
+/// with the reason in the evidence; a page or a redirect hop that does not
+/// resolve is a fetch failure (`fetch`, exit 5, reason `dns`).
+#[tokio::test]
+async fn names_that_do_not_resolve_are_network_failures_not_refusals() {
+    use webcanon_client::error::{Error, ErrorBody, FetchError};
+    use webcanon_core::policy::{RobotsMode, Verdict};
+
+    let server = TestServer::start().await;
+    let port = server.port();
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/away", Route::redirect(302, &format!("http://nowhere.test:{port}/x")));
+    let lookup = StaticLookup::new()
+        .with("site.test", &[ip("127.0.0.1")])
+        .with("lost.test", &[ip("127.0.0.1")])
+        .with("empty.test", &[]);
+    let client = |mode: RobotsMode| {
+        Client::builder()
+            .cache(CacheSetting::None)
+            .mode(mode)
+            .timeout(Duration::from_secs(5))
+            .ssrf_policy(SsrfPolicy::default().allow_private("127.0.0.1/32".parse().unwrap()))
+            .name_lookup(Arc::new(lookup.clone()))
+            .build()
+            .unwrap()
+    };
+    let (respect, report_only) = (client(RobotsMode::Respect), client(RobotsMode::ReportOnly));
+
+    for host in ["nowhere.test", "empty.test"] {
+        let input = format!("http://{host}:{port}/page");
+        // robots.txt unreachable: refused by policy, saying why.
+        let Err(Error::Policy(refusal)) = respect.fetch(&input).await else { panic!("{input}: a policy refusal") };
+        assert_eq!(refusal.evidence.verdict, Verdict::UnknownUnreachable, "{input}");
+        let why = refusal.evidence.error.as_deref().unwrap_or_default();
+        assert!(why.starts_with(&format!("cannot resolve {host}: ")), "{input}: {why}");
+        assert!(refusal.to_string().contains(&format!("robots.txt could not be read: {why}")), "{refusal}");
+        let (evidence, _) = respect.check(&input).await.unwrap();
+        assert_eq!(evidence.verdict, Verdict::UnknownUnreachable, "{input}");
+
+        // Not refused: the page itself cannot be reached.
+        let err = report_only.fetch(&input).await.unwrap_err();
+        let Error::Fetch(FetchError::Resolve { host: got, .. }) = &err else { panic!("{input}: {err:?}") };
+        assert_eq!(got, host);
+        assert_eq!((err.kind(), err.code()), ("fetch", 5), "{input}");
+        assert!(err.to_string().starts_with(&format!("cannot resolve {host}: ")), "{input}: {err}");
+        assert_eq!(ErrorBody::from_error(&err, &input).reason.as_deref(), Some("dns"), "{input}");
+    }
+
+    // A redirect to a name that does not resolve: its robots.txt is
+    // unreachable first; without the refusal, the hop fails to resolve.
+    let away = format!("http://site.test:{port}/away");
+    let Err(Error::Policy(refusal)) = respect.fetch(&away).await else { panic!("{away}: a policy refusal") };
+    assert_eq!(refusal.url, format!("http://nowhere.test:{port}/x"));
+    assert_eq!(refusal.evidence.verdict, Verdict::UnknownUnreachable);
+    let err = report_only.fetch(&away).await.unwrap_err();
+    assert!(matches!(&err, Error::Fetch(FetchError::Resolve { host, .. }) if host == "nowhere.test"), "{err:?}");
+    assert_eq!(server.hits("/away"), 2);
+
+    // robots.txt redirected to a name that does not resolve: unreachable.
+    server.route("/robots.txt", Route::redirect(301, &format!("http://nowhere.test:{port}/robots.txt")));
+    let (evidence, _) = respect.check(&format!("http://lost.test:{port}/page")).await.unwrap();
+    assert_eq!(evidence.verdict, Verdict::UnknownUnreachable);
+    assert!(evidence.error.unwrap().starts_with("cannot resolve nowhere.test: "));
+}

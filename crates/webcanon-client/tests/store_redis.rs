@@ -249,6 +249,33 @@ async fn a_lock_never_released_is_taken_over_after_it_expires() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fetch_dropped_half_way_releases_the_lock_at_once() {
+    let Some(redis) = RedisServer::start_or_skip("a_fetch_dropped_half_way_releases_the_lock_at_once") else {
+        return;
+    };
+    let site = TestServer::start().await;
+    site.route("/robots.txt", Route::text(200, "User-agent: *\n").delay(Duration::from_secs(5)));
+    let key = format!("webcanon:robots-lock:http://{}", site.addr());
+    let client = loopback_client(&redis, "bot");
+    let url = site.url("/x");
+    let check = client.check(&url);
+    let held = async {
+        while site.hits("/robots.txt") == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        ::redis::cmd("EXISTS").arg(&key).query::<i64>(&mut raw(&redis)).unwrap()
+    };
+    // The fetch is under way with the lock held; then its future is dropped
+    // (as a request timeout or a cancelled tool call drops it).
+    tokio::select! {
+        _ = check => panic!("robots.txt answers only after 5 s"),
+        exists = held => assert_eq!(exists, 1, "the lock is held during the fetch"),
+    }
+    let exists: i64 = ::redis::cmd("EXISTS").arg(&key).query(&mut raw(&redis)).unwrap();
+    assert_eq!(exists, 0, "the lock is released when the fetch is dropped, not when it expires");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_server_gives_right_verdicts_and_a_warning() {
     let Some(mut redis) = RedisServer::start_or_skip("a_dead_server_gives_right_verdicts_and_a_warning") else {
         return;

@@ -290,6 +290,10 @@ pub struct RobotsEvidence {
     pub cache_age_seconds: Option<u64>,
     /// The rule that decided, if one matched.
     pub rule: Option<RuleEvidence>,
+    /// Why robots.txt could not be read, when it was unreachable (the name
+    /// did not resolve, the connection failed or timed out, a 5xx answer).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    pub error: Option<String>,
 }
 
 impl RobotsEvidence {
@@ -304,6 +308,7 @@ impl RobotsEvidence {
             from_cache: false,
             cache_age_seconds: None,
             rule: None,
+            error: None,
         }
     }
 }
@@ -332,6 +337,9 @@ impl fmt::Display for PolicyError {
             if let Some(status) = e.status {
                 write!(f, " (HTTP {status})")?;
             }
+        }
+        if let Some(error) = &e.error {
+            write!(f, "; robots.txt could not be read: {error}")?;
         }
         Ok(())
     }
@@ -414,6 +422,7 @@ mod tests {
                     directive: crate::robots::Directive::Disallow,
                     pattern: "/private".into(),
                 }),
+                error: None,
             },
         };
         assert_eq!(

@@ -128,6 +128,7 @@ mod tests {
             from_cache: false,
             cache_age_seconds: None,
             rule,
+            error: None,
         }
     }
 

@@ -72,8 +72,11 @@ impl Client {
             }
         }
         let Some((_, first)) = admitted.first() else { return decided };
+        // As in `vet`: a name that does not resolve is not refused; its
+        // robots.txt is unreachable.
         if let Some(url::Host::Domain(name)) = first.host()
             && let Err(err) = guard.resolve(name).await
+            && !err.is_lookup_failure()
         {
             decided.extend(admitted.into_iter().map(|(index, _)| (index, Err(Error::Ssrf(err.clone())))));
             return decided;

@@ -22,7 +22,7 @@ use crate::pacing::{Pacer, PacingConfig};
 use crate::page;
 use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache, RobotsCacheConfig};
 use crate::robots_fetch::{fetch_robots, robots_url};
-use crate::ssrf::{SsrfGuard, SsrfPolicy};
+use crate::ssrf::{NameLookup, SsrfGuard, SsrfPolicy};
 use crate::store::{MemoryStore, RobotsStore, SqliteStore, StoreHealth};
 use crate::warning::{Warning, source};
 
@@ -76,6 +76,7 @@ pub struct ClientBuilder {
     auth_disallows: bool,
     alternatives: bool,
     ssrf: SsrfPolicy,
+    name_lookup: Option<Arc<dyn NameLookup>>,
     pacing: PacingConfig,
 }
 
@@ -93,6 +94,7 @@ impl Default for ClientBuilder {
             auth_disallows: false,
             alternatives: true,
             ssrf: SsrfPolicy::default(),
+            name_lookup: None,
             pacing: PacingConfig::default(),
         }
     }
@@ -174,6 +176,15 @@ impl ClientBuilder {
         self
     }
 
+    /// How host names are resolved (default: DNS with the system's
+    /// configuration, [`HickoryLookup`](crate::ssrf::HickoryLookup)). Every
+    /// address it answers is still vetted by the SSRF guard; a
+    /// [`StaticLookup`](crate::ssrf::StaticLookup) keeps tests off DNS.
+    pub fn name_lookup(mut self, lookup: Arc<dyn NameLookup>) -> Self {
+        self.name_lookup = Some(lookup);
+        self
+    }
+
     /// The least time between two requests to one host (default: none;
     /// see [`pacing`](crate::pacing)). Shared across processes with
     /// [`CacheSetting::Redis`].
@@ -220,7 +231,10 @@ impl ClientBuilder {
         let hops = u32::try_from(crate::robots_fetch::MAX_ROBOTS_REDIRECTS + 1).unwrap_or(u32::MAX);
         cache_config.fleet_lock_ttl = cache_config.fleet_lock_ttl.max(self.timeout.saturating_mul(hops));
         let user_agent = user_agent_header(&self.agent, self.user_agent.as_deref())?;
-        let guard = Arc::new(SsrfGuard::new(self.ssrf));
+        let guard = Arc::new(match self.name_lookup {
+            Some(lookup) => SsrfGuard::with_lookup(self.ssrf, lookup),
+            None => SsrfGuard::new(self.ssrf),
+        });
         let client = crate::ssrf::build_http_client(guard.clone(), self.timeout)
             .map_err(|e| BuildError(format!("cannot build the HTTP client: {e}")))?;
         let cache = Arc::new(RobotsCache::new(store.clone(), cache_config));
@@ -542,11 +556,17 @@ impl Client {
     /// for a name, its addresses. The connection later resolves through the
     /// same guard, so whatever it gets is vetted again; this early look only
     /// makes a refusal an SSRF error rather than an unreachable robots.txt.
+    /// A name that does not resolve passes: nothing is refused, and
+    /// robots.txt is then unreachable (RFC 9309), as for a host that does
+    /// not answer.
     async fn vet(&self, url: &Url) -> Result<(), Error> {
         let guard = &self.inner.http.guard;
         guard.check_url(url).map_err(Error::Ssrf)?;
         if let Some(url::Host::Domain(name)) = url.host() {
-            guard.resolve(name).await.map_err(Error::Ssrf)?;
+            match guard.resolve(name).await {
+                Err(refused) if !refused.is_lookup_failure() => return Err(Error::Ssrf(refused)),
+                _ => {}
+            }
         }
         Ok(())
     }

@@ -189,6 +189,18 @@ impl SsrfError {
         self.reason
     }
 
+    /// What is wrong, without the target.
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    /// Whether the name did not resolve to any address: nothing was refused,
+    /// there is no address to reach. The client reports it as a fetch
+    /// failure ([`FetchError::Resolve`](crate::error::FetchError::Resolve)).
+    pub fn is_lookup_failure(&self) -> bool {
+        matches!(self.reason, SsrfReason::Lookup | SsrfReason::NoAddress)
+    }
+
     /// The URL, host or address refused.
     pub fn target(&self) -> &str {
         &self.target
@@ -274,10 +286,7 @@ impl SsrfGuard {
             if host == "localhost" || host.ends_with(".localhost") {
                 return Err(SsrfError::new(&host, SsrfReason::Localhost, format!("`{host}` is the local host")));
             }
-            self.lookup
-                .lookup(&host)
-                .await
-                .map_err(|e| SsrfError::new(&host, SsrfReason::Lookup, format!("cannot resolve: {e}")))?
+            self.lookup.lookup(&host).await.map_err(|e| SsrfError::new(&host, SsrfReason::Lookup, e.to_string()))?
         } else {
             overrides
         };

@@ -40,7 +40,15 @@ impl NameLookup for HickoryLookup {
                         .map_err(|e| io::Error::other(format!("no DNS configuration: {e}")))
                 })
                 .await?;
-            let answer = resolver.lookup_ip(host).await.map_err(|e| io::Error::other(e.to_string()))?;
+            let answer = resolver.lookup_ip(host).await.map_err(|e| {
+                if e.is_nx_domain() {
+                    io::Error::new(io::ErrorKind::NotFound, "no such host")
+                } else if e.is_no_records_found() {
+                    io::Error::new(io::ErrorKind::NotFound, "the name has no address records")
+                } else {
+                    io::Error::other(format!("DNS failed: {e}"))
+                }
+            })?;
             Ok(answer.iter().collect())
         })
     }
