@@ -83,6 +83,24 @@ pub enum BatchError {
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
+    /// The input (URLs, or a `--snapshot` made earlier) could not be read:
+    /// a file that is not what its name says, or a broken one.
+    #[error(transparent)]
+    Input(Box<BatchError>),
+}
+
+/// What kind of failure a [`BatchError`] is: the CLI's exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// Bad usage or input: fix the command or the file (exit status 2).
+    Usage,
+    /// The state of an interrupted run does not fit this run: run it with
+    /// the settings it had, or remove the state (exit status 3).
+    Resume,
+    /// The run itself failed (writing the output, the snapshot or the
+    /// state; the HTTP client): run the same command again to resume
+    /// (exit status 1).
+    Run,
 }
 
 impl BatchError {
@@ -94,6 +112,30 @@ impl BatchError {
     /// A Parquet error on `path`.
     pub fn parquet(path: impl Into<PathBuf>, source: parquet::errors::ParquetError) -> BatchError {
         BatchError::Parquet { path: path.into(), source }
+    }
+
+    /// `err`, met while reading the input: a usage error whatever its cause.
+    pub fn input(err: BatchError) -> BatchError {
+        match err {
+            already @ BatchError::Input(_) => already,
+            other => BatchError::Input(Box::new(other)),
+        }
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            BatchError::MissingColumn { .. }
+            | BatchError::ColumnType { .. }
+            | BatchError::UnknownFormat { .. }
+            | BatchError::SnapshotSchema(_)
+            | BatchError::BadShard { .. }
+            | BatchError::Input(_) => FailureKind::Usage,
+            BatchError::Resume { .. } => FailureKind::Resume,
+            BatchError::Io { .. } | BatchError::Parquet { .. } | BatchError::Arrow { .. } | BatchError::Client(_) => {
+                FailureKind::Run
+            }
+        }
     }
 
     /// An Arrow error while doing `context`.

@@ -48,4 +48,4 @@ pub mod run;
 pub mod snapshot;
 pub mod verdict;
 
-pub use error::BatchError;
+pub use error::{BatchError, FailureKind};

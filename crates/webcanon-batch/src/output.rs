@@ -120,6 +120,16 @@ impl OutputWriter {
         Ok(OutputWriter { format, target: target.to_path_buf(), work, file, progress })
     }
 
+    /// Whether a text output (CSV, JSON lines) was already moved from
+    /// `state_dir` to `target` by [`OutputWriter::finish`]: the work file
+    /// is gone and the target is there. Parquet parts stay until the state
+    /// directory is removed, so a Parquet output is merged again instead.
+    pub fn moved_into_place(target: &Path, state_dir: &Path) -> bool {
+        matches!(OutputFormat::from_path(target), Ok(OutputFormat::Csv | OutputFormat::JsonLines))
+            && !state_dir.join("output.partial").exists()
+            && target.is_file()
+    }
+
     /// What has been written so far.
     pub fn progress(&self) -> OutputProgress {
         self.progress

@@ -5,15 +5,19 @@
 //! The state directory is `<output>.batch/`:
 //!
 //! - `state.json` — the run's settings (a resume with other settings is
-//!   refused), whether the fetch pass finished, and the output's
-//!   [`OutputProgress`]; replaced atomically after every output batch;
+//!   refused), whether the fetch pass finished, the output's
+//!   [`OutputProgress`] and counts, and whether the output was being moved
+//!   into place; replaced atomically after every output batch;
 //! - `snapshot.journal` — fetched entries as they complete ([`Journal`]);
 //! - `output.partial` or `parts/` — the output being written.
 //!
 //! A resumed run fetches only origins the journal does not hold, skips the
 //! input rows the checkpoint counts, and cuts the output back to the
 //! checkpoint: no origin fetched twice (bar those in flight at the kill),
-//! no row lost or repeated. The directory is removed when the run ends.
+//! no row lost or repeated. A run killed while moving its finished output
+//! into place finishes that on resume. The directory is removed when the
+//! run ends, `state.json` first: a directory without it holds nothing to
+//! keep, and the next run clears it.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -61,6 +65,10 @@ pub struct BatchConfig {
     pub batch_rows: usize,
     /// Threads of the verdict pass.
     pub threads: usize,
+    /// The client settings that shape what the fetch pass records (the CLI
+    /// puts the `User-Agent` header and `--auth-disallows` here): a resume
+    /// under other ones is refused, as the journal holds answers to them.
+    pub fetch_settings: String,
 }
 
 impl BatchConfig {
@@ -128,9 +136,11 @@ pub struct BatchSummary {
     pub rows: u64,
     /// Rows this run decided (the rest were written before the resume).
     pub decided: u64,
-    /// Rows whose URL is invalid.
+    /// Rows of the output whose URL is invalid (the rows written before a
+    /// resume included).
     pub invalid: u64,
-    /// Rows allowed under the mode.
+    /// Rows of the output allowed under the mode (the rows written before a
+    /// resume included).
     pub allowed: u64,
     /// Seconds spent on the fetch pass (origins included).
     pub fetch_seconds: f64,
@@ -150,8 +160,13 @@ struct Settings {
     mode: String,
     shard: String,
     snapshot: Option<PathBuf>,
+    /// Size and modification time of the `--snapshot` file.
+    #[serde(default)]
+    snapshot_file: Option<(u64, u64)>,
     snapshot_out: PathBuf,
     batch_rows: usize,
+    #[serde(default)]
+    fetch_settings: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -159,23 +174,44 @@ struct State {
     settings: Settings,
     fetch_done: bool,
     output: OutputProgress,
+    /// Counts over the rows of `output`.
+    #[serde(default)]
+    counts: Counts,
+    /// The output is complete and being moved into place.
+    #[serde(default)]
+    finishing: bool,
+}
+
+/// Counts over the rows written, kept across a resume.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct Counts {
+    allowed: u64,
+    invalid: u64,
+}
+
+/// Size and modification time (whole seconds since the epoch).
+fn fingerprint(path: &Path) -> Result<(u64, u64), BatchError> {
+    let meta = std::fs::metadata(path).map_err(|e| BatchError::input(BatchError::io(path, e)))?;
+    let modified =
+        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs());
+    Ok((meta.len(), modified))
 }
 
 fn settings_of(config: &BatchConfig) -> Result<Settings, BatchError> {
-    let meta = std::fs::metadata(&config.input).map_err(|e| BatchError::io(&config.input, e))?;
-    let modified =
-        meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs());
+    let (input_bytes, input_modified) = fingerprint(&config.input)?;
     Ok(Settings {
         input: std::path::absolute(&config.input).unwrap_or_else(|_| config.input.clone()),
-        input_bytes: meta.len(),
-        input_modified: modified,
+        input_bytes,
+        input_modified,
         column: config.column.clone(),
         agent: config.agent.clone(),
         mode: config.mode.to_string(),
         shard: config.shard.to_string(),
         snapshot: config.snapshot.clone(),
+        snapshot_file: config.snapshot.as_deref().map(fingerprint).transpose()?,
         snapshot_out: config.snapshot_out.clone(),
         batch_rows: config.batch_rows,
+        fetch_settings: config.fetch_settings.clone(),
     })
 }
 
@@ -206,8 +242,9 @@ fn load_state(dir: &Path, settings: &Settings) -> Result<Option<State>, BatchErr
         return Err(BatchError::Resume {
             path,
             reason: format!(
-                "an interrupted run with other settings (input, column, agent, mode, shard, snapshot or batch \
-                 size) left its state here; rerun it with the same settings, or remove {} to start over",
+                "an interrupted run with other settings (input, column, agent, mode, shard, snapshot, batch \
+                 size, User-Agent or --auth-disallows) left its state here; rerun it with the same settings, \
+                 or remove {} to start over",
                 dir.display()
             ),
         });
@@ -223,13 +260,24 @@ pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress
     let dir = config.state_dir();
     let previous = load_state(&dir, &settings)?;
     let mut summary = BatchSummary { resumed: previous.is_some(), ..BatchSummary::default() };
+    if previous.is_none() && dir.exists() {
+        // No state: killed before saving one, or while removing the
+        // directory at the end. Nothing in it is to be kept.
+        std::fs::remove_dir_all(&dir).map_err(|e| BatchError::io(&dir, e))?;
+    }
     std::fs::create_dir_all(&dir).map_err(|e| BatchError::io(&dir, e))?;
-    let mut state = previous.unwrap_or(State { settings, fetch_done: false, output: OutputProgress::default() });
+    let mut state = previous.unwrap_or(State {
+        settings,
+        fetch_done: false,
+        output: OutputProgress::default(),
+        counts: Counts::default(),
+        finishing: false,
+    });
     save_state(&dir, &state)?;
 
     let started = Instant::now();
     let snapshot = match (&config.snapshot, config.mode) {
-        (Some(path), _) => Snapshot::read_parquet(path)?,
+        (Some(path), _) => Snapshot::read_parquet(path).map_err(BatchError::input)?,
         (None, RobotsMode::Ignore) => Snapshot::default(),
         (None, _) if state.fetch_done => Snapshot::read_parquet(&config.snapshot_out)?,
         (None, _) => {
@@ -247,6 +295,8 @@ pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress
     let pass = VerdictPass::new(Arc::new(snapshot), &config.agent, config.mode);
     verdict_pass(config, &dir, &pass, &mut state, progress, &mut summary)?;
     summary.verdict_seconds = started.elapsed().as_secs_f64();
+    let state_file = dir.join("state.json");
+    std::fs::remove_file(&state_file).map_err(|e| BatchError::io(&state_file, e))?;
     std::fs::remove_dir_all(&dir).map_err(|e| BatchError::io(&dir, e))?;
     Ok(summary)
 }
@@ -257,8 +307,8 @@ pub fn distinct_origins(config: &BatchConfig, progress: &dyn Progress) -> Result
     let mut seen: HashSet<String> = HashSet::new();
     let mut origins = Vec::new();
     let mut buffer = String::new();
-    for urls in UrlReader::open(&config.input, &config.column, config.batch_rows)? {
-        let urls = urls?;
+    for urls in UrlReader::open(&config.input, &config.column, config.batch_rows).map_err(BatchError::input)? {
+        let urls = urls.map_err(BatchError::input)?;
         for url in urls.iter().flatten() {
             let Ok(parsed) = parse_url(url) else { continue };
             write_origin(&parsed, &mut buffer);
@@ -381,44 +431,137 @@ fn verdict_pass(
     progress: &dyn Progress,
     summary: &mut BatchSummary,
 ) -> Result<(), BatchError> {
-    let total = if config.shard.count == 1 { UrlReader::count_rows(&config.input, &config.column).ok() } else { None };
-    let mut writer = OutputWriter::open(&config.output, dir, state.output)?;
-    let mut skip = state.output.rows;
-    progress.begin(Pass::Verdict, total, skip);
-    for urls in UrlReader::open(&config.input, &config.column, config.batch_rows)? {
-        let mut urls = shard_rows(config.shard, urls?)?;
+    if state.finishing {
+        // Killed while moving the finished output into place: finish that.
+        if !OutputWriter::moved_into_place(&config.output, dir) {
+            OutputWriter::open(&config.output, dir, state.output)?.finish()?;
+        }
+    } else {
+        let total =
+            if config.shard.count == 1 { UrlReader::count_rows(&config.input, &config.column).ok() } else { None };
+        let mut writer = OutputWriter::open(&config.output, dir, state.output)?;
+        let mut skip = state.output.rows;
+        progress.begin(Pass::Verdict, total, skip);
+        for urls in UrlReader::open(&config.input, &config.column, config.batch_rows).map_err(BatchError::input)? {
+            let mut urls = shard_rows(config.shard, urls.map_err(BatchError::input)?)?;
+            if skip > 0 {
+                let skipped = (skip as usize).min(urls.len());
+                skip -= skipped as u64;
+                urls = urls.slice(skipped, urls.len() - skipped);
+            }
+            if urls.is_empty() {
+                continue;
+            }
+            let batch = decide_parallel(pass, &urls, config.threads)?;
+            summary.decided += batch.num_rows() as u64;
+            count(&batch, &mut state.counts);
+            state.output = writer.write(&batch)?;
+            save_state(dir, state)?;
+            progress.advance(Pass::Verdict, urls.len() as u64);
+        }
         if skip > 0 {
-            let skipped = (skip as usize).min(urls.len());
-            skip -= skipped as u64;
-            urls = urls.slice(skipped, urls.len() - skipped);
+            return Err(BatchError::Resume {
+                path: dir.join("state.json"),
+                reason: format!("the checkpoint counts {} more rows than the input has", skip),
+            });
         }
-        if urls.is_empty() {
-            continue;
-        }
-        let batch = decide_parallel(pass, &urls, config.threads)?;
-        count(&batch, summary);
-        state.output = writer.write(&batch)?;
+        state.finishing = true;
         save_state(dir, state)?;
-        progress.advance(Pass::Verdict, urls.len() as u64);
+        writer.finish()?;
+        progress.end(Pass::Verdict);
     }
-    if skip > 0 {
-        return Err(BatchError::Resume {
-            path: dir.join("state.json"),
-            reason: format!("the checkpoint counts {} more rows than the input has", skip),
-        });
-    }
-    let finished = writer.finish()?;
-    progress.end(Pass::Verdict);
-    summary.rows = finished.rows;
+    summary.rows = state.output.rows;
+    summary.allowed = state.counts.allowed;
+    summary.invalid = state.counts.invalid;
     Ok(())
 }
 
-fn count(batch: &RecordBatch, summary: &mut BatchSummary) {
-    summary.decided += batch.num_rows() as u64;
+fn count(batch: &RecordBatch, counts: &mut Counts) {
     if let Some(allowed) = batch.column_by_name("allowed").and_then(|c| c.as_any().downcast_ref::<BooleanArray>()) {
-        summary.allowed += allowed.true_count() as u64;
+        counts.allowed += allowed.true_count() as u64;
     }
     if let Some(error) = batch.column_by_name("error") {
-        summary.invalid += (error.len() - error.null_count()) as u64;
+        counts.invalid += (error.len() - error.null_count()) as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of three URLs (one invalid) from an empty snapshot, in `dir`.
+    fn config(dir: &Path, ext: &str) -> BatchConfig {
+        std::fs::write(dir.join("urls.txt"), "https://a.test/x\nnot a url\nhttps://b.test/y\n").unwrap();
+        let snapshot = dir.join("snap.parquet");
+        Snapshot::default().write_parquet(&snapshot).unwrap();
+        BatchConfig {
+            input: dir.join("urls.txt"),
+            column: "url".into(),
+            output: dir.join(format!("out.{ext}")),
+            agent: "bot".into(),
+            mode: RobotsMode::ReportOnly,
+            shard: Shard::ALL,
+            snapshot: Some(snapshot),
+            snapshot_out: dir.join("unused.parquet"),
+            concurrency: 1,
+            batch_rows: 2,
+            threads: 1,
+            fetch_settings: String::new(),
+        }
+    }
+
+    /// The state a text output's run leaves when it is killed while moving
+    /// its finished output into place: complete, `finishing`, with counts.
+    fn finishing_state(config: &BatchConfig, whole: &BatchSummary, bytes: u64) -> State {
+        State {
+            settings: settings_of(config).unwrap(),
+            fetch_done: false,
+            output: OutputProgress { rows: whole.rows, bytes, parts: 0 },
+            counts: Counts { allowed: whole.allowed, invalid: whole.invalid },
+            finishing: true,
+        }
+    }
+
+    #[test]
+    fn a_run_killed_after_moving_its_output_ends_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path(), "csv");
+        let whole = run(&config, None, &NoProgress).unwrap();
+        assert_eq!((whole.rows, whole.invalid), (3, 1));
+        let written = std::fs::read(&config.output).unwrap();
+
+        // Killed after the rename, before the state directory was removed.
+        let state_dir = config.state_dir();
+        std::fs::create_dir(&state_dir).unwrap();
+        save_state(&state_dir, &finishing_state(&config, &whole, written.len() as u64)).unwrap();
+        let resumed = run(&config, None, &NoProgress).unwrap();
+        assert!(resumed.resumed);
+        assert_eq!((resumed.rows, resumed.allowed, resumed.invalid, resumed.decided), (3, whole.allowed, 1, 0));
+        assert_eq!(std::fs::read(&config.output).unwrap(), written, "the output is kept as it was");
+        assert!(!state_dir.exists());
+
+        // Killed before the rename: the work file is moved into place.
+        std::fs::create_dir(&state_dir).unwrap();
+        std::fs::rename(&config.output, state_dir.join("output.partial")).unwrap();
+        save_state(&state_dir, &finishing_state(&config, &whole, written.len() as u64)).unwrap();
+        let resumed = run(&config, None, &NoProgress).unwrap();
+        assert_eq!(resumed.rows, 3);
+        assert_eq!(std::fs::read(&config.output).unwrap(), written);
+        assert!(!state_dir.exists());
+    }
+
+    #[test]
+    fn a_directory_without_state_is_cleared_before_a_fresh_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path(), "jsonl");
+        // Left by a run killed while removing its state directory.
+        let state_dir = config.state_dir();
+        std::fs::create_dir(&state_dir).unwrap();
+        std::fs::write(state_dir.join("output.partial"), "{\"stale\": true}\n").unwrap();
+        let summary = run(&config, None, &NoProgress).unwrap();
+        assert!(!summary.resumed);
+        let text = std::fs::read_to_string(&config.output).unwrap();
+        assert_eq!(text.lines().count(), 3);
+        assert!(!text.contains("stale"));
     }
 }

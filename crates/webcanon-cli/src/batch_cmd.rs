@@ -12,10 +12,16 @@ use clap::builder::TypedValueParser;
 use indicatif::ProgressBar;
 use webcanon_batch::origin::Shard;
 use webcanon_batch::run::{BatchConfig, BatchSummary, Pass, Progress};
-use webcanon_batch::{BatchError, input, run};
+use webcanon_batch::{BatchError, FailureKind, input, run};
 
 use crate::error::CliError;
 use crate::fetch_cmd::ClientArgs;
+
+/// Exit status when the run failed (writing its output, its snapshot or its
+/// state); the same command resumes it.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit status when the state of an interrupted run does not fit the command.
+pub const EXIT_RESUME: u8 = 3;
 
 /// Arguments of `webcanon batch`.
 #[derive(Debug, Args)]
@@ -125,15 +131,27 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
         concurrency: args.concurrency,
         batch_rows: args.batch_rows,
         threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
+        fetch_settings: format!(
+            "user_agent={:?} auth_disallows={}",
+            args.client.user_agent.as_deref().unwrap_or(""),
+            args.client.auth_disallows
+        ),
     };
     let bars = Bars { current: Mutex::new(None) };
     let summary = run::run(&config, client, &bars).map_err(|e| {
-        let hint = matches!(e, BatchError::Resume { .. })
-            .then(|| format!("the state of the interrupted run is in {}", config.state_dir().display()));
-        let err = usage(e);
-        match hint {
-            Some(hint) => err.with_hint(hint),
-            None => err,
+        let state = config.state_dir();
+        match e.kind() {
+            FailureKind::Usage => usage(e),
+            FailureKind::Resume => CliError::new(EXIT_RESUME, e.to_string())
+                .with_hint(format!("the state of the interrupted run is in {}", state.display())),
+            FailureKind::Run => {
+                let err = CliError::new(EXIT_FAILED, e.to_string());
+                if state.join("state.json").is_file() {
+                    err.with_hint("run the same command again to resume where this run stopped")
+                } else {
+                    err
+                }
+            }
         }
     })?;
     report(&summary, &config, args.json)?;

@@ -19,6 +19,11 @@ impl CliError {
         CliError { message: message.into(), hint: None, exit_code: EXIT_USAGE }
     }
 
+    /// An error with its own exit status.
+    pub fn new(exit_code: u8, message: impl Into<String>) -> CliError {
+        CliError { message: message.into(), hint: None, exit_code }
+    }
+
     /// Adds a `hint:` line telling the user what to do.
     pub fn with_hint(mut self, hint: impl Into<String>) -> CliError {
         self.hint = Some(hint.into());

@@ -419,15 +419,15 @@ fn a_killed_verdict_pass_resumes_with_every_row_once_in_every_format() {
     write_text(&input, &urls);
     for ext in ["csv", "jsonl", "parquet"] {
         let reference = dir.join(format!("whole.{ext}"));
-        let common = ["--snapshot", &path_str(&snapshot), "--batch-rows", "1000", "--threads", "1"];
-        let done = webcanon(
+        let common = ["--snapshot", &path_str(&snapshot), "--batch-rows", "1000", "--threads", "1", "--json"];
+        let whole_run = webcanon(
             &args(&["batch", &path_str(&input), "-o", &path_str(&reference)], &[])
                 .iter()
                 .map(String::as_str)
                 .chain(common)
                 .collect::<Vec<_>>(),
         );
-        assert_eq!(done.code, 0, "{}", done.stderr);
+        assert_eq!(whole_run.code, 0, "{}", whole_run.stderr);
 
         let out = dir.join(format!("killed.{ext}"));
         let state = dir.join(format!("killed.{ext}.batch"));
@@ -442,8 +442,32 @@ fn a_killed_verdict_pass_resumes_with_every_row_once_in_every_format() {
         let partial = state_rows(&state);
         assert!(partial < urls.len() as u64, "killed part way: {partial}");
         assert!(!out.exists(), "no output under its name before the run ends");
+        if ext == "csv" {
+            // The state fits only the settings it was made with.
+            let mut other = a.clone();
+            other.push("--auth-disallows".into());
+            let refused = webcanon(&other.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(refused.code, 3, "{}", refused.stderr);
+            assert!(refused.stderr.contains("User-Agent or --auth-disallows"), "{}", refused.stderr);
+            // The same snapshot path, but the file changed since.
+            let file = std::fs::File::options().write(true).open(&snapshot).unwrap();
+            let modified = file.metadata().unwrap().modified().unwrap();
+            file.set_modified(modified + Duration::from_secs(10)).unwrap();
+            let refused = webcanon(&a.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(refused.code, 3, "{}", refused.stderr);
+            assert!(refused.stderr.contains("other settings"), "{}", refused.stderr);
+            file.set_modified(modified).unwrap();
+        }
         let done = webcanon(&a.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(done.code, 0, "{}", done.stderr);
+        // The summary counts the whole output, the rows before the kill too.
+        let summary = |stdout: &str| serde_json::from_str::<serde_json::Value>(stdout).unwrap();
+        let (first, second) = (summary(&whole_run.stdout), summary(&done.stdout));
+        assert_eq!(second["resumed"], true);
+        for key in ["rows", "allowed", "invalid"] {
+            assert_eq!(second[key], first[key], "{ext}: {key}");
+        }
+        assert_eq!(second["decided"].as_u64().unwrap() + partial, urls.len() as u64, "{ext}");
         let (whole, resumed) = (read_output(&reference), read_output(&out));
         assert_eq!(resumed.num_rows(), urls.len(), "{ext}: exactly one row per input URL");
         assert_eq!(resumed, whole, "{ext}: the resumed output equals an uninterrupted run");
@@ -469,7 +493,7 @@ async fn a_resume_with_other_settings_is_refused() {
     )
     .unwrap();
     let done = webcanon(&["batch", &path_str(&input), "-o", &path_str(&out), "--snapshot", &path_str(&snapshot)]);
-    assert_eq!(done.code, 2);
+    assert_eq!(done.code, 3, "a resume refused has its own exit status");
     assert!(done.stderr.contains("an interrupted run with other settings"), "{}", done.stderr);
     assert!(done.stderr.contains("hint: the state of the interrupted run is in"), "{}", done.stderr);
 }
@@ -553,4 +577,17 @@ fn bad_input_gets_a_clear_error() {
         assert_eq!(done.code, 2, "{full:?}: {}", done.stderr);
         assert!(done.stderr.contains(expected), "{full:?}: expected `{expected}` in {}", done.stderr);
     }
+}
+
+#[test]
+fn a_run_that_cannot_write_exits_1() {
+    let dir = temp_dir("batch-cannot-write");
+    let input = dir.join("urls.txt");
+    write_text(&input, &["https://a.test/".to_string()]);
+    let not_a_dir = dir.join("plain-file");
+    std::fs::write(&not_a_dir, "").unwrap();
+    let out = not_a_dir.join("out.csv");
+    let done = webcanon(&["batch", &path_str(&input), "-o", &path_str(&out), "--mode", "ignore"]);
+    assert_eq!(done.code, 1, "not bad usage (2): the run failed writing; {}", done.stderr);
+    assert!(done.stderr.contains("plain-file/out.csv.batch"), "the message names the path: {}", done.stderr);
 }
