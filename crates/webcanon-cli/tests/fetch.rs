@@ -107,11 +107,19 @@ async fn failed_fetch_exits_5_and_bad_usage_exits_2() {
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["error"]["kind"], "fetch");
     assert_eq!(v["error"]["status"], 404);
+    assert_eq!(v["error"]["reason"], "status");
 
     let r = run(fetch_args(&["--no-cache", "not-a-url"])).await;
     assert_eq!(r.code, 2, "{}", r.stderr);
     let r = run(fetch_args(&["--no-cache", "--mode", "sometimes", &server.url("/")])).await;
     assert_eq!(r.code, 2, "{}", r.stderr);
+    // The agent is a product token on every face (the MCP tools and the
+    // HTTP API check it with the same rule).
+    let before = server.requests().len();
+    let r = run(fetch_args(&["--no-cache", "--agent", "GPTBot/1.0", &server.url("/")])).await;
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("agent `GPTBot/1.0` is not a product token"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), before, "nothing requested");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -5,6 +5,7 @@
 //! evaluated (and cached) before every request, and HTML is converted to
 //! Markdown with hard caps on hostile input.
 
+pub mod agent;
 mod client;
 pub mod error;
 mod http;

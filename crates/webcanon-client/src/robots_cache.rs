@@ -46,7 +46,15 @@ pub struct RobotsCacheConfig {
     /// the first request and five redirects); a fetch that takes longer
     /// only lets a second process fetch too.
     pub fleet_lock_ttl: Duration,
+    /// About how many bytes of parsed robots.txt files are kept in memory
+    /// (bodies and rules, weighed roughly); the least recently used are
+    /// dropped past it and read again from the store, so a long-lived
+    /// service or a million-origin batch stays in bounded memory.
+    pub memory_bytes: u64,
 }
+
+/// The default of [`RobotsCacheConfig::memory_bytes`]: 64 MiB.
+pub const DEFAULT_MEMORY_BYTES: u64 = 64 << 20;
 
 impl Default for RobotsCacheConfig {
     fn default() -> Self {
@@ -56,6 +64,7 @@ impl Default for RobotsCacheConfig {
             failure_backoff_max: Duration::from_secs(30 * 60),
             last_good_max_age: Duration::from_secs(LAST_GOOD_MAX_AGE),
             fleet_lock_ttl: DEFAULT_FLEET_LOCK_TTL,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
         }
     }
 }
@@ -114,6 +123,14 @@ pub struct CachedRobots {
 }
 
 impl CachedRobots {
+    /// Roughly what this holds in memory: the bodies, about as much again
+    /// for the parsed rules, and a fixed part.
+    fn approx_bytes(&self) -> usize {
+        let body = self.record.body.as_ref().map_or(0, Vec::len);
+        let last_good = self.last_good_body.as_ref().map_or(0, Vec::len);
+        2 * (body + last_good) + 512
+    }
+
     fn new(record: RobotsRecord, last_good: Option<RobotsRecord>) -> CachedRobots {
         let (robots, stale_since, last_good_body) = match (&record.body, record.availability, last_good) {
             (Some(body), RobotsAvailability::Parsed, _) => (Some(Robots::parse(body)), None, None),
@@ -269,7 +286,7 @@ fn content_signal_warning(signal: &ContentSignal) -> Warning {
 pub struct RobotsCache {
     config: RobotsCacheConfig,
     store: Arc<dyn RobotsStore>,
-    parsed: Mutex<HashMap<String, Arc<CachedRobots>>>,
+    parsed: moka::sync::Cache<String, Arc<CachedRobots>>,
     inflight: KeyedLocks,
     stats: Mutex<CacheStats>,
 }
@@ -319,7 +336,12 @@ impl RobotsCache {
         RobotsCache {
             config,
             store,
-            parsed: Mutex::new(HashMap::new()),
+            parsed: moka::sync::Cache::builder()
+                .max_capacity(config.memory_bytes)
+                .weigher(|origin: &String, cached: &Arc<CachedRobots>| {
+                    u32::try_from(origin.len() + cached.approx_bytes()).unwrap_or(u32::MAX)
+                })
+                .build(),
             inflight: KeyedLocks::default(),
             stats: Mutex::new(CacheStats::default()),
         }
@@ -341,7 +363,7 @@ impl RobotsCache {
     /// memory gives `agent`, fresh or not; `None` when there is none or the
     /// file is not loaded.
     pub fn crawl_delay(&self, origin: &str, agent: &str) -> Option<f64> {
-        let cached = self.parsed.lock().unwrap_or_else(|p| p.into_inner()).get(origin).cloned()?;
+        let cached = self.parsed.get(origin)?;
         cached.rules_for(agent)?.crawl_delay()
     }
 
@@ -361,8 +383,7 @@ impl RobotsCache {
     }
 
     fn fresh_in_memory(&self, origin: &str, now: u64) -> Option<Arc<CachedRobots>> {
-        let parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
-        parsed.get(origin).filter(|c| c.record.is_fresh(now)).cloned()
+        self.parsed.get(origin).filter(|c| c.record.is_fresh(now))
     }
 
     /// The robots.txt outcome for `origin`, from memory, the store, or
@@ -470,7 +491,7 @@ impl RobotsCache {
     }
 
     fn remember(&self, origin: &str, cached: &Arc<CachedRobots>) {
-        self.parsed.lock().unwrap_or_else(|p| p.into_inner()).insert(origin.to_string(), cached.clone());
+        self.parsed.insert(origin.to_string(), cached.clone());
     }
 
     fn last_good_for(&self, record: &RobotsRecord, now: u64) -> Option<RobotsRecord> {
@@ -560,6 +581,32 @@ mod tests {
 
     fn cache(config: RobotsCacheConfig) -> RobotsCache {
         RobotsCache::new(Arc::new(MemoryStore::new()), config)
+    }
+
+    #[tokio::test]
+    async fn memory_stays_within_its_budget_and_evicted_files_come_back_from_the_store() {
+        let budget = 256 << 10;
+        let cache = RobotsCache::new(
+            Arc::new(MemoryStore::new()),
+            RobotsCacheConfig { memory_bytes: budget, ..Default::default() },
+        );
+        let body = format!("User-agent: *\nDisallow: /private\n# {}\n", "x".repeat(2000));
+        let origins: Vec<String> = (0..1000).map(|i| format!("https://site{i}.example")).collect();
+        for origin in &origins {
+            let (_, hit) = cache.get(origin, || async { fetched(200, RobotsAvailability::Parsed, &body) }).await;
+            assert!(!hit, "{origin}");
+        }
+        cache.parsed.run_pending_tasks();
+        let held = cache.parsed.weighted_size();
+        assert!(held <= budget, "{held} bytes held, budget {budget}");
+        assert!(cache.parsed.entry_count() < 1000, "some files were dropped from memory");
+        // Every file is still answered without a fetch: from memory or the store.
+        for origin in &origins {
+            let (cached, hit) = cache.get(origin, || async { panic!("{origin} fetched again") }).await;
+            assert!(hit);
+            assert_eq!(cached.evaluate("bot", "/private/a", hit, unix_now()).0.verdict, Verdict::DisallowedExplicit);
+        }
+        assert_eq!(cache.stats().fetches, 1000);
     }
 
     #[test]

@@ -1,13 +1,8 @@
 //! Who the server says it is: the product token matched against robots.txt
 //! and the `User-Agent` header of its requests, which depends on who asked.
 
-use std::fmt;
-
 /// The project URL named in the default `User-Agent` headers.
 const PROJECT_URL: &str = "https://github.com/webcanon/webcanon";
-
-/// The longest product token accepted on a call.
-const MAX_TOKEN_LEN: usize = 64;
 
 /// Who decided that a request is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,52 +64,6 @@ impl Identity {
     }
 }
 
-/// An `agent` argument that is not a robots.txt product token.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidAgent {
-    token: String,
-    reason: &'static str,
-}
-
-impl fmt::Display for InvalidAgent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "agent `{}` is not a product token: {}; give the token a crawler matches in robots.txt \
-             `User-agent` lines, such as `GPTBot` or `Claude-User`",
-            self.token.escape_debug(),
-            self.reason
-        )
-    }
-}
-
-impl std::error::Error for InvalidAgent {}
-
-/// Checks that `token` is a product token: 1 to 64 ASCII letters, digits,
-/// `_` or `-` (RFC 9309 §2.2.1 names letters, `_` and `-`; digits are kept
-/// as given, the way Google's parser does).
-///
-/// ```
-/// use webcanon_mcp::check_agent_token;
-///
-/// assert!(check_agent_token("GPTBot").is_ok());
-/// assert!(check_agent_token("GPTBot/1.0").is_err());
-/// assert!(check_agent_token("").is_err());
-/// ```
-pub fn check_agent_token(token: &str) -> Result<(), InvalidAgent> {
-    let invalid = |reason| Err(InvalidAgent { token: token.chars().take(MAX_TOKEN_LEN + 16).collect(), reason });
-    if token.is_empty() {
-        return invalid("it is empty");
-    }
-    if token.len() > MAX_TOKEN_LEN {
-        return invalid("it is longer than 64 characters");
-    }
-    if !token.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-        return invalid("only ASCII letters, digits, `_` and `-` are allowed");
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,26 +88,5 @@ mod tests {
         for initiator in [Initiator::Autonomous, Initiator::UserInitiated] {
             assert_eq!(identity.user_agent("webcanon", initiator), "Acme/2.0");
         }
-    }
-
-    #[test]
-    fn product_tokens() {
-        let rows = [
-            ("GPTBot", true),
-            ("Claude-User", true),
-            ("Bot2", true),
-            ("my_bot", true),
-            ("", false),
-            ("GPT Bot", false),
-            ("GPTBot/1.0", false),
-            ("bot\nUser-agent: *", false),
-            ("é", false),
-        ];
-        for (token, ok) in rows {
-            assert_eq!(check_agent_token(token).is_ok(), ok, "{token:?}");
-        }
-        assert!(check_agent_token(&"a".repeat(64)).is_ok());
-        let long = check_agent_token(&"a".repeat(65)).unwrap_err();
-        assert!(long.to_string().contains("longer than 64"), "{long}");
     }
 }

@@ -50,6 +50,7 @@ mod text;
 mod tools;
 mod transport;
 
-pub use identity::{Identity, Initiator, InvalidAgent, check_agent_token};
+pub use identity::{Identity, Initiator};
 pub use server::{MAX_FETCH_LENGTH, MAX_SITEMAP_LIMIT, WebcanonMcp};
 pub use transport::{HttpOptions, MCP_PATH, ServeError, http_router, serve_http, serve_stdio};
+pub use webcanon_client::agent::{InvalidAgent, check_agent_token};

@@ -20,7 +20,7 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most URLs one `POST /v1/robots/eval` may hold.
 pub const MAX_EVAL_URLS: usize = 10_000;
 /// The longest agent token taken.
-pub const MAX_AGENT_LEN: usize = 64;
+pub const MAX_AGENT_LEN: usize = webcanon_client::agent::MAX_AGENT_TOKEN_LEN;
 /// How many per-agent clients are kept; past that, others are built per request.
 const MAX_KEPT_AGENTS: usize = 1024;
 
@@ -117,23 +117,11 @@ impl AppState {
     }
 }
 
-/// Checks that `agent` is a product token: 1 to 64 ASCII letters, digits, `-`, `_` or `.`.
+/// Checks that `agent` is a product token, by the client's one rule.
 fn check_agent(agent: &str) -> Result<(), ApiError> {
-    let valid = !agent.is_empty()
-        && agent.len() <= MAX_AGENT_LEN
-        && agent.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if valid {
-        Ok(())
-    } else {
-        Err(ApiError::usage(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            reason::INVALID_AGENT,
-            format!(
-                "agent `{agent}` is not a product token (1 to {MAX_AGENT_LEN} ASCII letters, digits, `-`, `_` or `.`)"
-            ),
-        ))
-    }
+    webcanon_client::agent::check_agent_token(agent)
+        .map_err(|e| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_AGENT, e.to_string()))
 }
 
 /// The pattern of a valid agent, for the OpenAPI document.
-pub const AGENT_PATTERN: &str = r"^[A-Za-z0-9._-]{1,64}$";
+pub const AGENT_PATTERN: &str = webcanon_client::agent::AGENT_TOKEN_PATTERN;

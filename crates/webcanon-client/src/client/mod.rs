@@ -101,7 +101,9 @@ impl Default for ClientBuilder {
 }
 
 impl ClientBuilder {
-    /// The product token matched against robots.txt `User-agent` lines.
+    /// The product token matched against robots.txt `User-agent` lines
+    /// (checked by [`check_agent_token`](crate::agent::check_agent_token)
+    /// when the client is built).
     pub fn agent(mut self, token: impl Into<String>) -> Self {
         self.agent = token.into();
         self
@@ -230,6 +232,7 @@ impl ClientBuilder {
         // first request and every redirect followed.
         let hops = u32::try_from(crate::robots_fetch::MAX_ROBOTS_REDIRECTS + 1).unwrap_or(u32::MAX);
         cache_config.fleet_lock_ttl = cache_config.fleet_lock_ttl.max(self.timeout.saturating_mul(hops));
+        crate::agent::check_agent_token(&self.agent).map_err(|e| BuildError(e.to_string()))?;
         let user_agent = user_agent_header(&self.agent, self.user_agent.as_deref())?;
         let guard = Arc::new(match self.name_lookup {
             Some(lookup) => SsrfGuard::with_lookup(self.ssrf, lookup),

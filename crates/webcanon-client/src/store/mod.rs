@@ -22,7 +22,7 @@ mod sqlite;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-pub use memory::MemoryStore;
+pub use memory::{DEFAULT_MEMORY_STORE_BYTES, MemoryStore};
 #[cfg(feature = "redis")]
 pub use redis::{RedisOptions, RedisStore};
 pub use sqlite::SqliteStore;

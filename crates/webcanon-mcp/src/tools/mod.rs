@@ -9,7 +9,9 @@ pub(crate) mod sitemap;
 
 use webcanon_client::{BuildError, Client};
 
-use crate::identity::{Identity, Initiator, check_agent_token};
+use webcanon_client::agent::check_agent_token;
+
+use crate::identity::{Identity, Initiator};
 use crate::page_cache::{PAGE_TTL, PageCache};
 use crate::refusal::Failure;
 
