@@ -110,6 +110,9 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
     // Bad names are reported before anything is read or fetched.
     input::InputFormat::from_path(&args.input).map_err(usage)?;
     webcanon_batch::output::OutputFormat::from_path(&args.output).map_err(usage)?;
+    // Checked here too: an offline run (`--snapshot`, `--mode ignore`)
+    // builds no client.
+    webcanon_client::agent::check_agent_token(&args.client.agent).map_err(|e| CliError::usage(e.to_string()))?;
     if !args.input.is_file() {
         return Err(CliError::usage(format!("{}: no such file", args.input.display())));
     }

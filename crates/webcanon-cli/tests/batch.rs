@@ -569,6 +569,18 @@ fn bad_input_gets_a_clear_error() {
             vec![path_str(&text), "-o".into(), out("k.csv"), "--shard".into(), "0/0".into()],
             "the shard count must be at least 1",
         ),
+        (
+            vec![
+                path_str(&text),
+                "-o".into(),
+                out("l.csv"),
+                "--mode".into(),
+                "ignore".into(),
+                "--agent".into(),
+                "GPT Bot".into(),
+            ],
+            "agent `GPT Bot` is not a product token",
+        ),
     ];
     for (a, expected) in rows {
         let mut full = vec!["batch".to_string()];
