@@ -208,12 +208,6 @@ impl From<FetchError> for Error {
     }
 }
 
-impl From<SsrfError> for Error {
-    fn from(err: SsrfError) -> Error {
-        FetchError::from_guard(err).into()
-    }
-}
-
 impl From<PolicyError> for Error {
     fn from(err: PolicyError) -> Error {
         Error::Policy(Box::new(err))
