@@ -99,10 +99,11 @@ impl<'a> DecisionJson<'a> {
     }
 }
 
-/// The JSON shape of a line that could not be decided.
+/// The JSON shape of a line that could not be decided: its URL when one
+/// could be read from it (`null` otherwise), its line number and why.
 #[derive(Debug, Serialize)]
 struct ErrorJson<'a> {
-    url: &'a str,
+    url: Option<&'a str>,
     line: u64,
     error: String,
 }
@@ -222,7 +223,7 @@ fn eval(args: EvalArgs) -> Result<ExitCode, CliError> {
 fn bad_line(out: &mut impl Write, json: bool, name: &str, line: u64, text: &str, reason: &str) -> io::Result<()> {
     eprintln!("error: {name}:{line}: {reason}: `{text}`");
     if json {
-        serde_json::to_writer(&mut *out, &ErrorJson { url: text, line, error: reason.to_string() })?;
+        serde_json::to_writer(&mut *out, &ErrorJson { url: Some(text), line, error: reason.to_string() })?;
         out.write_all(b"\n")
     } else {
         writeln!(out, "error\t{text}")
@@ -245,8 +246,9 @@ fn eval_jsonl(input: Option<&Path>) -> Result<ExitCode, CliError> {
     let mut bad = 0u64;
     while next_line(&mut *reader, &mut buf)? {
         line_no += 1;
-        let case: Result<JsonlCase, String> = serde_json::from_slice(&buf).map_err(|e| format!("invalid JSON: {e}"));
-        let case = case.and_then(|c| validate_url(&c.url).map(|()| c).map_err(str::to_string));
+        let case: Result<JsonlCase, String> =
+            serde_json::from_slice(&buf).map_err(|e| format!("not a {{\"robots\", \"agent\", \"url\"}} object: {e}"));
+        let case = case.and_then(|c| validate_url(&c.url).map(|()| c).map_err(|e| format!("`url`: {e}")));
         match case {
             Ok(case) => {
                 let robots = Robots::parse(case.robots.as_bytes());
@@ -256,8 +258,14 @@ fn eval_jsonl(input: Option<&Path>) -> Result<ExitCode, CliError> {
             }
             Err(reason) => {
                 bad += 1;
-                let text = String::from_utf8_lossy(&buf);
-                bad_line(&mut out, true, &name, line_no, &text, &reason)?;
+                // The line holds a whole robots.txt: name its URL, if any.
+                let url = serde_json::from_slice::<serde_json::Value>(&buf)
+                    .ok()
+                    .and_then(|v| v.get("url").and_then(|u| u.as_str()).map(str::to_string));
+                eprintln!("error: {name}:{line_no}: {reason}");
+                serde_json::to_writer(&mut out, &ErrorJson { url: url.as_deref(), line: line_no, error: reason })
+                    .map_err(io::Error::from)?;
+                out.write_all(b"\n")?;
             }
         }
     }

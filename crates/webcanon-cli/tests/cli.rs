@@ -138,17 +138,26 @@ fn eval_jsonl_decides_each_line_with_its_own_robots() {
         r#"{"robots": "User-agent: x\nAllow: /a\nDisallow: /", "agent": "X", "url": "https://h/a"}"#,
         r#"{"robots": 5}"#,
         r#"{"robots": "", "agent": "x", "url": "/anything"}"#,
+        r#"{"robots": "User-agent: *\nDisallow: /", "agent": "x", "url": "not a url"}"#,
+        r#"{"robots": "User-agent: *\nDisallow: /", "agent": 7, "url": "https://h/b"}"#,
     ]
     .join("\n");
     let run = webcanon_with_stdin(&["robots", "eval", "--jsonl", "-"], &input);
     assert_eq!(run.code, 0);
     let lines: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 6);
     assert_eq!(lines[0]["verdict"], "disallowed_explicit");
     assert_eq!(lines[1]["verdict"], "allowed_explicit");
     assert_eq!(lines[1]["rule"]["line"], 2);
-    assert!(lines[2]["error"].as_str().unwrap().starts_with("invalid JSON"));
+    // An error names the URL it could read (never the whole line, which
+    // holds a robots.txt), or null, and the line number.
+    assert!(lines[2]["error"].as_str().unwrap().starts_with("not a {\"robots\""), "{}", lines[2]);
+    assert_eq!((&lines[2]["url"], &lines[2]["line"]), (&serde_json::Value::Null, &serde_json::json!(3)));
     assert_eq!(lines[3]["verdict"], "allowed_implicit");
+    assert_eq!((lines[4]["url"].as_str(), &lines[4]["line"]), (Some("not a url"), &serde_json::json!(5)));
+    assert!(lines[4]["error"].as_str().unwrap().starts_with("`url`"), "{}", lines[4]);
+    assert_eq!((lines[5]["url"].as_str(), &lines[5]["line"]), (Some("https://h/b"), &serde_json::json!(6)));
+    assert!(!run.stderr.contains("Disallow"), "stderr quotes a robots body: {}", run.stderr);
 }
 
 #[test]

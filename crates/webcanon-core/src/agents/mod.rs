@@ -131,6 +131,9 @@ pub struct Agent {
 #[derive(Debug)]
 pub struct Registry {
     agents: Vec<Agent>,
+    /// Each agent's product token lower-cased without `-`, `_` and spaces,
+    /// for [`Registry::suggest`].
+    squashed: Vec<Vec<u8>>,
 }
 
 const DATA: &str = include_str!("agents.tsv");
@@ -169,8 +172,9 @@ impl Registry {
                     source,
                 })
             })
-            .collect();
-        Registry { agents }
+            .collect::<Vec<Agent>>();
+        let squashed = agents.iter().map(|a| squash(a.product_token)).collect();
+        Registry { agents, squashed }
     }
 
     /// Every agent, curated ones first.
@@ -207,10 +211,15 @@ impl Registry {
         if wanted.len() < 4 {
             return None;
         }
+        let most = if wanted.len() < 7 { 1 } else { 2 };
         self.agents
             .iter()
-            .map(|a| (edit_distance(&wanted, &squash(a.product_token)), a))
-            .filter(|(d, _)| *d <= if wanted.len() < 7 { 1 } else { 2 })
+            .zip(&self.squashed)
+            // The distance is at least the difference in length: a token
+            // far longer than any known one costs nothing to rule out.
+            .filter(|(_, known)| known.len().abs_diff(wanted.len()) <= most)
+            .map(|(a, known)| (edit_distance(&wanted, known), a))
+            .filter(|(d, _)| *d <= most)
             .min_by_key(|(d, _)| *d)
             .map(|(_, a)| a)
     }

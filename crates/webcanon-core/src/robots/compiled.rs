@@ -20,10 +20,11 @@
 use super::anchors::Anchors;
 use super::model::{
     ContentSignal, Decision, Directive, MatchVerdict, Robots, RuleEntry, RuleRef, content_signals_in, crawl_delay_in,
+    stricter,
 };
 use super::normalize::WILDCARD;
 use super::pattern::matches;
-use super::url_path::matchable_path;
+use super::url_path::{matchable_path, merged_slashes};
 
 const NONE: u32 = u32::MAX;
 
@@ -252,8 +253,11 @@ impl AgentRules {
 
     /// Finds the best rule by longest match and, when `first_match` is set,
     /// the earliest matching rule in file order.
-    fn search(&self, path: &[u8], first_match: bool) -> (u32, u32) {
+    /// `tries` counts down the wildcard patterns tried; the search gives up
+    /// (returns `None`) when it reaches zero.
+    fn search(&self, path: &[u8], first_match: bool, tries: &mut u64) -> Option<(u32, u32)> {
         let mut found = Found { best: NONE, first: NONE };
+        let mut exhausted = false;
         // The greatest key not after the path; its prefix chain holds the
         // longest key that is a prefix of the path.
         let upper = self.keys.partition_point(|k| &self.key_bytes[k.bytes.0 as usize..k.bytes.1 as usize] <= path);
@@ -281,6 +285,10 @@ impl AgentRules {
         self.anchors.find_all(path, |anchor| {
             let (start, end) = self.anchor_groups[anchor as usize];
             for w in &self.wild[start as usize..end as usize] {
+                if *tries == 0 {
+                    exhausted = true;
+                    return;
+                }
                 let wins = better(&self.rules, w.rule, found.best);
                 if !wins && !first_match {
                     // Sorted best first: nothing after this can win either.
@@ -289,13 +297,14 @@ impl AgentRules {
                 if !wins && !earlier(&self.rules, w.rule, found.first) {
                     continue;
                 }
+                *tries -= 1;
                 let pattern = &self.wild_bytes[w.pattern.0 as usize..w.pattern.1 as usize];
                 if matches(pattern, w.anchored, path) {
                     found.offer(&self.rules, w.rule, first_match);
                 }
             }
         });
-        (found.best, found.first)
+        (!exhausted).then_some((found.best, found.first))
     }
 
     fn decision(&self, rule: u32) -> Decision<'_> {
@@ -315,17 +324,28 @@ impl AgentRules {
     /// Decides one URL (absolute, or a path starting with `/`).
     #[inline]
     pub fn decide(&self, url: &str) -> Decision<'_> {
-        match matchable_path(url.as_bytes()) {
-            None => Decision::IMPLICIT,
-            Some(path) => self.decision(self.search(&path, false).0),
+        let Some(path) = matchable_path(url.as_bytes()) else {
+            return Decision::IMPLICIT;
+        };
+        let as_given = self.decide_path(&path);
+        match merged_slashes(&path) {
+            Some(merged) => stricter(as_given, self.decide_path(&merged)),
+            None => as_given,
         }
     }
 
+    fn decide_path(&self, path: &[u8]) -> Decision<'_> {
+        let mut unlimited = u64::MAX;
+        let best = self.search(path, false, &mut unlimited).map_or(NONE, |(best, _)| best);
+        self.decision(best)
+    }
+
     /// The longest-match decision and the first-match decision for a
-    /// normalised path: lint compares them.
-    pub(crate) fn decide_both(&self, path: &[u8]) -> (Decision<'_>, Decision<'_>) {
-        let (best, first) = self.search(path, true);
-        (self.decision(best), self.decision(first))
+    /// normalised path, lint's comparison; `None` once `tries` wildcard
+    /// patterns have been tried (`tries` counts down across calls).
+    pub(crate) fn decide_both_within(&self, path: &[u8], tries: &mut u64) -> Option<(Decision<'_>, Decision<'_>)> {
+        let (best, first) = self.search(path, true, tries)?;
+        Some((self.decision(best), self.decision(first)))
     }
 
     /// Whether the agent may fetch `url`.

@@ -4,7 +4,7 @@
 //! Run `webcanon robots lint --explain` for the table, or see
 //! [`LintCode::summary`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::compiled::AgentRules;
@@ -63,7 +63,7 @@ crate::codes::diagnostic_codes! {
     InvalidLine = "R012", "invalid-line", Warning,
         "A line that is not a `key: value` record.";
     LineTooLong = "R013", "line-too-long", Warning,
-        "A line longer than 16,664 bytes; the rest of it is ignored.";
+        "A line longer than 16,663 bytes; the rest of it is ignored.";
     PatternNeverMatches = "R014", "pattern-never-matches", Warning,
         "A pattern that starts with neither / nor *, so it matches no URL.";
     InvalidExtensionValue = "R015", "invalid-extension-value", Warning,
@@ -76,6 +76,12 @@ crate::codes::diagnostic_codes! {
         "A User-agent token one or two letters away from a known agent: probably a typo.";
     LegacyAgent = "R019", "legacy-agent", Warning,
         "A legacy token (anthropic-ai) without the token that replaced it (ClaudeBot).";
+    GarbledBody = "R020", "garbled-body", Warning,
+        "NUL or control bytes, or HTML, in a file whose groups still parse: the groups are obeyed, a Disallow cut at the \
+         first control byte and an Allow holding one dropped, so garbage never opens what readable lines close.";
+    DelayOnlyGroup = "R021", "delay-only-group", Warning,
+        "A group with Crawl-delay (or other records) but no rules: RFC 9309 merges its User-agent lines into the next \
+         group, whose rules then apply to those agents too.";
 }
 
 impl fmt::Display for LintCode {
@@ -147,7 +153,10 @@ pub(crate) fn lint(robots: &Robots) -> Vec<Diagnostic> {
 /// Checks each `User-agent` token against the known-agents registry.
 fn agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
     let registry = crate::agents::registry();
-    let named: Vec<&str> = robots.groups().flat_map(|g| g.user_agents()).map(|a| a.token).collect();
+    let named: HashSet<String> =
+        robots.groups().flat_map(|g| g.user_agents()).map(|a| a.token.to_ascii_lowercase()).collect();
+    // Suggestions cost an edit distance per known agent: one per token.
+    let mut suggestions: HashMap<String, Option<&crate::agents::Agent>> = HashMap::new();
     for agent in robots.groups().flat_map(|g| g.user_agents()) {
         if agent.global || agent.token.is_empty() {
             continue;
@@ -155,7 +164,7 @@ fn agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
         match registry.get(agent.token) {
             Some(known) => {
                 if let Some(successor) = known.successor
-                    && !named.iter().any(|t| t.eq_ignore_ascii_case(successor))
+                    && !named.contains(&successor.to_ascii_lowercase())
                 {
                     out.push(Diagnostic::new(
                         LintCode::LegacyAgent,
@@ -167,7 +176,10 @@ fn agents(robots: &Robots, out: &mut Vec<Diagnostic>) {
                     ));
                 }
             }
-            None => match registry.suggest(agent.token) {
+            None => match *suggestions
+                .entry(agent.token.to_ascii_lowercase())
+                .or_insert_with(|| registry.suggest(agent.token))
+            {
                 Some(meant) => out.push(Diagnostic::new(
                     LintCode::MisspelledAgent,
                     Some(agent.line),
@@ -238,9 +250,27 @@ fn extension_problem(kind: RecordKind, value: &str) -> Option<&'static str> {
     }
 }
 
+/// How many wildcard patterns the match-order check may try in one file,
+/// all probes together. Real files need a small fraction of it; a file
+/// built to make every probe try every pattern stops here, so lint stays
+/// linear in the file's size.
+const MATCH_ORDER_BUDGET: u64 = 250_000;
+
 fn groups(robots: &Robots, out: &mut Vec<Diagnostic>) {
+    let mut budget = MATCH_ORDER_BUDGET;
+    // Records inside a group, by group: a record between two of a group's
+    // `User-agent` lines means a group without rules was merged into it.
+    let mut first_record_line: Vec<Option<u32>> = vec![None; robots.groups.len()];
+    for record in &robots.records {
+        if let Some(g) = record.group
+            && let Some(slot) = first_record_line.get_mut(g as usize)
+        {
+            slot.get_or_insert(record.line);
+        }
+    }
     for (index, group) in robots.groups().enumerate() {
         let entry = &robots.groups[index];
+        delay_only_group(robots, index, first_record_line[index], out);
         if entry.rules.is_empty() {
             let agents: Vec<&str> = group.user_agents().map(|a| a.value).collect();
             out.push(Diagnostic::new(
@@ -254,18 +284,48 @@ fn groups(robots: &Robots, out: &mut Vec<Diagnostic>) {
             ));
             continue;
         }
-        match_order_conflicts(robots, entry.rules.start as usize..entry.rules.end as usize, out);
+        match_order_conflicts(robots, entry.rules.start as usize..entry.rules.end as usize, &mut budget, out);
     }
+}
+
+/// RFC 9309 ends a group only at a `User-agent` line that follows rules, so
+/// `User-agent: CCBot` / `Crawl-delay: 10` / `User-agent: *` / `Disallow: /`
+/// is one group: CCBot gets `Disallow: /`. Seen in real files, and rarely
+/// what their authors meant.
+fn delay_only_group(robots: &Robots, index: usize, first_record: Option<u32>, out: &mut Vec<Diagnostic>) {
+    let Some(record_line) = first_record else { return };
+    let entry = &robots.groups[index];
+    let agents = &robots.agents[entry.agents.start as usize..entry.agents.end as usize];
+    let (before, after): (Vec<_>, Vec<_>) = agents.iter().partition(|a| a.line < record_line);
+    let (Some(first), Some(joined)) = (before.first(), after.first()) else { return };
+    let names = |list: &[&super::model::AgentEntry]| {
+        list.iter().map(|a| robots.str(&a.value).to_string()).collect::<Vec<_>>().join("`, `")
+    };
+    out.push(Diagnostic::new(
+        LintCode::DelayOnlyGroup,
+        Some(first.line),
+        format!(
+            "the group for `{}` has records but no rules before `User-agent: {}` (line {}); RFC 9309 merges them, so `{}` \
+             also get that group's rules; add the rules meant for them, or an empty `Disallow:`, before line {}",
+            names(&before),
+            robots.str(&joined.value),
+            joined.line,
+            names(&before),
+            joined.line,
+        ),
+    ));
 }
 
 /// Seed 004 §2.7: some crawlers take the first matching rule, not the
 /// longest. For each rule, a path it matches (its pattern with wildcards
 /// dropped) is decided both ways; where the verdicts differ, the rule that
 /// first-match crawlers would wrongly apply is reported.
-fn match_order_conflicts(robots: &Robots, range: std::ops::Range<usize>, out: &mut Vec<Diagnostic>) {
+fn match_order_conflicts(robots: &Robots, range: std::ops::Range<usize>, budget: &mut u64, out: &mut Vec<Diagnostic>) {
     let entries: Vec<&RuleEntry> = robots.rules[range].iter().collect();
     let compiled = AgentRules::from_entries(robots, &entries, &[]);
     let mut seen = HashSet::new();
+    // Equal patterns give equal probes: each is decided once.
+    let mut probed: HashSet<Vec<u8>> = HashSet::new();
     let mut probe = Vec::new();
     for entry in entries.iter().filter(|e| e.matchable && !e.synthetic) {
         let pattern = robots.normalized(entry);
@@ -277,7 +337,13 @@ fn match_order_conflicts(robots: &Robots, range: std::ops::Range<usize>, out: &m
             for &b in pattern {
                 if b == WILDCARD { probe.extend_from_slice(fill) } else { probe.push(b) }
             }
-            let (longest, first) = compiled.decide_both(&probe);
+            if *budget == 0 {
+                return;
+            }
+            if !probed.insert(probe.clone()) {
+                continue;
+            }
+            let Some((longest, first)) = compiled.decide_both_within(&probe, budget) else { return };
             if longest.is_allowed() == first.is_allowed() {
                 continue;
             }
@@ -322,7 +388,7 @@ mod tests {
             ("User-agent: *\nDisallow /a\n", "R005", Some(2)),
             ("User-agent: 123bot\nDisallow: /a\n", "R006", Some(1)),
             ("<!doctype html><html><body>x</body></html>", "R008", None),
-            ("User-agent: *\0\nDisallow: /\n", "R009", None),
+            ("\0\x01\x02\x03 not text at all", "R009", None),
             ("User-agent: *\nDisallow: /a\n\nUser-agent: GPTBot\n", "R010", Some(4)),
             ("User-agent: *\nDisallow: /\nAllow: /blog/\n", "R011", Some(2)),
             ("User-agent: *\nthis line is nonsense\n", "R012", Some(2)),
@@ -332,6 +398,8 @@ mod tests {
             ("User-agent: MyOwnCrawler\nDisallow: /\n", "R017", Some(1)),
             ("User-agent: GTPBot\nDisallow: /\n", "R018", Some(1)),
             ("User-agent: anthropic-ai\nDisallow: /\n", "R019", Some(1)),
+            ("User-agent: *\0\nDisallow: /\n", "R020", None),
+            ("User-agent: CCBot\nCrawl-delay: 10\nUser-agent: *\nDisallow: /\n", "R021", Some(1)),
         ];
         for (body, code, line) in cases {
             assert!(

@@ -39,5 +39,6 @@ pub use parse::sniff;
 pub const MAX_PARSE_BYTES: usize = 500 * 1024;
 
 /// Lines longer than this are cut here; what remains still applies. This is
-/// Google's limit: eight times 2,083, the longest URL it handles.
-pub const MAX_LINE_BYTES: usize = 16_664;
+/// Google's limit: its line buffer holds eight times 2,083 bytes (the longest
+/// URL it handles), one of which is kept for the string's terminator.
+pub const MAX_LINE_BYTES: usize = 16_663;

@@ -5,7 +5,7 @@ use std::ops::Range;
 use super::compiled::AgentRules;
 use super::lint::Diagnostic;
 use super::pattern::matches;
-use super::url_path::matchable_path;
+use super::url_path::{matchable_path, merged_slashes};
 
 /// A span of the text arena of a [`Robots`].
 pub(crate) type Span = Range<u32>;
@@ -447,6 +447,14 @@ impl Robots {
         let Some(path) = matchable_path(url.as_bytes()) else {
             return Decision::IMPLICIT;
         };
+        let as_given = self.decide_path(agent, &path);
+        match merged_slashes(&path) {
+            Some(merged) => stricter(as_given, self.decide_path(agent, &merged)),
+            None => as_given,
+        }
+    }
+
+    fn decide_path(&self, agent: &str, path: &[u8]) -> Decision<'_> {
         let mut best: Option<&RuleEntry> = None;
         for group in self.selected_groups(agent) {
             let range = &self.groups[group].rules;
@@ -454,7 +462,7 @@ impl Robots {
                 if !rule.matchable || best.is_some_and(|b| !outranks(rule, b)) {
                     continue;
                 }
-                if matches(self.normalized(rule), rule.anchored, &path) {
+                if matches(self.normalized(rule), rule.anchored, path) {
                     best = Some(rule);
                 }
             }
@@ -490,6 +498,12 @@ impl Robots {
         let groups: Vec<usize> = self.selected_groups(agent).collect();
         content_signals_in(self, &groups)
     }
+}
+
+/// Of the decisions on a path as given and with its slashes merged, the
+/// stricter: a disallow wins; when both agree, the path as given decides.
+pub(crate) fn stricter<'a>(as_given: Decision<'a>, merged: Decision<'a>) -> Decision<'a> {
+    if as_given.is_allowed() && !merged.is_allowed() { merged } else { as_given }
 }
 
 /// Whether `candidate` beats `best` under longest-match precedence: longer

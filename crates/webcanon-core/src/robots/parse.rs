@@ -130,6 +130,17 @@ struct Parser {
     /// Whether a rule was seen since the last `User-agent` line: the next
     /// `User-agent` then starts a new group.
     in_rules: bool,
+    /// Whether the body holds a control byte at all (most do not, and then
+    /// no line is searched for one).
+    has_controls: bool,
+    /// Lines cut at a control byte, and Allow rules dropped for holding one.
+    garbled_lines: u32,
+}
+
+/// A control byte that has no place in a robots.txt line: C0 controls other
+/// than tab, vertical tab and form feed (read as white space), and DEL.
+fn is_garbage_control(b: u8) -> bool {
+    (b < 0x20 && !matches!(b, b'\t' | b'\x0b' | b'\x0c' | b'\n' | b'\r')) || b == 0x7f
 }
 
 /// `body` without a UTF-8 byte order mark, or the start of one (Google).
@@ -142,10 +153,19 @@ fn skip_bom(body: &[u8]) -> &[u8] {
     body
 }
 
-/// Whether a body is an HTML page or binary data rather than a robots.txt,
-/// judged from its first 4 KiB without parsing it.
+/// Whether a body is not a robots.txt at all: an HTML page or binary data
+/// from which no group with rules parses.
+///
+/// This is the one classification every face uses, the same as
+/// [`Robots::not_robots`]: a body that only looks wrong (a NUL byte, control
+/// bytes, an HTML comment on its first line) but from which a group with
+/// rules parses is a robots.txt and is obeyed, so garbage can never turn a
+/// policy into "no policy". Only bodies whose first 4 KiB look like HTML or
+/// binary data are parsed to decide; for the rest this costs one look at
+/// their start.
 pub fn sniff(body: &[u8]) -> Option<NotRobots> {
-    sniff_not_robots(skip_bom(body))
+    sniff_not_robots(skip_bom(body))?;
+    parse(body).not_robots
 }
 
 pub(crate) fn parse(input: &[u8]) -> Robots {
@@ -170,9 +190,11 @@ pub(crate) fn parse(input: &[u8]) -> Robots {
             lines: 0,
             size: input.len(),
             truncated,
-            not_robots: sniff_not_robots(body),
+            not_robots: None,
         },
         in_rules: false,
+        has_controls: body.iter().any(|&b| is_garbage_control(b)),
+        garbled_lines: 0,
     };
     let mut pos = 0;
     let mut line_no = 0u32;
@@ -189,6 +211,7 @@ pub(crate) fn parse(input: &[u8]) -> Robots {
         };
     }
     p.robots.lines = line_no;
+    p.classify(body);
     if truncated {
         p.robots.diagnostics.push(Diagnostic::new(
             LintCode::FileTooLarge,
@@ -205,6 +228,40 @@ pub(crate) fn parse(input: &[u8]) -> Robots {
 }
 
 impl Parser {
+    /// Decides whether the body is a robots.txt (DESIGN: "a body that is not
+    /// clean text"): a body from which a group with rules parsed is obeyed
+    /// whatever else it holds, with a diagnostic; only one from which none
+    /// parsed, and that looks like HTML or binary data, is not a robots.txt.
+    fn classify(&mut self, body: &[u8]) {
+        let sniffed = sniff_not_robots(body);
+        let has_rules = self.robots.groups.iter().any(|g| g.rules.start < g.rules.end);
+        if !has_rules {
+            self.robots.not_robots = sniffed;
+            return;
+        }
+        let what = match (sniffed, self.garbled_lines) {
+            (Some(NotRobots::Html), _) => "looks like an HTML page",
+            (Some(NotRobots::Binary), _) | (None, 1..) => "holds NUL or control bytes",
+            (None, 0) => return,
+        };
+        let groups = self.robots.groups.iter().filter(|g| g.rules.start < g.rules.end).count();
+        let cut = match self.garbled_lines {
+            0 => String::new(),
+            n => format!(
+                "; {n} line{} cut at a control byte (a Disallow keeps what comes before it, an Allow is dropped)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        self.robots.diagnostics.push(Diagnostic::new(
+            LintCode::GarbledBody,
+            None,
+            format!(
+                "the body {what}, but {groups} group{} with rules parse from it and are obeyed{cut}",
+                if groups == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+
     fn push_text(&mut self, bytes: &[u8]) -> Span {
         let start = self.robots.text.len() as u32;
         match std::str::from_utf8(bytes) {
@@ -230,6 +287,16 @@ impl Parser {
         if let Some(hash) = memchr(b'#', line) {
             line = &line[..hash];
         }
+        // Like the reference, which reads a line as a C string, nothing
+        // after a NUL (or any other control byte) is part of the line.
+        let mut garbled = false;
+        if self.has_controls
+            && let Some(at) = line.iter().position(|&b| is_garbage_control(b))
+        {
+            line = &line[..at];
+            garbled = true;
+            self.garbled_lines += 1;
+        }
         let line = trim(line);
         if line.is_empty() {
             return;
@@ -238,8 +305,9 @@ impl Parser {
             Some(colon) => (trim(&line[..colon]), trim(&line[colon + 1..]), false),
             None => {
                 // Like the reference: without a colon, a line of exactly two
-                // tokens is read as key and value.
-                let mut tokens = line.split(|&b| is_space(b)).filter(|t| !t.is_empty());
+                // tokens separated by spaces or tabs (nothing else) is read
+                // as key and value.
+                let mut tokens = line.split(|&b| b == b' ' || b == b'\t').filter(|t| !t.is_empty());
                 match (tokens.next(), tokens.next(), tokens.next()) {
                     (Some(k), Some(v), None) => (k, v, true),
                     _ => {
@@ -276,6 +344,8 @@ impl Parser {
         }
         match kind {
             Key::UserAgent => self.user_agent(value, line_no),
+            // An Allow cut short would allow more than was written: dropped.
+            Key::Rule(Directive::Allow) if garbled => {}
             Key::Rule(directive) => self.rule(directive, value, line_no),
             Key::Record(kind) => self.record(kind, key, value, line_no),
         }
@@ -335,16 +405,17 @@ impl Parser {
                 format!("pattern `{v}` starts with neither `/` nor `*`, so it matches no URL"),
             );
         }
-        // Google's reference: `Allow: /dir/index.html` also allows `/dir/`.
+        // Google's reference: `Allow: /dir/index.html` also allows `/dir/`,
+        // exactly when the text from the last `/` starts with `/index.htm`
+        // (case-sensitive), so `index.html$`, `index.htm?x=1` and
+        // `index.html*` count and `INDEX.HTML` does not.
         if directive == Directive::Allow
             && let Some(slash) = value.iter().rposition(|&b| b == b'/')
+            && value[slash..].starts_with(b"/index.htm")
         {
-            let file = &value[slash + 1..];
-            if file.eq_ignore_ascii_case(b"index.html") || file.eq_ignore_ascii_case(b"index.htm") {
-                let mut dir = value[..=slash].to_vec();
-                dir.push(b'$');
-                self.push_rule(Directive::Allow, &dir, raw, line_no, true);
-            }
+            let mut dir = value[..=slash].to_vec();
+            dir.push(b'$');
+            self.push_rule(Directive::Allow, &dir, raw, line_no, true);
         }
     }
 

@@ -67,6 +67,25 @@ pub(crate) fn matchable_path(url: &[u8]) -> Option<Cow<'_, [u8]>> {
     if without_query == b"/robots.txt" { None } else { Some(path) }
 }
 
+/// `path` with each run of slashes in its path part merged into one
+/// (`//private//x?a=//b` becomes `/private/x?a=//b`), or `None` when the path
+/// part has no repeated slash. Most servers serve `//private/x` as
+/// `/private/x`, so a decision is also made on this form and the stricter
+/// verdict wins (the query is left as written: servers do not merge it).
+#[inline]
+pub(crate) fn merged_slashes(path: &[u8]) -> Option<Vec<u8>> {
+    let end = memchr(b'?', path).unwrap_or(path.len());
+    memchr::memmem::find(&path[..end], b"//")?;
+    let mut out = Vec::with_capacity(path.len());
+    for (i, &b) in path[..end].iter().enumerate() {
+        if !(b == b'/' && i > 0 && path[i - 1] == b'/') {
+            out.push(b);
+        }
+    }
+    out.extend_from_slice(&path[end..]);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
