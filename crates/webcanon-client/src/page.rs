@@ -10,7 +10,7 @@ use url::Url;
 
 use crate::error::FetchError;
 use crate::http::Answer;
-use crate::markdown::{HtmlLimits, Method, html_to_markdown};
+use crate::markdown::{HtmlLimits, html_to_markdown};
 use crate::warning::{Warning, source};
 
 /// What the client asks for when it takes no hints: HTML or Markdown,
@@ -109,6 +109,42 @@ pub(crate) fn decode_body(body: &[u8], content_type: Option<&str>) -> String {
     text.into_owned()
 }
 
+/// HTML to Markdown on a blocking thread, within the limits' wall-clock cap:
+/// past it, the page's text from the linear tag stripper (the converter's
+/// own inputs are capped so that the abandoned thread ends soon after).
+///
+/// Tree conversions run at most one per core at a time, process-wide: they
+/// are CPU-bound, so more at once only adds memory (each needs up to about
+/// twelve times its page); the rest wait their turn.
+async fn convert_html(
+    text: String,
+    url: &url::Url,
+    limits: HtmlLimits,
+) -> Result<crate::markdown::Converted, tokio::task::JoinError> {
+    static CONVERSIONS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
+    let permits = CONVERSIONS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::sync::Arc::new(tokio::sync::Semaphore::new(cores))
+    });
+    let text = std::sync::Arc::new(text);
+    let (html, base) = (text.clone(), url.clone());
+    let permit = permits.clone().acquire_owned().await.expect("the semaphore is never closed");
+    // The permit goes with the work: a conversion abandoned at its time
+    // limit still counts until its thread ends.
+    let full = tokio::task::spawn_blocking(move || {
+        let converted = html_to_markdown(&html, &base, &limits);
+        drop(permit);
+        converted
+    });
+    match tokio::time::timeout(limits.time_limit, full).await {
+        Ok(converted) => converted,
+        Err(_) => {
+            let base = url.clone();
+            tokio::task::spawn_blocking(move || crate::markdown::text_only(&text, &base)).await
+        }
+    }
+}
+
 /// Converts an answer for `agent`.
 pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
     let content_type = answer.header("content-type");
@@ -129,21 +165,19 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
             warnings,
         },
         Kind::Html => {
-            let base = answer.url.clone();
-            let converted = tokio::task::spawn_blocking(move || html_to_markdown(&text, &base, &HtmlLimits::default()))
-                .await
-                .map_err(|e| FetchError::Protocol {
-                    url: answer.url.to_string(),
-                    message: format!("conversion failed: {e}"),
-                })?;
+            let converted = convert_html(text, &answer.url, HtmlLimits::default()).await.map_err(|e| {
+                FetchError::Protocol { url: answer.url.to_string(), message: format!("conversion failed: {e}") }
+            })?;
             warnings.extend(meta_warnings(&converted.head, agent));
-            if converted.method == Method::TextOnly {
+            if let Some(over) = converted.over_limit {
                 warnings.push(Warning::new(
                     "html_over_limits",
                     source::CONVERSION,
                     format!(
-                        "the page has {} elements nested {} deep, over the converter's limits; its text is returned without structure",
-                        converted.elements, converted.depth
+                        "the page was read as text without structure: {} ({} elements, nested {} deep)",
+                        over.describe(),
+                        converted.elements,
+                        converted.depth
                     ),
                 ));
             }
@@ -270,5 +304,20 @@ mod tests {
         assert_eq!(kind_of(Some("image/png"), b""), None);
         assert_eq!(kind_of(None, b"  <html>"), Some(Kind::Html));
         assert_eq!(kind_of(Some("application/octet-stream"), b"\0\x01"), None);
+    }
+
+    #[tokio::test]
+    async fn a_conversion_past_its_time_limit_returns_the_text_with_the_reason() {
+        let html = "<html><head><title>T</title></head><body><main><p>Some words.</p></main></body></html>";
+        let url = url::Url::parse("https://example.com/").unwrap();
+        // A zero limit has passed before the blocking thread can answer.
+        let limits = HtmlLimits { time_limit: std::time::Duration::ZERO, ..HtmlLimits::default() };
+        let converted = convert_html(html.to_string(), &url, limits).await.unwrap();
+        assert_eq!(converted.over_limit, Some(crate::markdown::OverLimit::Time));
+        assert_eq!(converted.markdown, "T\n\nSome words.");
+        assert_eq!(converted.title.as_deref(), Some("T"));
+
+        let converted = convert_html(html.to_string(), &url, HtmlLimits::default()).await.unwrap();
+        assert_eq!(converted.over_limit, None);
     }
 }

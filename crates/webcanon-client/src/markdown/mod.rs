@@ -17,20 +17,85 @@ pub use scan::{HeadTag, decode_entities};
 use url::Url;
 
 /// Caps checked before any tree is built.
+///
+/// A document within every cap costs the tree builder and the extractor a
+/// bounded time (well under [`time_limit`](HtmlLimits::time_limit) in a
+/// release build) and memory within a small multiple of
+/// [`max_tree_bytes`](HtmlLimits::max_tree_bytes); a document over any cap
+/// is read by the linear tag stripper instead, whose cost is linear in its
+/// size and whose memory stays under three times it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HtmlLimits {
     /// The deepest nesting accepted (default 512).
     pub max_depth: usize,
     /// The most elements accepted (default 50,000).
     pub max_elements: usize,
+    /// The most attributes on one element (default 256).
+    pub max_attributes: usize,
+    /// The largest document given to the tree builder, in bytes
+    /// (default 4 MiB; larger pages are read as text).
+    pub max_tree_bytes: usize,
+    /// The share of NUL and control bytes, in thousandths, above which a
+    /// document is read as text (default 10: 1%).
+    pub max_control_per_mille: usize,
+    /// The most `&` escaping work accepted: for each run of text, its `&`
+    /// count times its length, summed (default 50,000,000; an ordinary page
+    /// is far below, one run of a million `&` far above).
+    pub max_ampersand_work: u64,
     /// Articles with less text than this fall back to the whole body
     /// (default 200 characters: less is usually a teaser or a cookie banner).
     pub min_article_chars: usize,
+    /// The wall-clock cap on one conversion (default 1 s): past it the
+    /// result is the page's text without structure, with a warning.
+    pub time_limit: std::time::Duration,
 }
 
 impl Default for HtmlLimits {
     fn default() -> Self {
-        HtmlLimits { max_depth: 512, max_elements: 50_000, min_article_chars: 200 }
+        HtmlLimits {
+            max_depth: 512,
+            max_elements: 50_000,
+            max_attributes: 256,
+            max_tree_bytes: 4 << 20,
+            max_control_per_mille: 10,
+            max_ampersand_work: 50_000_000,
+            min_article_chars: 200,
+            time_limit: std::time::Duration::from_secs(1),
+        }
+    }
+}
+
+/// Why a document was read as text, without a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverLimit {
+    /// Nested deeper than [`HtmlLimits::max_depth`].
+    Depth,
+    /// More elements than [`HtmlLimits::max_elements`].
+    Elements,
+    /// An element with more attributes than [`HtmlLimits::max_attributes`].
+    Attributes,
+    /// Larger than [`HtmlLimits::max_tree_bytes`].
+    Size,
+    /// Too many NUL or control bytes to be a page.
+    ControlBytes,
+    /// Text runs with too many `&` for their length.
+    Ampersands,
+    /// The conversion ran past [`HtmlLimits::time_limit`].
+    Time,
+}
+
+impl OverLimit {
+    /// What was over the limit, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            OverLimit::Depth => "nested too deep",
+            OverLimit::Elements => "too many elements",
+            OverLimit::Attributes => "an element with too many attributes",
+            OverLimit::Size => "too large for the converter",
+            OverLimit::ControlBytes => "mostly NUL or control bytes",
+            OverLimit::Ampersands => "text with too many `&`",
+            OverLimit::Time => "conversion took too long",
+        }
     }
 }
 
@@ -41,7 +106,8 @@ pub enum Method {
     Article,
     /// The whole body, because the extractor found too little.
     WholeBody,
-    /// Text only: the document was over the caps.
+    /// Text only: the document was over the caps (which one is in
+    /// [`Converted::over_limit`]).
     TextOnly,
 }
 
@@ -66,6 +132,8 @@ pub struct Converted {
     pub elements: usize,
     /// The deepest nesting found by the pre-scan.
     pub depth: usize,
+    /// The cap the document was over, when it was read as text.
+    pub over_limit: Option<OverLimit>,
 }
 
 fn rel_has(tag: &HeadTag, rel: &str) -> bool {
@@ -103,8 +171,22 @@ pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converte
     let canonical = links("canonical", None).into_iter().next();
     let markdown_alternates = links("alternate", Some("text/markdown"));
     let described_by = links("describedby", None);
-    let over_caps = found.max_depth > limits.max_depth || found.elements > limits.max_elements;
-    let (mut markdown, method) = if over_caps {
+    let over_limit = if found.controls * 1000 > html.len() * limits.max_control_per_mille {
+        Some(OverLimit::ControlBytes)
+    } else if html.len() > limits.max_tree_bytes {
+        Some(OverLimit::Size)
+    } else if found.max_depth > limits.max_depth {
+        Some(OverLimit::Depth)
+    } else if found.elements > limits.max_elements {
+        Some(OverLimit::Elements)
+    } else if found.max_attributes > limits.max_attributes {
+        Some(OverLimit::Attributes)
+    } else if found.ampersand_work > limits.max_ampersand_work {
+        Some(OverLimit::Ampersands)
+    } else {
+        None
+    };
+    let (mut markdown, method) = if over_limit.is_some() {
         (strip_tags(html), Method::TextOnly)
     } else {
         convert_on_big_stack(html.to_string(), base.clone(), *limits)
@@ -127,6 +209,30 @@ pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converte
         method,
         elements: found.elements,
         depth: found.max_depth,
+        over_limit,
+    }
+}
+
+/// The result of a conversion cut at its time limit: the page's text from
+/// the linear tag stripper, and its `<head>` facts from the pre-scan.
+pub fn text_only(html: &str, base: &Url) -> Converted {
+    let found = scan::scan(html);
+    let canonical = found
+        .head
+        .iter()
+        .find(|t| t.tag == "link" && rel_has(t, "canonical"))
+        .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()));
+    Converted {
+        markdown: strip_tags(html),
+        title: found.title,
+        canonical,
+        markdown_alternates: Vec::new(),
+        described_by: Vec::new(),
+        head: found.head,
+        method: Method::TextOnly,
+        elements: found.elements,
+        depth: found.max_depth,
+        over_limit: Some(OverLimit::Time),
     }
 }
 
@@ -236,10 +342,15 @@ pub fn strip_tags(html: &str) -> String {
         }
     }
     let decoded = decode_entities(&text);
-    let mut out = String::with_capacity(decoded.len());
+    drop(text);
+    let mut out = String::with_capacity(decoded.len().min(html.len()));
     let mut blank = 0;
     for line in decoded.lines() {
-        let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        let line = line
+            .split(|c: char| c.is_whitespace() || (c.is_control() && c != '\t'))
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
         if line.is_empty() {
             blank += 1;
             continue;

@@ -36,8 +36,17 @@ impl HeadTag {
 pub struct Scan {
     /// Start tags seen.
     pub elements: usize,
-    /// The deepest nesting seen.
+    /// The deepest nesting seen: an upper bound of the depth an HTML5 tree
+    /// builder reaches (a self-closing `<div/>` opens an element, an end tag
+    /// closes only an element that is open).
     pub max_depth: usize,
+    /// The most attributes seen on one element.
+    pub max_attributes: usize,
+    /// NUL and other control bytes (not tab, LF, CR, FF) in the document.
+    pub controls: usize,
+    /// For each run of text, its `&` count times its length, summed: the
+    /// extractor's cost of escaping text grows with that product.
+    pub ampersand_work: u64,
     /// The text of the first `<title>`.
     pub title: Option<String>,
     /// Every `<meta>` and `<link>` (at most 500).
@@ -48,14 +57,38 @@ fn find_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))
 }
 
+/// Elements in which `<x/>` really is self-closing (SVG and MathML).
+const FOREIGN: &[&str] = &["svg", "math"];
+
+/// How many open element names the scan remembers to match end tags; deeper
+/// nesting is still counted, its end tags then close nothing (an upper bound).
+const STACK_NAMES: usize = 4096;
+
 /// Scans `html` once. Stops counting nothing: the caller compares the
 /// counts with its caps.
 pub fn scan(html: &str) -> Scan {
     let bytes = html.as_bytes();
-    let mut out = Scan::default();
+    let mut out = Scan {
+        controls: bytes
+            .iter()
+            .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)) || b == 0x7f)
+            .count(),
+        ..Scan::default()
+    };
+    // The open elements (names up to STACK_NAMES), and how many of them are
+    // foreign (SVG, MathML).
+    let mut open: Vec<String> = Vec::new();
     let mut depth = 0usize;
+    let mut foreign = 0usize;
     let mut i = 0;
-    while let Some(offset) = memchr::memchr(b'<', &bytes[i..]) {
+    // Where the current run of text started.
+    let mut text_start = 0;
+    loop {
+        let Some(offset) = memchr::memchr(b'<', &bytes[i..]) else {
+            out.ampersand_work += ampersand_work(&bytes[text_start..]);
+            break;
+        };
+        out.ampersand_work += ampersand_work(&bytes[text_start..i + offset]);
         i += offset + 1;
         if i >= bytes.len() {
             break;
@@ -69,20 +102,40 @@ pub fn scan(html: &str) -> Scan {
             b'/' => {
                 let end = memchr::memchr(b'>', &bytes[i..]).map_or(bytes.len(), |e| i + e + 1);
                 let name = tag_name(&bytes[i + 1..end.min(bytes.len())]);
-                if !name.is_empty() && !OPTIONAL_END.contains(&name.as_str()) && !VOID.contains(&name.as_str()) {
-                    depth = depth.saturating_sub(1);
+                // An end tag closes the innermost open element of its name
+                // and everything inside it; a stray one closes nothing. The
+                // search is bounded by the remembered names (not a tree walk).
+                if depth <= open.len()
+                    && let Some(at) = open.iter().rposition(|n| *n == name)
+                {
+                    for closed in open.drain(at..) {
+                        depth -= 1;
+                        if FOREIGN.contains(&closed.as_str()) {
+                            foreign -= 1;
+                        }
+                    }
                 }
                 i = end;
             }
             b if b.is_ascii_alphabetic() => {
-                let (end, self_closing) = tag_end(bytes, i);
+                let (end, self_closing, attributes_seen) = tag_end(bytes, i);
+                out.max_attributes = out.max_attributes.max(attributes_seen);
                 let inner = &bytes[i..end.saturating_sub(1).max(i)];
                 let name = tag_name(inner);
                 out.elements += 1;
-                let nests = !VOID.contains(&name.as_str()) && !OPTIONAL_END.contains(&name.as_str()) && !self_closing;
+                // HTML ignores `/>` except on void elements and inside SVG
+                // and MathML: `<div/>` opens a div.
+                let closes_itself = self_closing && foreign > 0;
+                let nests = !VOID.contains(&name.as_str()) && !OPTIONAL_END.contains(&name.as_str()) && !closes_itself;
                 if nests {
                     depth += 1;
                     out.max_depth = out.max_depth.max(depth);
+                    if FOREIGN.contains(&name.as_str()) {
+                        foreign += 1;
+                    }
+                    if open.len() < STACK_NAMES && depth == open.len() + 1 {
+                        open.push(name.clone());
+                    }
                 }
                 if (name == "meta" || name == "link") && out.head.len() < 500 {
                     out.head.push(HeadTag { tag: name.clone(), attrs: attributes(&inner[name.len()..]) });
@@ -98,33 +151,48 @@ pub fn scan(html: &str) -> Scan {
                             out.title = Some(text);
                         }
                     }
-                    // The end tag is read by the `/` branch, which closes the element.
+                    // The end tag is read by the `/` branch, which closes the
+                    // element. Scripts and styles are not text.
+                    if name != "script" && name != "style" {
+                        out.ampersand_work += ampersand_work(&bytes[i..stop]);
+                    }
                     i = stop;
                 }
             }
             _ => {}
         }
+        text_start = text_start.max(i.min(bytes.len()));
     }
     out
 }
 
+fn ampersand_work(text: &[u8]) -> u64 {
+    let ampersands = memchr::memchr_iter(b'&', text).count() as u64;
+    ampersands * text.len() as u64
+}
+
 /// The end of the tag starting at `start` (just past `>`), honouring quoted
-/// attribute values, and whether it is self-closing (`/>`).
-fn tag_end(bytes: &[u8], start: usize) -> (usize, bool) {
+/// attribute values, whether it is self-closing (`/>`), and how many
+/// attributes it has (runs of name characters after white space).
+fn tag_end(bytes: &[u8], start: usize) -> (usize, bool, usize) {
     let mut quote = None;
     let mut i = start;
+    let mut attributes = 0;
     while i < bytes.len() {
         let b = bytes[i];
         match quote {
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None if b == b'"' || b == b'\'' => quote = Some(b),
-            None if b == b'>' => return (i + 1, i > start && bytes[i - 1] == b'/'),
+            None if b == b'>' => return (i + 1, i > start && bytes[i - 1] == b'/', attributes),
+            None if !b.is_ascii_whitespace() && !matches!(b, b'/' | b'=') && bytes[i - 1].is_ascii_whitespace() => {
+                attributes += 1;
+            }
             None => {}
         }
         i += 1;
     }
-    (bytes.len(), false)
+    (bytes.len(), false, attributes)
 }
 
 fn tag_name(inner: &[u8]) -> String {
@@ -184,7 +252,9 @@ pub fn decode_entities(text: &str) -> String {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         rest = &rest[amp..];
-        let end = rest.find(';').filter(|&e| e <= 10);
+        // Only the next few bytes can end an entity: searching further
+        // would read the rest of the text again at every `&`.
+        let end = rest.as_bytes().iter().take(11).position(|&b| b == b';');
         let decoded = end.and_then(|e| {
             let entity = &rest[1..e];
             let c = match entity {
