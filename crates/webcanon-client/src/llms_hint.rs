@@ -13,9 +13,8 @@
 //! one candidate URL, which then goes through the SSRF guard and robots.txt
 //! like any other.
 
-use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use url::Url;
 use webcanon_core::llms::{LlmsTxt, is_markdown_copy_of};
@@ -121,7 +120,13 @@ pub(crate) struct LoadedLlms {
     /// The parsed file, when one was found and it is llms.txt Markdown.
     pub file: Option<LlmsTxt>,
     expires_at: u64,
+    /// The body's size, from which what this holds in memory is reckoned.
+    body_bytes: usize,
 }
+
+/// The default memory budget of parsed llms.txt files: 16 MiB (least
+/// recently used dropped first, read again from the store).
+pub const LLMS_MEMORY_BYTES: u64 = 16 << 20;
 
 impl LoadedLlms {
     fn from_record(url: Url, record: &RobotsRecord) -> LoadedLlms {
@@ -129,7 +134,14 @@ impl LoadedLlms {
             (Some(body), RobotsAvailability::Parsed) => Some(LlmsTxt::parse(body)).filter(|f| f.not_llms.is_none()),
             _ => None,
         };
-        LoadedLlms { url, file, expires_at: record.expires_at }
+        let body_bytes = record.body.as_ref().map_or(0, Vec::len);
+        LoadedLlms { url, file, expires_at: record.expires_at, body_bytes }
+    }
+
+    /// Roughly what this holds in memory: the parsed file keeps its text
+    /// (about the body again, twice to be safe) and a fixed part.
+    fn approx_bytes(&self) -> u32 {
+        u32::try_from(2 * self.body_bytes + self.url.as_str().len() + 256).unwrap_or(u32::MAX)
     }
 }
 
@@ -146,22 +158,39 @@ fn store_key(url: &Url) -> String {
 pub(crate) struct LlmsCache {
     store: Arc<dyn RobotsStore>,
     ttl: u64,
-    loaded: Mutex<HashMap<String, Arc<LoadedLlms>>>,
+    /// Parsed files within a byte budget, least recently used dropped.
+    loaded: moka::sync::Cache<String, Arc<LoadedLlms>>,
     inflight: KeyedLocks,
 }
 
 impl LlmsCache {
     pub(crate) fn new(store: Arc<dyn RobotsStore>, ttl: u64) -> LlmsCache {
-        LlmsCache { store, ttl, loaded: Mutex::new(HashMap::new()), inflight: KeyedLocks::default() }
+        LlmsCache::with_budget(store, ttl, LLMS_MEMORY_BYTES)
+    }
+
+    pub(crate) fn with_budget(store: Arc<dyn RobotsStore>, ttl: u64, memory_bytes: u64) -> LlmsCache {
+        let loaded = moka::sync::Cache::builder()
+            .max_capacity(memory_bytes)
+            .weigher(|key: &String, loaded: &Arc<LoadedLlms>| {
+                loaded.approx_bytes().saturating_add(u32::try_from(key.len()).unwrap_or(u32::MAX))
+            })
+            .build();
+        LlmsCache { store, ttl, loaded, inflight: KeyedLocks::default() }
     }
 
     fn fresh(&self, key: &str, now: u64) -> Option<Arc<LoadedLlms>> {
-        let loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        loaded.get(key).filter(|l| now < l.expires_at).cloned()
+        self.loaded.get(key).filter(|l| now < l.expires_at)
     }
 
     fn remember(&self, key: &str, loaded: &Arc<LoadedLlms>) {
-        self.loaded.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string(), loaded.clone());
+        self.loaded.insert(key.to_string(), loaded.clone());
+    }
+
+    /// The bytes the parsed files in memory are reckoned to hold.
+    #[cfg(test)]
+    fn weighted_size(&self) -> u64 {
+        self.loaded.run_pending_tasks();
+        self.loaded.weighted_size()
     }
 
     /// The llms.txt at `url`, from memory, the store, or `fetch`.
@@ -280,6 +309,23 @@ mod tests {
         assert_eq!(ttl(LlmsFetched::Found(b"# A\n".to_vec())), 86_400);
         assert_eq!(ttl(LlmsFetched::Absent("HTTP 404".into())), 86_400);
         assert_eq!(ttl(LlmsFetched::Failed("HTTP 503".into())), FAILURE_TTL);
+    }
+
+    #[tokio::test]
+    async fn parsed_files_stay_within_the_memory_budget() {
+        let budget = 4 << 20;
+        let cache = LlmsCache::with_budget(Arc::new(crate::store::MemoryStore::new()), 86_400, budget);
+        let link = "- [Page](/d/page.md): a page\n";
+        let body =
+            format!("# Big\n\n> A large llms.txt.\n\n## Docs\n\n{}", link.repeat((LLMS_MAX_BYTES - 64) / link.len()));
+        for i in 0..40 {
+            let at = url(&format!("https://example.com/d{i}/llms.txt"));
+            let loaded = cache.get(&at, || async { LlmsFetched::Found(body.clone().into_bytes()) }).await;
+            assert!(loaded.file.is_some());
+        }
+        let held = cache.weighted_size();
+        assert!(held <= budget, "{held} bytes held, budget {budget}");
+        assert!(held > budget / 4, "the cache keeps what fits: {held}");
     }
 
     #[test]

@@ -119,16 +119,33 @@ pub struct CachedRobots {
     stale_since: Option<u64>,
     /// The last good copy's body, when it stands in.
     last_good_body: Option<Vec<u8>>,
-    compiled: Mutex<HashMap<String, Arc<AgentRules>>>,
+    compiled: Mutex<Compiled>,
+}
+
+/// Compiled rules, shared by every agent that selects the same groups (all
+/// agents no group names share the `*` rules), within a byte allowance.
+#[derive(Debug, Default)]
+struct Compiled {
+    by_groups: HashMap<Vec<u32>, Arc<AgentRules>>,
+    bytes: usize,
 }
 
 impl CachedRobots {
-    /// Roughly what this holds in memory: the bodies, about as much again
-    /// for the parsed rules, and a fixed part.
+    /// What this may hold in memory, counted against the cache's budget when
+    /// it is stored: the bodies, about as much again for the parsed rules,
+    /// the allowance for compiled rules, and a fixed part.
     fn approx_bytes(&self) -> usize {
         let body = self.record.body.as_ref().map_or(0, Vec::len);
         let last_good = self.last_good_body.as_ref().map_or(0, Vec::len);
-        2 * (body + last_good) + 512
+        2 * (body + last_good) + self.compiled_allowance() + 512
+    }
+
+    /// The most compiled rules kept for this file: six times the body whose
+    /// rules are in force (an index of a file's rules takes two to five
+    /// times its text), and 16 KiB. Past it, rules are compiled for each
+    /// decision and not kept, so no number of agent names can grow memory.
+    fn compiled_allowance(&self) -> usize {
+        6 * self.rules_body().map_or(0, <[u8]>::len) + (16 << 10)
     }
 
     fn new(record: RobotsRecord, last_good: Option<RobotsRecord>) -> CachedRobots {
@@ -146,7 +163,7 @@ impl CachedRobots {
             robots,
             stale_since,
             last_good_body,
-            compiled: Mutex::new(HashMap::new()),
+            compiled: Mutex::new(Compiled::default()),
         }
     }
 
@@ -190,12 +207,28 @@ impl CachedRobots {
         self.robots.as_ref()
     }
 
-    /// The compiled rules for `agent`, built once and shared.
+    /// The compiled rules for `agent`, built once and shared with every
+    /// agent that selects the same groups, while they fit this file's
+    /// allowance.
     pub fn rules_for(&self, agent: &str) -> Option<Arc<AgentRules>> {
         let robots = self.robots.as_ref()?;
-        let key = agent.to_ascii_lowercase();
+        let key = robots.group_selection(agent);
         let mut compiled = self.compiled.lock().unwrap_or_else(|p| p.into_inner());
-        Some(compiled.entry(key).or_insert_with(|| Arc::new(robots.rules_for(agent))).clone())
+        if let Some(rules) = compiled.by_groups.get(&key) {
+            return Some(rules.clone());
+        }
+        let rules = Arc::new(robots.rules_for(agent));
+        let bytes = rules.heap_bytes() + key.len() * 4 + 64;
+        if compiled.bytes + bytes <= self.compiled_allowance() {
+            compiled.bytes += bytes;
+            compiled.by_groups.insert(key, rules.clone());
+        }
+        Some(rules)
+    }
+
+    /// The bytes of compiled rules kept (at most the file's allowance).
+    pub fn compiled_bytes(&self) -> usize {
+        self.compiled.lock().unwrap_or_else(|p| p.into_inner()).bytes
     }
 
     /// Decides `url` for `agent` and says why, with the warnings the robots
@@ -607,6 +640,42 @@ mod tests {
             assert_eq!(cached.evaluate("bot", "/private/a", hit, unix_now()).0.verdict, Verdict::DisallowedExplicit);
         }
         assert_eq!(cache.stats().fetches, 1000);
+    }
+
+    #[tokio::test]
+    async fn compiled_rules_stay_within_the_file_allowance_whatever_agents_ask() {
+        // A 500 KiB file: one `*` group, and a group naming many agents.
+        let mut body = String::from("User-agent: *\n");
+        while body.len() < 250 << 10 {
+            body.push_str(&format!("Disallow: /p{}/*x\n", body.len()));
+        }
+        body.push('\n');
+        for i in 0..2000 {
+            body.push_str(&format!("User-agent: Named{}\n", "n".repeat(i % 50)));
+        }
+        body.push_str("Disallow: /q/\n");
+        while body.len() < 500 << 10 {
+            body.push_str(&format!("Disallow: /q{}\n", body.len()));
+        }
+        let cache = cache(RobotsCacheConfig::default());
+        let (cached, _) =
+            cache.get("https://example.com", || async { fetched(200, RobotsAvailability::Parsed, &body) }).await;
+        let allowance = cached.compiled_allowance();
+        for i in 0..3000 {
+            let agent = if i % 2 == 0 { format!("Agent{i}") } else { format!("Named{}", "n".repeat(i % 50)) };
+            let url = if i % 2 == 0 { "/p14/a/x" } else { "/q/a" };
+            let (evidence, _) = cached.evaluate(&agent, url, true, unix_now());
+            assert_eq!(evidence.verdict, Verdict::DisallowedExplicit, "{agent}");
+            assert!(
+                cached.compiled_bytes() <= allowance,
+                "{} bytes kept, allowance {allowance}",
+                cached.compiled_bytes()
+            );
+        }
+        // Agents that select the same groups share one compiled set: the `*`
+        // rules and the named group's, at most.
+        assert_eq!(cached.compiled.lock().unwrap().by_groups.len(), 2);
+        assert!(cached.approx_bytes() >= allowance, "the allowance is counted in the cache's budget");
     }
 
     #[test]

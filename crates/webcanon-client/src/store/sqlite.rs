@@ -22,7 +22,13 @@ const STALE_LATEST: u64 = 30 * 24 * 60 * 60;
 pub struct SqliteStore {
     path: PathBuf,
     conn: Mutex<Connection>,
+    /// Saves since the store was opened: every [`PRUNE_EVERY`]th prunes, so a
+    /// long-lived process keeps the file to what is still of use.
+    saves: std::sync::atomic::AtomicU64,
 }
+
+/// How many saves pass between two prunes.
+const PRUNE_EVERY: u64 = 1000;
 
 const TABLES: [&str; 2] = ["robots_latest", "robots_last_good"];
 
@@ -55,7 +61,7 @@ impl SqliteStore {
             });
         }
         conn.execute_batch("PRAGMA synchronous=NORMAL;").map_err(err)?;
-        let store = SqliteStore { path: path.to_path_buf(), conn: Mutex::new(conn) };
+        let store = SqliteStore { path: path.to_path_buf(), conn: Mutex::new(conn), saves: Default::default() };
         store.migrate()?;
         store.prune(unix_now(), Duration::from_secs(crate::robots_cache::LAST_GOOD_MAX_AGE))?;
         Ok(store)
@@ -102,8 +108,9 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// Removes last good copies older than `max_last_good_age` and latest
-    /// outcomes that expired long ago.
+    /// Removes last good copies older than `max_last_good_age`, latest
+    /// outcomes that expired long ago, and llms.txt outcomes as soon as they
+    /// expire (nothing is learnt from an old one).
     pub fn prune(&self, now: u64, max_last_good_age: Duration) -> Result<usize, StoreError> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         let good_cutoff = now.saturating_sub(max_last_good_age.as_secs()) as i64;
@@ -114,7 +121,13 @@ impl SqliteStore {
         let b = conn
             .execute("DELETE FROM robots_latest WHERE expires_at < ?1", params![latest_cutoff])
             .map_err(|e| self.error(e))?;
-        Ok(a + b)
+        let c = conn
+            .execute(
+                "DELETE FROM robots_latest WHERE origin LIKE 'llms.txt %' AND expires_at < ?1",
+                params![now as i64],
+            )
+            .map_err(|e| self.error(e))?;
+        Ok(a + b + c)
     }
 
     fn load_from(&self, table: &str, origin: &str) -> Result<Option<RobotsRecord>, StoreError> {
@@ -214,7 +227,13 @@ impl RobotsStore for SqliteStore {
     }
 
     fn save(&self, record: &RobotsRecord) -> Result<(), StoreError> {
-        self.save_to("robots_latest", record)
+        self.save_to("robots_latest", record)?;
+        if self.saves.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1
+            && let Err(err) = self.prune(unix_now(), Duration::from_secs(crate::robots_cache::LAST_GOOD_MAX_AGE))
+        {
+            tracing::warn!("{err}; the cache file was not pruned");
+        }
+        Ok(())
     }
 
     fn load_last_good(&self, origin: &str) -> Result<Option<RobotsRecord>, StoreError> {

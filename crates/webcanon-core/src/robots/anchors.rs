@@ -26,6 +26,14 @@ pub(crate) struct Anchors {
 }
 
 impl Anchors {
+    /// The bytes this automaton holds on the heap.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.edges.capacity() * 8
+            + self.edge_bytes.capacity()
+            + (self.edge_targets.capacity() + self.fail.capacity() + self.output.capacity()) * 4
+            + self.output_link.capacity() * 4
+    }
+
     /// Builds the automaton; anchor `i` is `anchors[i]` (non-empty).
     pub(crate) fn new(anchors: &[&[u8]]) -> Anchors {
         // The trie, with children in small vectors while building.

@@ -353,6 +353,22 @@ impl AgentRules {
         self.decide(url).is_allowed()
     }
 
+    /// Roughly the bytes these rules hold on the heap, for caches that count
+    /// what they keep.
+    pub fn heap_bytes(&self) -> usize {
+        let patterns: usize = self.rules.iter().map(|r| r.pattern.len()).sum();
+        std::mem::size_of::<AgentRules>()
+            + self.rules.capacity() * std::mem::size_of::<Rule>()
+            + patterns
+            + self.keys.capacity() * std::mem::size_of::<Key>()
+            + self.key_bytes.capacity()
+            + self.wild.capacity() * std::mem::size_of::<Wild>()
+            + self.wild_bytes.capacity()
+            + self.anchor_groups.capacity() * 8
+            + self.anchors.heap_bytes()
+            + self.content_signals.capacity() * std::mem::size_of::<ContentSignal>()
+    }
+
     /// The number of rules (Allow and Disallow) that apply to the agent.
     pub fn len(&self) -> usize {
         self.rules.len()

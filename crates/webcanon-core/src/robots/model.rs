@@ -479,6 +479,14 @@ impl Robots {
         }
     }
 
+    /// The groups that apply to `agent`, as indexes in file order. Agents
+    /// with equal selections have equal rules (every agent that no group
+    /// names gets the `*` groups), so this is the key to share one
+    /// [`AgentRules`] between them.
+    pub fn group_selection(&self, agent: &str) -> Vec<u32> {
+        self.selected_groups(agent).map(|g| g as u32).collect()
+    }
+
     /// Compiles the rules that apply to `agent` into an index for fast,
     /// repeated decisions.
     pub fn rules_for(&self, agent: &str) -> AgentRules {
