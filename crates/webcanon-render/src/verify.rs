@@ -20,7 +20,7 @@
 
 use std::collections::BTreeSet;
 
-use webcanon_core::robots::{Directive, MatchVerdict, Robots};
+use webcanon_core::robots::{Directive, Robots, merged_slashes, pattern_matches};
 
 use crate::RenderError;
 use crate::policy::{Access, Policy, product_token};
@@ -118,21 +118,20 @@ fn parent(path: &str) -> &str {
     }
 }
 
-/// One pattern, matched with the core's matcher through a one-rule file.
+/// One pattern, matched on the path as given with the core's matcher.
 struct Pattern {
     precedence: usize,
     allow: bool,
-    robots: Robots,
+    pattern: String,
 }
 
 impl Pattern {
     fn new(pattern: &str, allow: bool) -> Pattern {
-        let robots = Robots::parse(format!("User-agent: *\nDisallow: {pattern}\n").as_bytes());
-        Pattern { precedence: precedence(pattern), allow, robots }
+        Pattern { precedence: precedence(pattern), allow, pattern: pattern.to_owned() }
     }
 
     fn matches(&self, url: &str) -> bool {
-        self.robots.decide("probe", url).verdict == MatchVerdict::DisallowedExplicit
+        pattern_matches(&self.pattern, url)
     }
 }
 
@@ -156,8 +155,14 @@ impl Intent {
         Intent { access: access.clone(), patterns }
     }
 
-    /// Whether the policy lets the agent fetch `path` (a path starting with `/`).
+    /// Whether the policy lets the agent fetch `path` (a path starting with
+    /// `/`). Like every decision, it is made on the path as given and with
+    /// repeated slashes merged, and the stricter verdict wins.
     pub fn allows(&self, path: &str) -> bool {
+        self.allows_as_given(path) && merged_slashes(path).is_none_or(|merged| self.allows_as_given(&merged))
+    }
+
+    fn allows_as_given(&self, path: &str) -> bool {
         if path.split(['?', '#']).next() == Some("/robots.txt") {
             return true;
         }
@@ -178,8 +183,14 @@ impl Intent {
 }
 
 /// The first-match reading of `robots` for one agent: the first rule, in
-/// file order across the groups that apply, whose pattern matches.
+/// file order across the groups that apply, whose pattern matches; made on
+/// the path as given and with repeated slashes merged, the stricter wins.
 fn first_match(robots: &Robots, token: &str, path: &str) -> bool {
+    first_match_as_given(robots, token, path)
+        && merged_slashes(path).is_none_or(|merged| first_match_as_given(robots, token, &merged))
+}
+
+fn first_match_as_given(robots: &Robots, token: &str, path: &str) -> bool {
     if path.split(['?', '#']).next() == Some("/robots.txt") {
         return true;
     }

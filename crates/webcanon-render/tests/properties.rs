@@ -77,8 +77,19 @@ fn matches(pattern: &str, path: &str) -> bool {
     go(body.as_bytes(), path.as_bytes(), anchored)
 }
 
-/// The policy's intended access: longest match, Allow wins a tie.
+/// The policy's intended access: longest match, Allow wins a tie, decided
+/// on the path as given and with repeated slashes merged (stricter wins).
 fn intended(access: &Access, path: &str) -> bool {
+    let mut merged = String::with_capacity(path.len());
+    for c in path.chars() {
+        if !(c == '/' && merged.ends_with('/')) {
+            merged.push(c);
+        }
+    }
+    intended_as_given(access, path) && intended_as_given(access, &merged)
+}
+
+fn intended_as_given(access: &Access, path: &str) -> bool {
     if path == "/robots.txt" {
         return true;
     }

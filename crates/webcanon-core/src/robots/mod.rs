@@ -34,6 +34,44 @@ pub use model::{
 };
 pub use parse::sniff;
 
+/// Whether one rule pattern matches `url`'s path as given (RFC 9309 §2.2.2:
+/// percent-escapes normalised, `*` any run, a final `$` the end), without
+/// the merged-slash form or the `/robots.txt` exception a full decision
+/// adds. A pattern that starts with neither `/` nor `*` matches nothing.
+///
+/// ```
+/// use webcanon_core::robots::pattern_matches;
+/// assert!(pattern_matches("/a*b$", "https://example.com/axxb"));
+/// assert!(!pattern_matches("/private", "//private/x"));
+/// ```
+pub fn pattern_matches(pattern: &str, url: &str) -> bool {
+    let mut normalized = Vec::with_capacity(pattern.len());
+    let shape = normalize::normalize_pattern_into(pattern.as_bytes(), &mut normalized);
+    if !matches!(normalized.first(), Some(&b'/' | &normalize::WILDCARD)) {
+        return false;
+    }
+    let path = url_path::path_of(url.as_bytes());
+    let mut path_normalized = Vec::with_capacity(path.len());
+    normalize::normalize_path_into(&path, &mut path_normalized);
+    pattern::matches(&normalized, shape.anchored, &path_normalized)
+}
+
+/// `path` (a URL path, query allowed) with each run of slashes in its path
+/// part merged into one, or `None` when it has none to merge: the second
+/// form every decision is made on. `Disallow: /private` also closes
+/// `//private/x`, because most servers serve it as `/private/x`; the
+/// stricter of the two verdicts wins ([`Robots::decide`]).
+///
+/// ```
+/// use webcanon_core::robots::merged_slashes;
+/// assert_eq!(merged_slashes("//private//x?a=//b").as_deref(), Some("/private/x?a=//b"));
+/// assert_eq!(merged_slashes("/private/x"), None);
+/// ```
+pub fn merged_slashes(path: &str) -> Option<String> {
+    // Only '/' bytes are removed, so the result is still UTF-8.
+    url_path::merged_slashes(path.as_bytes()).map(|b| String::from_utf8(b).unwrap_or_default())
+}
+
 /// Only this many octets of a robots.txt body are parsed (RFC 9309 §2.5
 /// requires at least 500 KiB; the rest is ignored with a diagnostic).
 pub const MAX_PARSE_BYTES: usize = 500 * 1024;
