@@ -14,6 +14,7 @@ mod diagnostics;
 mod error;
 mod fetch_cmd;
 mod input;
+mod listen_args;
 mod llms_cmd;
 mod mcp_cmd;
 mod polite;

@@ -10,10 +10,13 @@ use std::time::Duration;
 
 use clap::Args;
 use tokio::net::TcpListener;
-use webcanon_mcp::{HttpOptions, Identity, MCP_PATH, WebcanonMcp};
+use tokio_util::sync::CancellationToken;
+use webcanon_mcp::{Identity, MCP_PATH, WebcanonMcp};
+use webcanon_server::DEFAULT_SHUTDOWN_GRACE;
 
 use crate::error::CliError;
 use crate::fetch_cmd::{ClientArgs, runtime};
+use crate::listen_args::ListenArgs;
 use crate::signal::shutdown_signal;
 
 const AFTER_HELP: &str = "Tools: fetch, check_url, llms_txt, sitemap_urls, audit_site; prompt: fetch.
@@ -35,14 +38,16 @@ pub struct McpArgs {
     /// picks a free one) instead of stdio. The address is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
-    /// With --http: also accept requests whose Host header names HOST
-    /// (repeatable). Loopback names and the address listened on are always accepted.
-    #[arg(long, value_name = "HOST", requires = "http")]
-    allow_host: Vec<String>,
+    /// With --http: the hosts answered and the connection and session caps.
+    #[command(flatten)]
+    listen_args: ListenArgs,
 }
 
 /// Runs `webcanon mcp`.
 pub fn run(args: McpArgs) -> Result<ExitCode, CliError> {
+    if args.http.is_none() && (!args.listen_args.allow_host.is_empty() || args.listen_args.max_connections.is_some()) {
+        return Err(CliError::usage("--allow-host and --max-connections need --http"));
+    }
     let client = args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?;
     let identity = match &args.client.user_agent {
         Some(user_agent) => Identity::with_user_agent(user_agent),
@@ -52,7 +57,7 @@ pub fn run(args: McpArgs) -> Result<ExitCode, CliError> {
     let runtime = runtime()?;
     let outcome = match &args.http {
         None => runtime.block_on(webcanon_mcp::serve_stdio(server)).map_err(|e| CliError::usage(e.to_string())),
-        Some(addr) => runtime.block_on(serve_http(addr, &args.allow_host, server)),
+        Some(addr) => runtime.block_on(serve_http(addr, &args.listen_args, server)),
     };
     // Nothing of the session is left to wait for (stdin is at its end or
     // was never read).
@@ -60,27 +65,23 @@ pub fn run(args: McpArgs) -> Result<ExitCode, CliError> {
     outcome.map(|()| ExitCode::SUCCESS)
 }
 
-async fn serve_http(addr: &str, allow_hosts: &[String], server: WebcanonMcp) -> Result<(), CliError> {
+async fn serve_http(addr: &str, listen_args: &ListenArgs, server: WebcanonMcp) -> Result<(), CliError> {
     let listener = TcpListener::bind(addr).await.map_err(|e| {
         CliError::usage(format!("cannot listen on `{addr}`: {e}"))
             .with_hint("give a local address such as 127.0.0.1:8765")
     })?;
     let local: SocketAddr = listener.local_addr()?;
-    let mut options = HttpOptions::default();
-    if !local.ip().is_unspecified() {
-        options = options.allow_host(local.ip().to_string());
-    }
-    for host in allow_hosts {
-        options = options.allow_host(host);
-    }
+    let options = listen_args.serve_options(local, DEFAULT_SHUTDOWN_GRACE)?;
+    let stop_mcp = CancellationToken::new();
+    let mcp_options = listen_args.mcp_options(&options.allowed_hosts)?.shutdown_token(stop_mcp.clone());
     let signalled = shutdown_signal();
     eprintln!("listening on http://{local}{MCP_PATH}");
-    if local.ip().is_unspecified() && allow_hosts.is_empty() {
-        eprintln!(
-            "note: only requests naming a loopback host are accepted; add --allow-host NAME for the names clients use"
-        );
-    }
-    webcanon_mcp::serve_http(listener, server, options, signalled)
+    listen_args.note_unspecified(local);
+    let shutdown = async move {
+        signalled.await;
+        stop_mcp.cancel();
+    };
+    webcanon_server::serve_with(listener, webcanon_mcp::http_router(server, &mcp_options), options, shutdown)
         .await
         .map_err(|e| CliError::usage(format!("the HTTP server failed: {e}")))?;
     eprintln!("stopped");

@@ -2,15 +2,15 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Args;
 use tokio_util::sync::CancellationToken;
-use webcanon_mcp::{HttpOptions, Identity, WebcanonMcp};
+use webcanon_mcp::{Identity, WebcanonMcp};
 use webcanon_server::{AppState, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, Limits};
 
 use crate::error::CliError;
 use crate::fetch_cmd::{ClientArgs, runtime};
+use crate::listen_args::{ListenArgs, seconds};
 use crate::signal::shutdown_signal;
 
 /// Arguments of `webcanon serve`.
@@ -36,18 +36,8 @@ pub struct ServeArgs {
     /// Do not serve the MCP endpoint (streamable HTTP at /mcp).
     #[arg(long)]
     no_mcp: bool,
-    /// Also answer MCP requests whose Host header names HOST (repeatable).
-    /// Loopback names and the address listened on are always accepted.
-    #[arg(long, value_name = "HOST", conflicts_with = "no_mcp")]
-    allow_host: Vec<String>,
-}
-
-fn seconds(flag: &str, value: f64) -> Result<Duration, CliError> {
-    if value.is_finite() && value > 0.0 && value <= 1e9 {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(CliError::usage(format!("--{flag} must be a positive number of seconds, not {value}")))
-    }
+    #[command(flatten)]
+    listen_args: ListenArgs,
 }
 
 /// Runs `webcanon serve` until SIGTERM or Ctrl-C.
@@ -72,8 +62,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             .await
             .map_err(|e| CliError::usage(format!("cannot listen on {}: {e}", args.listen)))?;
         let addr = listener.local_addr().map_err(|e| CliError::usage(format!("cannot read the bound address: {e}")))?;
+        let options = args.listen_args.serve_options(addr, grace)?;
         let signalled = shutdown_signal();
         eprintln!("listening on http://{addr}");
+        args.listen_args.note_unspecified(addr);
         let mut app = webcanon_server::router(AppState::new(client.clone(), limits));
         let stop_mcp = CancellationToken::new();
         if !args.no_mcp {
@@ -84,21 +76,15 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
                 None => Identity::default(),
             };
             let server = WebcanonMcp::new(client, identity).map_err(|e| CliError::usage(e.to_string()))?;
-            let mut options = HttpOptions::default().shutdown_token(stop_mcp.clone());
-            if !addr.ip().is_unspecified() {
-                options = options.allow_host(addr.ip().to_string());
-            }
-            for host in &args.allow_host {
-                options = options.allow_host(host);
-            }
-            app = app.merge(webcanon_mcp::http_router(server, &options));
+            let mcp_options = args.listen_args.mcp_options(&options.allowed_hosts)?.shutdown_token(stop_mcp.clone());
+            app = app.merge(webcanon_mcp::http_router(server, &mcp_options));
         }
         let shutdown = async move {
             signalled.await;
             // Open MCP streams end now, so the grace period is for requests.
             stop_mcp.cancel();
         };
-        webcanon_server::serve_with_grace(listener, app, shutdown, grace)
+        webcanon_server::serve_with(listener, app, options, shutdown)
             .await
             .map_err(|e| CliError::usage(format!("serving on {addr} failed: {e}")))
     })?;

@@ -106,6 +106,10 @@ async fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
 #[test]
 fn bad_limits_are_usage_errors() {
     for (args, message) in [
+        (&["--max-connections", "0"][..], "--max-connections"),
+        (&["--header-timeout", "0"][..], "--header-timeout"),
+        (&["--max-sessions", "0"][..], "--max-sessions"),
+        (&["--allow-host", "http://x/"][..], "--allow-host"),
         (&["--max-in-flight", "0"][..], "--max-in-flight"),
         (&["--request-timeout", "0"][..], "--request-timeout"),
         (&["--max-body", "0"][..], "--max-body"),
@@ -118,4 +122,161 @@ fn bad_limits_are_usage_errors() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&output.stderr).contains(message), "{args:?}");
     }
+}
+
+/// One request with the given `Host` and optional `Origin`: the status.
+fn status_with_host(addr: &str, method: &str, path: &str, host: &str, origin: Option<&str>, body: &str) -> u16 {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+#[test]
+fn every_route_answers_only_the_hosts_and_origins_it_names() {
+    let (_served, addr, _stderr) = spawn_serve(&["--no-cache", "--allow-host", "api.test"]);
+    let port = addr.rsplit(':').next().unwrap().to_string();
+    let check = r#"{"url":"https://example.invalid/x"}"#;
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let local = format!("localhost:{port}");
+    let own_origin = format!("http://localhost:{port}");
+    // (method, path, Host, Origin, body, expected status)
+    type Row<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, &'a str, u16);
+    let rows: &[Row] = &[
+        ("POST", "/v1/robots/eval", &addr, None, r#"{"urls":["/"]}"#, 200),
+        ("POST", "/v1/robots/eval", "rebound.attacker.example", None, r#"{"urls":["/"]}"#, 403),
+        ("POST", "/v1/robots/eval", "api.test", None, r#"{"urls":["/"]}"#, 200),
+        ("POST", "/v1/robots/eval", "API.TEST:9999", None, r#"{"urls":["/"]}"#, 200),
+        ("POST", "/v1/robots/eval", "api.test.attacker.example", None, r#"{"urls":["/"]}"#, 403),
+        ("POST", "/v1/robots/eval", &local, Some("https://attacker.example"), r#"{"urls":["/"]}"#, 403),
+        ("POST", "/v1/robots/eval", &local, Some("null"), r#"{"urls":["/"]}"#, 403),
+        ("POST", "/v1/robots/eval", &local, Some(&own_origin), r#"{"urls":["/"]}"#, 200),
+        ("POST", "/v1/robots/check", "rebound.attacker.example", None, check, 403),
+        ("POST", "/v1/fetch", "rebound.attacker.example", None, check, 403),
+        ("POST", "/v1/audit", "rebound.attacker.example", None, check, 403),
+        ("GET", "/metrics", "rebound.attacker.example", None, "", 403),
+        ("GET", "/openapi.json", "rebound.attacker.example", None, "", 403),
+        ("GET", "/no-such-path", "rebound.attacker.example", None, "", 403),
+        ("POST", "/mcp", "rebound.attacker.example", None, initialize, 403),
+        ("POST", "/mcp", &local, Some("https://attacker.example"), initialize, 403),
+        ("POST", "/mcp", &local, None, initialize, 200),
+        // Health checks come from load balancers that name the pod's address.
+        ("GET", "/healthz", "rebound.attacker.example", None, "", 200),
+        ("GET", "/metrics", &addr, None, "", 200),
+    ];
+    for (method, path, host, origin, body, expected) in rows {
+        let status = status_with_host(&addr, method, path, host, *origin, body);
+        assert_eq!(status, *expected, "{method} {path} Host: {host} Origin: {origin:?}");
+    }
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    write!(
+        stream,
+        "POST /v1/robots/eval HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.contains("\"reason\":\"host_not_allowed\""), "{answer}");
+    assert!(answer.contains("--allow-host evil.example"), "the refusal says how to allow the name: {answer}");
+}
+
+/// The descriptors `pid` holds open.
+fn open_descriptors(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.count()).unwrap_or(0)
+}
+
+#[test]
+fn half_sent_requests_neither_exhaust_descriptors_nor_stop_health_checks() {
+    let (served, addr, _stderr) = spawn_serve(&["--no-cache", "--max-connections", "32", "--header-timeout", "0.5"]);
+    let pid = served.child.id();
+    let before = open_descriptors(pid);
+    // 400 clients that send part of a request and then nothing.
+    let mut slow: Vec<TcpStream> = (0..400)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&addr).unwrap();
+            stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ").unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let held = open_descriptors(pid);
+    assert!(
+        held <= before + 32 + 8,
+        "connections are capped: {before} descriptors before, {held} with 400 slow clients"
+    );
+    let started = Instant::now();
+    let (status, body) = request(&addr, "GET", "/healthz", "");
+    let waited = started.elapsed();
+    assert_eq!(status, 200, "{body}");
+    assert!(waited < Duration::from_secs(10), "/healthz answered after {waited:?}");
+    // A half-sent request is cut once its header time is up.
+    let first = &mut slow[0];
+    first.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut buf = Vec::new();
+    let cut = first.read_to_end(&mut buf);
+    assert!(cut.is_ok(), "the server closed the slow connection: {cut:?}");
+    drop(slow);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(request(&addr, "GET", "/healthz", "").0, 200);
+}
+
+#[test]
+fn mcp_sessions_are_capped_and_freed_when_closed() {
+    let (_served, addr, _stderr) = spawn_serve(&["--no-cache", "--max-sessions", "3"]);
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let open = || {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{initialize}",
+            initialize.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        let status: u16 = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let session = answer
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|v| v.trim().to_string()));
+        (status, session, answer)
+    };
+    let mut sessions = Vec::new();
+    for _ in 0..3 {
+        let (status, session, answer) = open();
+        assert_eq!(status, 200, "{answer}");
+        sessions.push(session.expect("a session id"));
+    }
+    let (status, _, answer) = open();
+    assert_eq!(status, 503, "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("retry-after: 30"), "{answer}");
+    assert!(answer.contains("keeps 3 MCP sessions"), "{answer}");
+    // Closing one frees its place.
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    write!(
+        stream,
+        "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        sessions[0]
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 2"), "{answer}");
+    let mut reopened = 0;
+    for _ in 0..50 {
+        if open().0 == 200 {
+            reopened += 1;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(reopened, 1, "a closed session's place is free again");
 }

@@ -11,6 +11,7 @@ pub mod error;
 mod http;
 pub mod llms_hint;
 pub mod markdown;
+pub mod os_limits;
 pub mod pacing;
 mod page;
 pub mod robots_cache;

@@ -3,20 +3,32 @@
 //! merge into its own.
 
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::WebcanonMcp;
 
 /// The path of the streamable HTTP endpoint.
 pub const MCP_PATH: &str = "/mcp";
+
+/// Sessions kept at most by default; an `initialize` beyond them gets 503.
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+
+/// The largest request body the endpoint reads (tool arguments are small).
+pub const MAX_REQUEST_BODY_BYTES: usize = 1024 * 1024;
+
+/// How long a client waits before trying again when the sessions are full.
+const RETRY_AFTER_SECS: u64 = 30;
 
 /// The server could not run: the client never initialised the session, or
 /// the transport failed.
@@ -55,6 +67,7 @@ pub async fn serve_stdio(server: WebcanonMcp) -> Result<(), ServeError> {
 pub struct HttpOptions {
     allowed_hosts: Vec<String>,
     shutdown: CancellationToken,
+    max_sessions: usize,
 }
 
 impl Default for HttpOptions {
@@ -65,6 +78,7 @@ impl Default for HttpOptions {
         HttpOptions {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             shutdown: CancellationToken::new(),
+            max_sessions: DEFAULT_MAX_SESSIONS,
         }
     }
 }
@@ -81,9 +95,23 @@ impl HttpOptions {
         self
     }
 
-    /// The accepted `Host` values.
+    /// Accepts requests for any `Host` (the service in front checks it).
+    pub fn allow_any_host(mut self) -> Self {
+        self.allowed_hosts.clear();
+        self
+    }
+
+    /// The accepted `Host` values; empty when any is.
     pub fn allowed_hosts(&self) -> &[String] {
         &self.allowed_hosts
+    }
+
+    /// Keeps at most `max` sessions at once (at least 1); an `initialize`
+    /// beyond them is answered 503 with `Retry-After` until sessions close
+    /// or expire (after 5 minutes idle). Each session costs memory.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max.max(1);
+        self
     }
 
     /// Ends every MCP session and stream when `token` is cancelled (for a
@@ -96,36 +124,58 @@ impl HttpOptions {
 
 /// The streamable HTTP endpoint of `server` at [`MCP_PATH`] (`/mcp`), as an
 /// axum router to serve alone or merge into another service's router, which
-/// then shares the server's client and caches.
+/// then shares the server's client and caches. Serve it with
+/// `webcanon_server::serve_with`, which checks `Host` and `Origin` for
+/// every route and bounds connections.
 ///
-/// Sessions are kept in memory for clients on protocol versions that use
-/// them; newer clients are served without one.
+/// Sessions are kept in memory, at most [`HttpOptions::max_sessions`], for
+/// clients on protocol versions that use them; newer clients are served
+/// without one. Request bodies over [`MAX_REQUEST_BODY_BYTES`] get 413.
 pub fn http_router(server: WebcanonMcp, options: &HttpOptions) -> axum::Router {
-    let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(options.allowed_hosts.clone())
-        .with_cancellation_token(options.shutdown.child_token());
-    let service =
-        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
-    axum::Router::new().route_service(MCP_PATH, service)
+    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(options.shutdown.child_token());
+    config = if options.allowed_hosts.is_empty() {
+        config.disable_allowed_hosts()
+    } else {
+        config.with_allowed_hosts(options.allowed_hosts.clone())
+    };
+    let sessions = Arc::new(LocalSessionManager::default());
+    let gate = SessionGate { sessions: sessions.clone(), max: options.max_sessions };
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions, config);
+    axum::Router::new().route_service(MCP_PATH, service).route_layer(from_fn_with_state(gate, admit))
 }
 
-/// Serves the endpoint on `listener` until `shutdown` completes; then ends
-/// the sessions and streams, lets requests in progress finish and returns.
-pub async fn serve_http<F>(
-    listener: TcpListener,
-    server: WebcanonMcp,
-    options: HttpOptions,
-    shutdown: F,
-) -> std::io::Result<()>
-where
-    F: Future<Output = ()> + Send + 'static,
-{
-    let token = options.shutdown.clone();
-    let router = http_router(server, &options);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            token.cancel();
-        })
-        .await
+/// What [`admit`] needs to know: the sessions and their cap.
+#[derive(Clone)]
+struct SessionGate {
+    sessions: Arc<LocalSessionManager>,
+    max: usize,
+}
+
+/// Middleware: bounds the body read, and answers an `initialize` with 503
+/// while the sessions are full (other requests pass: they open none).
+async fn admit(State(gate): State<SessionGate>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = Body::new(http_body_util::Limited::new(body, MAX_REQUEST_BODY_BYTES));
+    let opens_session = parts.method == Method::POST && !parts.headers.contains_key("mcp-session-id");
+    if !opens_session || gate.sessions.sessions.read().await.len() < gate.max {
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_REQUEST_BODY_BYTES).await else {
+        return jsonrpc_error(StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than 1 MiB");
+    };
+    let initialize = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("initialize"));
+    if initialize {
+        let message =
+            format!("the server keeps {} MCP sessions, all in use; try again in {RETRY_AFTER_SECS} s", gate.max);
+        let mut response = jsonrpc_error(StatusCode::SERVICE_UNAVAILABLE, &message);
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        return response;
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+fn jsonrpc_error(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": message}});
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }

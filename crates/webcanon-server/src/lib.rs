@@ -18,7 +18,10 @@
 //!
 //! Errors are JSON with the CLI's kinds and codes (see [`error`]). The
 //! `/v1` routes are guarded by the [`Limits`]: body size, requests in
-//! flight (load shedding) and a time limit.
+//! flight (load shedding) and a time limit. [`serve_with`] answers only
+//! requests whose `Host` (and `Origin`, from browsers) names the server
+//! ([`AllowedHosts`]), caps connections and gives clients a time limit to
+//! send their headers ([`ServeOptions`]).
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -37,6 +40,7 @@ pub mod api;
 pub mod error;
 mod handlers;
 mod limits;
+mod listen;
 pub mod metrics;
 pub mod openapi;
 mod state;
@@ -49,8 +53,11 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
-use tokio::sync::watch;
 
+pub use listen::{
+    AllowedHosts, DEFAULT_HEADER_READ_TIMEOUT, FALLBACK_MAX_CONNECTIONS, ServeOptions, default_max_connections,
+    reason as host_reason, serve_with,
+};
 pub use state::{
     AGENT_PATTERN, AppState, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_REQUEST_TIMEOUT, Limits,
     MAX_AGENT_LEN, MAX_EVAL_URLS,
@@ -82,44 +89,15 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then stops
-/// accepting connections and lets in-flight requests finish for up to
+/// Serves `router` on `listener` with the default [`ServeOptions`] (loopback
+/// hosts only, connections capped from the open-file limit, a 10 s header
+/// read timeout) until `shutdown` completes, then stops accepting
+/// connections and lets in-flight requests finish for up to
 /// [`DEFAULT_SHUTDOWN_GRACE`].
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    serve_with_grace(listener, router, shutdown, DEFAULT_SHUTDOWN_GRACE).await
-}
-
-/// [`serve`] with another grace period: `grace` after the shutdown signal
-/// the function returns even if requests are still running. Their
-/// connection tasks live on the runtime until it is shut down, which the
-/// caller does next (the CLI with `Runtime::shutdown_timeout`).
-pub async fn serve_with_grace(
-    listener: TcpListener,
-    router: Router,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-    grace: Duration,
-) -> std::io::Result<()> {
-    let (signalled, mut on_signal) = watch::channel(false);
-    let signal = async move {
-        shutdown.await;
-        tracing::info!("shutting down: no new connections; letting requests in flight finish");
-        let _ = signalled.send(true);
-    };
-    let server = axum::serve(listener, router).with_graceful_shutdown(signal).into_future();
-    tokio::pin!(server);
-    tokio::select! {
-        result = &mut server => return result,
-        _ = on_signal.wait_for(|done| *done) => {}
-    }
-    match tokio::time::timeout(grace, server).await {
-        Ok(result) => result,
-        Err(_) => {
-            tracing::warn!("requests still running after {:.0} s of grace are left to be cut off", grace.as_secs_f64());
-            Ok(())
-        }
-    }
+    serve_with(listener, router, ServeOptions::default(), shutdown).await
 }
