@@ -51,3 +51,31 @@ pub async fn audit(site: Site, agent: &str) -> Report {
     let kind = if ctx.site.is_origin() { "origin" } else { "folder" };
     Report::new(ctx.site.target().display(), kind, agent.to_string(), checks, matrix, ctx.site.reads())
 }
+
+/// [`audit`] run on a thread of the runtime's blocking pool, for servers:
+/// the audit's parsing, linting and scoring (CPU work, bounded per input)
+/// never hold up the async workers that answer other requests. Its reads
+/// still go through the runtime. Dropping the returned future (a request
+/// time limit) stops the audit at its next read.
+///
+/// Must be called within a multi-threaded Tokio runtime.
+pub async fn audit_off_runtime(site: Site, agent: &str) -> Report {
+    let agent = agent.to_owned();
+    let runtime = tokio::runtime::Handle::current();
+    // Dropped with this future: the blocking side then stops waiting.
+    let (keep_going, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::task::spawn_blocking(move || {
+        runtime.block_on(async move {
+            tokio::select! {
+                report = audit(site, &agent) => Some(report),
+                _ = stopped => None,
+            }
+        })
+    });
+    let outcome = task.await;
+    drop(keep_going);
+    match outcome {
+        Ok(report) => report.expect("the audit stops early only when nobody waits for it"),
+        Err(err) => std::panic::resume_unwind(err.into_panic()),
+    }
+}

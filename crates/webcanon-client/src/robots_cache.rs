@@ -122,6 +122,10 @@ pub struct CachedRobots {
     compiled: Mutex<Compiled>,
 }
 
+/// Files up to this size are parsed where they arrive (well under a
+/// millisecond); larger ones on the blocking pool.
+const PARSE_INLINE_BYTES: usize = 64 * 1024;
+
 /// Compiled rules, shared by every agent that selects the same groups (all
 /// agents no group names share the `*` rules), within a byte allowance.
 #[derive(Debug, Default)]
@@ -164,6 +168,20 @@ impl CachedRobots {
             stale_since,
             last_good_body,
             compiled: Mutex::new(Compiled::default()),
+        }
+    }
+
+    /// [`CachedRobots::new`], with a large file parsed on the blocking pool
+    /// so that the async workers keep answering other requests.
+    async fn parsed(record: RobotsRecord, last_good: Option<RobotsRecord>) -> CachedRobots {
+        let size = record.body.as_ref().map_or(0, Vec::len)
+            + last_good.as_ref().and_then(|g| g.body.as_ref()).map_or(0, Vec::len);
+        if size <= PARSE_INLINE_BYTES {
+            return CachedRobots::new(record, last_good);
+        }
+        match tokio::task::spawn_blocking(move || CachedRobots::new(record, last_good)).await {
+            Ok(cached) => cached,
+            Err(err) => std::panic::resume_unwind(err.into_panic()),
         }
     }
 
@@ -441,10 +459,10 @@ impl RobotsCache {
         }
         let mut previous = self.store_result(self.store.load(origin)).flatten();
         if let Some(record) = previous.as_ref().filter(|r| r.is_fresh(now)) {
-            return (self.use_stored(origin, record.clone(), now), true);
+            return (self.use_stored(origin, record.clone(), now).await, true);
         }
         let lock = match self.fleet_turn(origin).await {
-            Turn::Stored(record) => return (self.use_stored(origin, record, unix_now()), true),
+            Turn::Stored(record) => return (self.use_stored(origin, record, unix_now()).await, true),
             Turn::Fetch(lock) => {
                 if lock.is_some() {
                     // The outcome the last holder left, for the failure count.
@@ -469,7 +487,7 @@ impl RobotsCache {
         self.store_result(self.store.save(&record));
         drop(lock);
         let last_good = self.last_good_for(&record, record.fetched_at);
-        let mut cached = CachedRobots::new(record, last_good);
+        let mut cached = CachedRobots::parsed(record, last_good).await;
         cached.redirects = redirects;
         cached.final_url = final_url;
         let cached = Arc::new(cached);
@@ -478,9 +496,9 @@ impl RobotsCache {
     }
 
     /// An outcome found in the store, remembered and counted as a hit.
-    fn use_stored(&self, origin: &str, record: RobotsRecord, now: u64) -> Arc<CachedRobots> {
+    async fn use_stored(&self, origin: &str, record: RobotsRecord, now: u64) -> Arc<CachedRobots> {
         let last_good = self.last_good_for(&record, now);
-        let cached = Arc::new(CachedRobots::new(record, last_good));
+        let cached = Arc::new(CachedRobots::parsed(record, last_good).await);
         self.remember(origin, &cached);
         self.count(|s| s.hits += 1);
         cached

@@ -177,7 +177,7 @@ pub async fn audit(
     }
     let url = Url::parse(&request.url).expect("Client::check accepted the URL");
     let agent = client.agent().to_string();
-    Ok(Json(webcanon_audit::audit(Site::origin(url, client), &agent).await))
+    Ok(Json(webcanon_audit::audit_off_runtime(Site::origin(url, client), &agent).await))
 }
 
 /// Whether the service answers.

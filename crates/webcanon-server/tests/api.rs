@@ -420,3 +420,66 @@ async fn wait_until(condition: impl Fn() -> bool) {
     }
     panic!("condition not met in 2 s");
 }
+
+/// A robots.txt of about 500 KiB of distinct wildcard rules, and a home page
+/// whose title is 200,000 escapes: each audit of it is a second or more of
+/// parsing and linting in a debug build.
+fn heavy_site_files() -> (String, String) {
+    let mut robots = String::from("User-agent: *\n");
+    let mut i = 0;
+    while robots.len() < 500 * 1024 {
+        i += 1;
+        robots.push_str(&format!("Disallow: /{}*{}/x{i}$\n", (b'a' + (i % 8) as u8) as char, ["x", "y", "z"][i % 3]));
+    }
+    let page = format!("<html><head><title>{}</title></head><body><p>hi</p></body></html>", "&amp;".repeat(200_000));
+    (robots, page)
+}
+
+// One async worker: an audit that ran its CPU work on it would hold up every
+// other request for as long as it lints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn audits_leave_the_async_worker_free_for_health_checks() {
+    let server = site().await;
+    let (robots, page) = heavy_site_files();
+    server.route("/robots.txt", Route::text(200, &robots));
+    server.route("/", Route::html(200, &page));
+    let service = start().await;
+    let addr = service.base.trim_start_matches("http://").to_string();
+    let probing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let prober = {
+        let probing = probing.clone();
+        std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let mut slowest = Duration::ZERO;
+            while probing.load(std::sync::atomic::Ordering::Relaxed) {
+                let started = std::time::Instant::now();
+                let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+                write!(stream, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").unwrap();
+                let mut answer = String::new();
+                stream.read_to_string(&mut answer).unwrap();
+                assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+                slowest = slowest.max(started.elapsed());
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            slowest
+        })
+    };
+    let url = format!("{}/v1/audit", service.base);
+    let audits: Vec<_> = (0..2)
+        .map(|_| {
+            let (http, url, body) = (service.http.clone(), url.clone(), json!({"url": server.url("/")}));
+            tokio::spawn(async move {
+                let response = http.post(url).json(&body).send().await.unwrap();
+                (response.status().as_u16(), response.json::<Value>().await.unwrap())
+            })
+        })
+        .collect();
+    for audit in audits {
+        let (status, body) = audit.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        assert!(body["checks"].as_array().is_some_and(|c| !c.is_empty()), "{body}");
+    }
+    probing.store(false, std::sync::atomic::Ordering::Relaxed);
+    let slowest = prober.join().unwrap();
+    assert!(slowest < Duration::from_millis(300), "/healthz took {slowest:?} while audits ran");
+}

@@ -39,7 +39,7 @@ pub(crate) async fn run(shared: &Shared, args: AuditArgs) -> Result<Answer, Fail
     // refusal rather than an audit full of unreadable resources.
     client.check(origin_url.as_str()).await.map_err(|e| Failure::from_client(&e, &origin, &agent))?;
     let site = Site::origin(origin_url, client);
-    let report = webcanon_audit::audit(site, &agent).await;
+    let report = webcanon_audit::audit_off_runtime(site, &agent).await;
     let output = summary(&report);
     Ok(Answer::new(header(&output), None, &output))
 }
