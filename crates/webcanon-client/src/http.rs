@@ -108,7 +108,8 @@ impl Http {
             .header(header::USER_AGENT, self.user_agent.clone())
             .header(header::ACCEPT, accept)
             .timeout(self.timeout);
-        let exchange = async {
+        let port = url.port_or_known_default().unwrap_or(0);
+        let exchange = crate::ssrf::resolve::CONNECT_PORT.scope(port, async {
             let mut response = request.send().await.map_err(|e| FetchError::from_reqwest(url, e))?;
             if let Some(addr) = response.remote_addr() {
                 self.guard.check_peer(url, addr).map_err(FetchError::from_guard)?;
@@ -127,7 +128,7 @@ impl Http {
                 body.extend_from_slice(&chunk);
             }
             Ok(Answer { url: url.clone(), status, headers, body, truncated })
-        };
+        });
         match tokio::time::timeout(self.timeout, exchange).await {
             Ok(result) => result,
             Err(_) => Err(FetchError::Timeout { url: url.to_string(), after: started.elapsed() }),

@@ -36,7 +36,7 @@ async fn vet(guard: &SsrfGuard, input: &str) -> Result<(), String> {
     let url = Url::parse(input).map_err(|e| format!("unparsable: {e}"))?;
     guard.check_url(&url).map_err(|e| e.reason().to_string())?;
     if let Some(url::Host::Domain(name)) = url.host() {
-        guard.resolve(name).await.map_err(|e| e.reason().to_string())?;
+        guard.resolve(name, None).await.map_err(|e| e.reason().to_string())?;
     }
     Ok(())
 }
@@ -78,6 +78,12 @@ const REFUSED: &[(&str, &str)] = &[
     ("http://LOCALHOST:8080/", "localhost"),
     ("http://localhost./", "localhost"),
     ("http://foo.localhost/", "localhost"),
+    ("http://localhost.localdomain/", "localhost"),
+    ("http://LOCALHOST.LOCALDOMAIN./", "localhost"),
+    ("http://ip6-localhost/", "localhost"),
+    ("http://ip6-loopback/", "localhost"),
+    ("http://localhost6/", "localhost"),
+    ("http://localhost6.localdomain6/", "localhost"),
     ("http://metadata.google.internal/computeMetadata/v1/", "metadata"),
     ("http://metadata/", "metadata"),
     ("http://instance-data/latest/", "metadata"),
@@ -114,6 +120,10 @@ const REFUSED: &[(&str, &str)] = &[
     ("http://[100::1]/", "reserved"),
     ("http://[2001:db8::1]/", "documentation"),
     ("http://[0:0:0:0:0:ffff:169.254.169.254]/", "metadata"),
+    ("http://[::ffff:0:127.0.0.1]/", "loopback"),
+    ("http://[::ffff:0:7f00:1]/", "loopback"),
+    ("http://[::ffff:0:a9fe:a9fe]/", "metadata"),
+    ("http://[::ffff:0:10.0.0.1]/", "private"),
     // Userinfo tricks: the real host is classified, credentials refused.
     ("http://public.test@127.0.0.1/", "loopback"),
     ("http://user:pass@93.184.216.34/", "userinfo"),
@@ -237,6 +247,34 @@ async fn refused_fetches_never_connect() {
     assert_eq!(result.status, 200);
     assert_eq!(server.hits("/"), 1);
     assert!(server.requests().iter().all(|r| r.host.as_deref() == Some(&format!("site.test:{port}"))));
+}
+
+/// `--resolve HOST:PORT:ADDR` is for that port only, as with curl: a
+/// redirect to the same name on another port asks the name lookup, which
+/// here knows nothing, so it is never sent to the override's address.
+#[tokio::test]
+async fn a_resolve_override_applies_to_its_port_only() {
+    let site = TestServer::start().await;
+    let other = TestServer::start().await;
+    other.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    other.route("/landing", Route::text(200, "reached through the override of another port"));
+    site.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    site.route("/go", Route::redirect(302, &format!("http://site.test:{}/landing", other.port())));
+    let client = Client::builder()
+        .cache(CacheSetting::None)
+        .timeout(Duration::from_secs(5))
+        .name_lookup(Arc::new(StaticLookup::new()))
+        .ssrf_policy(
+            SsrfPolicy::default()
+                .resolve(format!("site.test:{}:127.0.0.1", site.port()).parse().unwrap())
+                .allow_private("127.0.0.1/32".parse().unwrap()),
+        )
+        .build()
+        .unwrap();
+    let err = client.fetch(&format!("http://site.test:{}/go", site.port())).await.unwrap_err();
+    assert!(err.to_string().contains("site.test"), "{err}");
+    assert_eq!(site.hits("/go"), 1, "the override's own port is reached");
+    assert!(other.requests().is_empty(), "another port of the name is not: {:?}", other.requests());
 }
 
 #[tokio::test]

@@ -75,7 +75,7 @@ impl Client {
         // As in `vet`: a name that does not resolve is not refused; its
         // robots.txt is unreachable.
         if let Some(url::Host::Domain(name)) = first.host()
-            && let Err(err) = guard.resolve(name).await
+            && let Err(err) = guard.resolve(name, first.port_or_known_default()).await
             && !err.is_lookup_failure()
         {
             decided.extend(admitted.into_iter().map(|(index, _)| (index, Err(Error::Ssrf(err.clone())))));

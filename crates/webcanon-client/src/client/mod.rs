@@ -566,7 +566,7 @@ impl Client {
         let guard = &self.inner.http.guard;
         guard.check_url(url).map_err(Error::Ssrf)?;
         if let Some(url::Host::Domain(name)) = url.host() {
-            match guard.resolve(name).await {
+            match guard.resolve(name, url.port_or_known_default()).await {
                 Err(refused) if !refused.is_lookup_failure() => return Err(Error::Ssrf(refused)),
                 _ => {}
             }

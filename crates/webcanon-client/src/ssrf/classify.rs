@@ -105,14 +105,15 @@ pub fn classify_v4(ip: Ipv4Addr) -> AddressClass {
 }
 
 /// The IPv4 address an IPv6 address carries, for the forms that carry one:
-/// mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`
+/// mapped `::ffff:a.b.c.d`, translated `::ffff:0:a.b.c.d` (RFC 2765),
+/// compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`
 /// and `64:ff9b:1::/48`, 6to4 `2002::/16`, and Teredo `2001::/32` (whose
 /// client address is stored inverted in the last 32 bits).
 pub fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     let bits = u128::from(ip);
     let low32 = Ipv4Addr::from((bits & 0xffff_ffff) as u32);
     let seg = ip.segments();
-    if bits >> 32 == 0xffff {
+    if bits >> 32 == 0xffff || bits >> 32 == 0xffff_0000 {
         return Some(low32);
     }
     // `::` and `::1` are not IPv4-compatible forms of 0.0.0.0 and 0.0.0.1.
@@ -210,6 +211,8 @@ mod tests {
             ("::127.0.0.1", AddressClass::Loopback),
             ("::ffff:169.254.169.254", AddressClass::Metadata),
             ("::ffff:8.8.8.8", AddressClass::Public),
+            ("::ffff:0:127.0.0.1", AddressClass::Loopback),
+            ("::ffff:0:8.8.8.8", AddressClass::Public),
             ("64:ff9b::a9fe:a9fe", AddressClass::Metadata),
             ("64:ff9b::808:808", AddressClass::Public),
             ("64:ff9b:1::a00:1", AddressClass::Private),

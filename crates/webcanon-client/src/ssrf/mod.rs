@@ -21,7 +21,7 @@
 //! networks, and `resolve` overrides like curl's `--resolve`.
 
 mod classify;
-mod resolve;
+pub(crate) mod resolve;
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
@@ -94,18 +94,21 @@ impl SsrfPolicy {
         }
     }
 
-    /// The override addresses for `host`, if any. Entries naming the host
-    /// exactly win; otherwise wildcard entries apply: `*.example.test`
-    /// covers every name under `example.test` (not `example.test` itself),
-    /// and `*` covers every name.
-    pub fn overrides_for(&self, host: &str) -> Vec<IpAddr> {
+    /// The override addresses for `host` on `port` (any port when `None`),
+    /// if any: like curl, an override written for another port does not
+    /// apply. Entries naming the host exactly win; otherwise wildcard
+    /// entries apply: `*.example.test` covers every name under
+    /// `example.test` (not `example.test` itself), and `*` covers every
+    /// name.
+    pub fn overrides_for(&self, host: &str, port: Option<u16>) -> Vec<IpAddr> {
         let host = host.trim_end_matches('.');
+        let on_port = |r: &&ResolveOverride| port.is_none_or(|p| p == r.port);
         let exact: Vec<IpAddr> =
-            self.resolve.iter().filter(|r| r.host.eq_ignore_ascii_case(host)).map(|r| r.addr).collect();
+            self.resolve.iter().filter(on_port).filter(|r| r.host.eq_ignore_ascii_case(host)).map(|r| r.addr).collect();
         if !exact.is_empty() {
             return exact;
         }
-        self.resolve.iter().filter(|r| wildcard_covers(&r.host, host)).map(|r| r.addr).collect()
+        self.resolve.iter().filter(on_port).filter(|r| wildcard_covers(&r.host, host)).map(|r| r.addr).collect()
     }
 }
 
@@ -138,7 +141,7 @@ pub enum SsrfReason {
     Scheme,
     /// The URL carries a user name or password.
     Userinfo,
-    /// `localhost` or a name under it.
+    /// `localhost`, a name under it, or another name of the local host (`localhost.localdomain`, `ip6-localhost`).
     Localhost,
     /// A cloud metadata host name.
     MetadataName,
@@ -207,6 +210,16 @@ impl SsrfError {
     }
 }
 
+/// Names of the local host in common `/etc/hosts` files, besides
+/// `localhost` and the names under it (RFC 6761 §6.3).
+const LOCAL_HOST_NAMES: &[&str] =
+    &["localhost.localdomain", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"];
+
+/// Whether `name` (lower case, no final dot) is the local host by name.
+fn is_local_host_name(name: &str) -> bool {
+    name == "localhost" || name.ends_with(".localhost") || LOCAL_HOST_NAMES.contains(&name)
+}
+
 const METADATA_NAMES: &[&str] = &["metadata.google.internal", "metadata", "instance-data", "metadata.azure.com"];
 
 /// The guard: a policy plus the name lookup it vets.
@@ -265,10 +278,10 @@ impl SsrfGuard {
 
     fn check_name(&self, url: &Url, name: &str) -> Result<(), SsrfError> {
         let name = name.trim_end_matches('.').to_ascii_lowercase();
-        if !self.policy.overrides_for(&name).is_empty() {
+        if !self.policy.overrides_for(&name, url.port_or_known_default()).is_empty() {
             return Ok(());
         }
-        if name == "localhost" || name.ends_with(".localhost") {
+        if is_local_host_name(&name) {
             return Err(SsrfError::new(url, SsrfReason::Localhost, format!("`{name}` is the local host")));
         }
         if METADATA_NAMES.contains(&name.as_str()) {
@@ -277,13 +290,14 @@ impl SsrfGuard {
         Ok(())
     }
 
-    /// Resolves `host` once and vets every address: the overrides first,
+    /// Resolves `host` once for a connection to `port` (any port when
+    /// `None`) and vets every address: the overrides for that port first,
     /// else DNS; refused if any address is not allowed.
-    pub async fn resolve(&self, host: &str) -> Result<Vec<IpAddr>, SsrfError> {
+    pub async fn resolve(&self, host: &str, port: Option<u16>) -> Result<Vec<IpAddr>, SsrfError> {
         let host = host.trim_end_matches('.').to_ascii_lowercase();
-        let overrides = self.policy.overrides_for(&host);
+        let overrides = self.policy.overrides_for(&host, port);
         let addrs = if overrides.is_empty() {
-            if host == "localhost" || host.ends_with(".localhost") {
+            if is_local_host_name(&host) {
                 return Err(SsrfError::new(&host, SsrfReason::Localhost, format!("`{host}` is the local host")));
             }
             self.lookup.lookup(&host).await.map_err(|e| SsrfError::new(&host, SsrfReason::Lookup, e.to_string()))?
@@ -339,9 +353,12 @@ mod wildcard_tests {
             ("a.test.example", vec![]),
         ];
         for (host, expected) in rows {
-            assert_eq!(policy.overrides_for(host), expected, "{host}");
+            assert_eq!(policy.overrides_for(host, Some(8080)), expected, "{host}");
+            assert_eq!(policy.overrides_for(host, None), expected, "{host}, any port");
+            assert!(policy.overrides_for(host, Some(443)).is_empty(), "{host}: written for port 8080, not 443");
         }
         let all = SsrfPolicy::default().resolve("*:443:127.0.0.3".parse().unwrap());
-        assert_eq!(all.overrides_for("anything.example"), vec!["127.0.0.3".parse::<IpAddr>().unwrap()]);
+        assert_eq!(all.overrides_for("anything.example", Some(443)), vec!["127.0.0.3".parse::<IpAddr>().unwrap()]);
+        assert!(all.overrides_for("anything.example", Some(80)).is_empty());
     }
 }

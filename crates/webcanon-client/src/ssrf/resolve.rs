@@ -98,11 +98,20 @@ impl GuardResolver {
     }
 }
 
+tokio::task_local! {
+    /// The port of the connection being made, set around each request so
+    /// that `--resolve HOST:PORT:ADDR` applies to that port only (the HTTP
+    /// client hands the resolver a name without a port).
+    pub(crate) static CONNECT_PORT: u16;
+}
+
 impl Resolve for GuardResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let guard = self.guard.clone();
+        // Read here, on the task that sends the request.
+        let port = CONNECT_PORT.try_with(|port| *port).ok();
         Box::pin(async move {
-            let addrs = guard.resolve(name.as_str()).await?;
+            let addrs = guard.resolve(name.as_str(), port).await?;
             // The port is set by the connector from the URL.
             let sockets: Vec<SocketAddr> = addrs.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect();
             Ok(Box::new(sockets.into_iter()) as Addrs)
