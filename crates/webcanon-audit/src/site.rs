@@ -170,7 +170,7 @@ impl Site {
     /// pages are read from the folder.
     pub fn folder(path: impl Into<PathBuf>) -> Site {
         let path = path.into();
-        let published_at = std::fs::read(path.join("robots.txt")).ok().and_then(|body| {
+        let published_at = read_regular_file(&path.join("robots.txt")).ok().and_then(|body| {
             let robots = webcanon_core::robots::Robots::parse(&body);
             let first = robots.sitemaps().next().and_then(|s| Url::parse(s).ok());
             first.filter(|u| matches!(u.scheme(), "http" | "https")).map(|u| origin_of(&u))
@@ -370,7 +370,7 @@ fn load_file(root: &Path, key: &str) -> Resource {
     if !file.exists() && file.extension().is_none() {
         file.set_extension("html");
     }
-    match std::fs::read(&file) {
+    match read_regular_file(&file) {
         Ok(body) => Resource {
             url: key.to_string(),
             final_url: key.to_string(),
@@ -384,6 +384,22 @@ fn load_file(root: &Path, key: &str) -> Resource {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => not_found(),
         Err(err) => unreadable(key, format!("cannot read {}: {err}", file.display())),
     }
+}
+
+/// The bytes of the regular file at `path` (symbolic links followed), at
+/// most [`MAX_RESOURCE_BYTES`] of them, as a web server would cap an
+/// answer. A FIFO, device or socket is refused before it is opened (a
+/// FIFO would block the audit, `/dev/zero` never ends).
+fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let kind = std::fs::metadata(path)?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() { "a folder" } else { "not a regular file (a FIFO, device or socket)" };
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, what));
+    }
+    let mut body = Vec::new();
+    std::fs::File::open(path)?.take(MAX_RESOURCE_BYTES as u64).read_to_end(&mut body)?;
+    Ok(body)
 }
 
 /// The media type a static server would give a file, by its extension.

@@ -48,6 +48,32 @@ impl CliError {
     }
 }
 
+impl CliError {
+    /// Writes the error as the JSON error object of `--json` output
+    /// (`{"error": {"kind", "message", "code", "hint"?}}`) to stdout.
+    pub fn report_json(&self) {
+        if self.message.is_empty() {
+            return;
+        }
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            kind: &'a str,
+            message: &'a str,
+            code: u8,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            hint: Option<&'a str>,
+        }
+        #[derive(serde::Serialize)]
+        struct Wrapper<'a> {
+            error: Body<'a>,
+        }
+        let kind = if self.exit_code == EXIT_USAGE { "usage" } else { "error" };
+        let body = Body { kind, message: &self.message, code: self.exit_code, hint: self.hint.as_deref() };
+        let text = serde_json::to_string_pretty(&Wrapper { error: body }).unwrap_or_default();
+        println!("{text}");
+    }
+}
+
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

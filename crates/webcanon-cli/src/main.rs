@@ -27,7 +27,7 @@ mod sitemap_cmd;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// robots.txt, llms.txt, sitemaps and usage signals for AI agents, done right.
 #[derive(Debug, Parser)]
@@ -82,7 +82,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let json = asks_for_json(&matches);
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(err) => err.exit(),
+    };
     let result = match cli.command {
         Command::Robots(command) => robots_cmd::run(command),
         Command::Fetch(args) => fetch_cmd::run(args),
@@ -98,8 +103,23 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            err.report();
+            if json {
+                err.report_json();
+            } else {
+                err.report();
+            }
             ExitCode::from(err.exit_code())
         }
     }
+}
+
+/// Whether the subcommand that runs was given `--json`: then even an error
+/// that ends it (an unusable cache file, an unreadable input) is a JSON
+/// object on stdout, so a script reading stdout is never left with nothing.
+fn asks_for_json(matches: &clap::ArgMatches) -> bool {
+    let mut leaf = matches;
+    while let Some((_, sub)) = leaf.subcommand() {
+        leaf = sub;
+    }
+    matches!(leaf.try_get_one::<bool>("json"), Ok(Some(true)))
 }

@@ -76,3 +76,25 @@ fn usage_errors_exit_2() {
     let r = webcanon(&["audit", "examples/site", "--fail-under", "101"]);
     assert_eq!(r.code, 2);
 }
+
+/// A folder's files are read only when they are regular files: a FIFO named
+/// robots.txt would block the audit for ever, an llms.txt linked to
+/// /dev/zero would never end. Both are reported as unreadable, at once.
+#[test]
+fn a_folder_of_fifos_and_devices_is_audited_at_once() {
+    let dir = support::temp_dir("special-files");
+    let fifo = std::process::Command::new("mkfifo").arg(dir.join("robots.txt")).status().expect("mkfifo runs");
+    assert!(fifo.success());
+    std::os::unix::fs::symlink("/dev/zero", dir.join("llms.txt")).unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", dir.join("sitemap.xml")).unwrap();
+    std::fs::write(dir.join("index.html"), "<html><head><title>Home</title></head><body><p>hi</p></body></html>")
+        .unwrap();
+    let started = std::time::Instant::now();
+    let r = webcanon(&["audit", dir.to_str().unwrap(), "--json"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    assert!(r.stdout.contains("not a regular file"), "the report says why: {}", r.stdout);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(report["target_kind"], "folder");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -212,3 +212,33 @@ fn lint_explain_lists_every_code() {
         assert!(run.stdout.contains(code), "{code} missing: {}", run.stdout);
     }
 }
+
+/// Under `--json`, an error that ends a command before it has a result (a
+/// cache file that is not a database, a locked one) is still a JSON object
+/// on stdout, with the exit status; without `--json` it is a message on
+/// stderr.
+#[test]
+fn an_unusable_cache_file_is_a_json_error_under_json() {
+    let dir = support::temp_dir("corrupt-cache");
+    std::fs::write(dir.join("robots.sqlite3"), vec![0x5a; 20_000]).unwrap();
+    let cache = dir.to_str().unwrap();
+    for args in [
+        &["fetch", "https://example.invalid/", "--cache-dir", cache, "--json"][..],
+        &["audit", "https://example.invalid/", "--cache-dir", cache, "--json"][..],
+        &["llms", "check", "https://example.invalid/", "--cache-dir", cache, "--json"][..],
+    ] {
+        let run = webcanon(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        let answer: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e}): {:?}", run.stdout));
+        assert_eq!(answer["error"]["kind"], "usage", "{answer}");
+        assert_eq!(answer["error"]["code"], 2, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("not a usable SQLite database"), "{message}");
+    }
+    let plain = webcanon(&["fetch", "https://example.invalid/", "--cache-dir", cache]);
+    assert_eq!(plain.code, 2);
+    assert_eq!(plain.stdout, "");
+    assert!(plain.stderr.contains("not a usable SQLite database"), "{}", plain.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
