@@ -446,6 +446,20 @@ async fn sitemap_folder_pass() {
     assert_eq!(evidence(c, "limits")["files"][0]["host"], "site.test");
 }
 
+/// A bare `&` is not well-formed XML: the entries are still read (as
+/// search engines read them), but the `valid` step warns with S001.
+#[tokio::test]
+async fn sitemap_with_a_bare_ampersand_warns_on_valid() {
+    let xml = urlset(&[("https://site.test/search?q=a&page=2", Some("2026-01-01")), ("https://site.test/", None)]);
+    let report = audit_folder("sm-amp", &[("robots.txt", ROBOTS), ("sitemap.xml", xml.as_str())]).await;
+    let c = check(&report, "sitemap");
+    assert_eq!(step(c, "valid"), Status::Warn, "{c:#?}");
+    assert!(has_finding(c, Severity::Warn, "S001"), "{:#?}", c.findings);
+    let finding = c.findings.iter().find(|f| f.message.contains("S001")).unwrap();
+    assert!(finding.message.contains("bare `&`"), "{}", finding.message);
+    assert_eq!(evidence(c, "valid")["files"][0]["entries"], 2, "{}", evidence(c, "valid"));
+}
+
 #[tokio::test]
 async fn sitemap_only_at_the_well_known_path_warns() {
     let xml = urlset(&[("https://site.test/", Some("2026-01-01"))]);

@@ -143,6 +143,10 @@ fn extensions_are_kept() {
     let amp =
         video.entries.iter().flat_map(|e| &e.videos).find(|v| v.title.as_deref().is_some_and(|t| t.contains(" & ")));
     assert_eq!(amp.and_then(|v| v.title.as_deref()), Some("Best Air Conditioner Brands & Models"));
+    let not_well_formed: Vec<_> = video.diagnostics.iter().filter(|d| d.code == SitemapCode::NotWellFormed).collect();
+    assert_eq!(not_well_formed.len(), 1, "reported once: {not_well_formed:?}");
+    assert_eq!(not_well_formed[0].line, Some(4319));
+    assert!(not_well_formed[0].message.contains("bare `&`"), "{}", not_well_formed[0].message);
     let hreflang = sitemap::parse(
         urlset(
             "<url><loc>https://a.dev/en</loc><xhtml:link xmlns:xhtml=\"http://www.w3.org/1999/xhtml\" rel=\"alternate\" hreflang=\"de\" href=\"https://a.dev/de?x=1&amp;y=2\"/></url>\n",

@@ -94,6 +94,8 @@ struct Parser<'s, 'f> {
     news: Option<News>,
     root_seen: bool,
     unknown_entity_reported: bool,
+    /// Whether a bare `&` was reported (once per file).
+    bare_amp_reported: bool,
 }
 
 pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
@@ -115,6 +117,7 @@ pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
         news: None,
         root_seen: false,
         unknown_entity_reported: false,
+        bare_amp_reported: false,
     };
     let mut errors = 0;
     let mut last_error_at = u64::MAX;
@@ -139,6 +142,13 @@ pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
                 parser.end(line);
             }
             Ok(Event::Text(t)) => {
+                // With dangling `&` allowed, a bare one arrives as text.
+                if !parser.bare_amp_reported && t.contains('&') {
+                    parser.bare_amp_reported = true;
+                    let line = lines.at(reader.buffer_position());
+                    let message = "not well-formed XML: a bare `&` (write `&amp;`); read as written".into();
+                    parser.sink.diag(SitemapCode::NotWellFormed, Some(line), message);
+                }
                 if parser.collecting() {
                     parser.text.push_str(&t.xml10_content());
                 }
