@@ -436,6 +436,7 @@ async fn reads_llms_txt(session: &Session, site: &TestServer) {
 }
 
 async fn lists_sitemap_urls(session: &Session, site: &TestServer) {
+    let sitemap_requests_before = site.hits("/sitemap.xml");
     let first = call(session, "sitemap_urls", json!({"url": site.url("/"), "limit": 2})).await;
     assert_ok(&first, "sitemap page 1");
     let out = structured(&first);
@@ -462,6 +463,10 @@ async fn lists_sitemap_urls(session: &Session, site: &TestServer) {
     let past = call(session, "sitemap_urls", json!({"url": site.url("/"), "offset": 3})).await;
     let text = assert_error(&past, "offset past the end");
     assert!(text.contains("offset 3 is past the end: the sitemaps list 3 URLs"), "{text}");
+    // One discovery served the three calls (another page of the same site).
+    let again = call(session, "sitemap_urls", json!({"url": site.url("/other/page"), "limit": 1})).await;
+    assert_ok(&again, "sitemap page from the cache");
+    assert_eq!(site.hits("/sitemap.xml") - sitemap_requests_before, 1, "discovery ran once for the origin");
 }
 
 async fn audits_the_origin(session: &Session, site: &TestServer) {

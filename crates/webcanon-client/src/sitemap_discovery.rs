@@ -17,9 +17,11 @@
 //! file (recognised by its magic bytes).
 //!
 //! Fetches are sequential, one sitemap at a time, and each body is parsed
-//! on the calling task once it has arrived. Indexes are followed depth
+//! on the blocking pool once it has arrived. Indexes are followed depth
 //! first, in the order they list their children; no sitemap is requested
-//! twice in a run. A sitemap grants no permission: the URLs found
+//! twice in a run. A run's work is bounded by the bytes it parses after
+//! decompression ([`DiscoveryConfig::max_bytes`], 256 MiB by default), not
+//! only by the number of sitemaps: a small gzip body can inflate to 50 MB. A sitemap grants no permission: the URLs found
 //! are reported, not fetched, and robots.txt still decides each of them.
 //!
 //! ```no_run
@@ -61,6 +63,9 @@ use crate::ssrf::SsrfError;
 pub const DEFAULT_MAX_DEPTH: usize = 3;
 /// How many sitemaps are requested in one run by default.
 pub const DEFAULT_MAX_SITEMAPS: usize = 1_000;
+/// How many bytes of sitemap text (after decompression) one run parses by
+/// default: a few seconds of CPU at most, whatever the files hold.
+pub const DEFAULT_MAX_BYTES: usize = 256 << 20;
 
 /// The `Accept` header of sitemap requests.
 const ACCEPT: &str = "application/xml, text/xml;q=0.9, text/plain;q=0.5, */*;q=0.1";
@@ -88,11 +93,21 @@ pub struct DiscoveryConfig {
     /// How many URLs are reported; the run ends once this many were found
     /// ([`DiscoveryEnd::UrlLimit`]). `None`: no limit.
     pub max_urls: Option<usize>,
+    /// How many bytes of sitemap text (after decompression) are parsed in
+    /// the run: the work a run may cost, however small the compressed
+    /// files. Once reached, the remaining sitemaps are skipped with
+    /// [`SitemapSkipReason::ByteLimit`].
+    pub max_bytes: usize,
 }
 
 impl Default for DiscoveryConfig {
     fn default() -> Self {
-        DiscoveryConfig { max_depth: DEFAULT_MAX_DEPTH, max_sitemaps: DEFAULT_MAX_SITEMAPS, max_urls: None }
+        DiscoveryConfig {
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_sitemaps: DEFAULT_MAX_SITEMAPS,
+            max_urls: None,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
     }
 }
 
@@ -112,6 +127,12 @@ impl DiscoveryConfig {
     /// Sets [`DiscoveryConfig::max_urls`].
     pub fn max_urls(mut self, limit: usize) -> Self {
         self.max_urls = Some(limit);
+        self
+    }
+
+    /// Sets [`DiscoveryConfig::max_bytes`].
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
         self
     }
 }
@@ -208,12 +229,14 @@ pub enum SitemapSkipReason {
     DepthLimit,
     /// Past [`DiscoveryConfig::max_sitemaps`].
     CountLimit,
+    /// Past [`DiscoveryConfig::max_bytes`] of sitemap text parsed.
+    ByteLimit,
 }
 
 impl SitemapSkipReason {
     /// A stable snake_case code: `robots`, `ssrf`, `http_status`,
     /// `not_found`, `fetch_error`, `invalid_url`, `cycle`, `depth_limit`,
-    /// `count_limit`.
+    /// `count_limit`, `byte_limit`.
     pub fn code(&self) -> &'static str {
         match self {
             SitemapSkipReason::Robots(_) => "robots",
@@ -225,6 +248,7 @@ impl SitemapSkipReason {
             SitemapSkipReason::Cycle => "cycle",
             SitemapSkipReason::DepthLimit => "depth_limit",
             SitemapSkipReason::CountLimit => "count_limit",
+            SitemapSkipReason::ByteLimit => "byte_limit",
         }
     }
 
@@ -254,6 +278,7 @@ impl fmt::Display for SitemapSkipReason {
             }
             SitemapSkipReason::DepthLimit => f.write_str("deeper than the depth limit"),
             SitemapSkipReason::CountLimit => f.write_str("past the limit on sitemaps per run"),
+            SitemapSkipReason::ByteLimit => f.write_str("past the limit on sitemap bytes parsed per run"),
         }
     }
 }
@@ -323,6 +348,8 @@ pub struct DiscoverySummary {
     pub skipped: usize,
     /// Parser diagnostics over all sitemaps read.
     pub diagnostics: usize,
+    /// Bytes of sitemap text parsed, after decompression.
+    pub bytes_parsed: usize,
     /// How the run ended.
     pub end: DiscoveryEnd,
 }
@@ -471,7 +498,7 @@ where
             self.emit(DiscoveryEvent::SitemapStarted(sitemap.clone()))?;
         }
         match outcome.and_then(|response| self.successful(&sitemap, response)) {
-            Ok(response) => self.read(sitemap, response),
+            Ok(response) => self.read(sitemap, response).await,
             Err(reason) => self.skip(sitemap, reason),
         }
     }
@@ -490,6 +517,9 @@ where
         }
         if self.summary.sitemaps_fetched >= self.config.max_sitemaps {
             return Gate::Skip(SitemapSkipReason::CountLimit);
+        }
+        if self.summary.bytes_parsed >= self.config.max_bytes {
+            return Gate::Skip(SitemapSkipReason::ByteLimit);
         }
         Gate::Open
     }
@@ -518,13 +548,24 @@ where
         }
     }
 
-    /// Parses a body: an index's children are queued, other entries are
-    /// reported as URLs; then the sitemap is reported as read.
-    fn read(&mut self, sitemap: SitemapRef, response: RawResponse) -> ControlFlow<()> {
-        let mut entries = Vec::new();
-        let parsed = sitemap::parse_with(&response.body, |entry| entries.push((entry.loc, entry.lastmod)));
+    /// Parses a body on the blocking pool (up to 50 MB of text: CPU work
+    /// the async workers must not carry): an index's children are queued,
+    /// other entries are reported as URLs; then the sitemap is reported as
+    /// read.
+    async fn read(&mut self, sitemap: SitemapRef, response: RawResponse) -> ControlFlow<()> {
+        let body = response.body;
+        let parsing = tokio::task::spawn_blocking(move || {
+            let mut entries = Vec::new();
+            let parsed = sitemap::parse_with(&body, |entry| entries.push((entry.loc, entry.lastmod)));
+            (entries, parsed)
+        });
+        let (entries, parsed) = match parsing.await {
+            Ok(done) => done,
+            Err(err) => std::panic::resume_unwind(err.into_panic()),
+        };
         self.summary.sitemaps_read += 1;
         self.summary.diagnostics += parsed.diagnostics.len();
+        self.summary.bytes_parsed += parsed.bytes;
         let mut url_limit_reached = false;
         if parsed.kind.is_index() {
             self.queue_children(&sitemap, entries.into_iter().map(|(loc, _)| loc));

@@ -470,6 +470,39 @@ async fn a_gzip_bomb_is_stopped_and_the_run_goes_on() {
     assert_eq!(run.url_count_from(&after), 1);
 }
 
+/// An index of a thousand copies of one small gzip body that inflates to
+/// 8 MiB: the run's work is bounded by the bytes parsed, not by how few
+/// bytes travel. Past `max_bytes` the rest are skipped, never requested.
+#[tokio::test]
+async fn the_bytes_parsed_per_run_are_bounded() {
+    let server = site_naming(&["/index.xml"]).await;
+    let children: Vec<String> = (0..1000).map(|i| server.url(&format!("/part{i}.xml.gz"))).collect();
+    server.route("/index.xml", xml(&index(&children)));
+    let mut body = urlset(&[(&page(&server, "/only"), None)]).into_bytes();
+    body.splice(body.len() - "</urlset>\n".len().., vec![b' '; 8 << 20]);
+    body.extend_from_slice(b"</urlset>\n");
+    let packed = gzip(&body);
+    assert!(packed.len() < 64 << 10, "{} bytes on the wire", packed.len());
+    for child in 0..1000 {
+        server.route(&format!("/part{child}.xml.gz"), Route::bytes(200, "application/gzip", packed.clone()));
+    }
+    let config = DiscoveryConfig::default().max_bytes(20 << 20);
+    assert_eq!(DiscoveryConfig::default().max_bytes, 256 << 20);
+
+    let run = discover(&loopback_client(), &server.url("/"), &config).await;
+
+    // The index, then three 8 MiB children take the run past 20 MiB.
+    assert_eq!(run.summary.sitemaps_read, 4, "{:?}", run.summary);
+    assert!(run.summary.bytes_parsed >= 20 << 20 && run.summary.bytes_parsed < 30 << 20, "{:?}", run.summary);
+    // The 997 other children and the default location, all for the budget.
+    let skipped = run.skips();
+    assert_eq!(skipped.len(), 998);
+    assert!(skipped.iter().all(|(_, code)| *code == "byte_limit"), "{:?}", &skipped[..3]);
+    assert!(skipped.iter().any(|(url, _)| url.ends_with("/sitemap.xml")));
+    assert_eq!(server.hits("/part3.xml.gz"), 0, "skipped sitemaps are never requested");
+    assert_eq!(run.urls().len(), 3);
+}
+
 #[tokio::test]
 async fn url_limit_ends_the_run_before_further_sitemaps() {
     let server = site_naming(&["/one.xml", "/two.xml", "/three.xml"]).await;

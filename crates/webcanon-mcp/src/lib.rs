@@ -46,6 +46,7 @@ mod page_cache;
 mod paging;
 mod refusal;
 mod server;
+mod sitemap_cache;
 mod text;
 mod tools;
 mod transport;

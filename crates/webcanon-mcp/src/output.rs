@@ -234,7 +234,7 @@ pub(crate) struct SkippedSitemapOutput {
     /// Its URL.
     pub url: String,
     /// Why: `robots`, `ssrf`, `http_status`, `not_found`, `fetch_error`, `invalid_url`, `cycle`,
-    /// `depth_limit` or `count_limit`.
+    /// `depth_limit`, `count_limit` or `byte_limit`.
     pub reason: String,
     /// Why, in words.
     pub detail: String,

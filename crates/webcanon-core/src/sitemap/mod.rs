@@ -230,6 +230,9 @@ pub struct Summary {
     pub dropped: usize,
     /// Findings, in the order met.
     pub diagnostics: Vec<Diagnostic>,
+    /// Bytes of text read, after decompression: the work the file cost.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub bytes: usize,
 }
 
 /// Parses a sitemap body (possibly gzip-compressed) into its entries.
@@ -276,7 +279,9 @@ pub fn parse_with(bytes: &[u8], mut on_entry: impl FnMut(Entry)) -> Summary {
         sink.diag(SitemapCode::InvalidUtf8, None, "the body is not valid UTF-8; invalid bytes were replaced".into());
     }
     sniff_and_parse(&text, &mut sink);
-    sink.finish()
+    let mut summary = sink.finish();
+    summary.bytes = body.len();
+    summary
 }
 
 fn sniff_and_parse(text: &str, sink: &mut Sink<'_>) {
@@ -443,6 +448,12 @@ impl Sink<'_> {
             let message = format!("{} further findings were suppressed", self.suppressed);
             self.diagnostics.push(Diagnostic::new(SitemapCode::TooManyDiagnostics, None, message));
         }
-        Summary { kind: self.kind, entries: self.emitted, dropped: self.dropped, diagnostics: self.diagnostics }
+        Summary {
+            kind: self.kind,
+            entries: self.emitted,
+            dropped: self.dropped,
+            diagnostics: self.diagnostics,
+            bytes: 0,
+        }
     }
 }

@@ -43,6 +43,8 @@ pub(crate) struct Shared {
     user_initiated: Client,
     /// Pages fetched by the `fetch` tool, kept briefly for paging.
     pub pages: PageCache<crate::output::PageMeta>,
+    /// What `sitemap_urls` discovered per origin, kept briefly for paging.
+    pub sitemaps: crate::sitemap_cache::SitemapCache,
 }
 
 impl Shared {
@@ -52,7 +54,14 @@ impl Shared {
         let token = base.agent().to_string();
         let autonomous = base.with_agent(&token, Some(&identity.user_agent(&token, Initiator::Autonomous)))?;
         let user_initiated = base.with_agent(&token, Some(&identity.user_agent(&token, Initiator::UserInitiated)))?;
-        Ok(Shared { base, identity, autonomous, user_initiated, pages: PageCache::new(PAGE_TTL) })
+        Ok(Shared {
+            base,
+            identity,
+            autonomous,
+            user_initiated,
+            pages: PageCache::new(PAGE_TTL),
+            sitemaps: crate::sitemap_cache::SitemapCache::new(),
+        })
     }
 
     /// The client for a call: the server's own agent when `agent` is absent

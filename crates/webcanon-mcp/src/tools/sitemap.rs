@@ -1,20 +1,24 @@
 //! `sitemap_urls`: a site's URLs from its sitemaps, paged.
 //!
-//! Every call runs discovery again and stops once the page it asks for is
-//! complete (plus one URL, to know whether more follow), so an early page
-//! reads only the sitemaps it needs.
+//! Discovery runs once per origin and agent for [`PREFETCH_URLS`] URLs (or
+//! as many as the page asked for needs), and its findings are kept for ten
+//! minutes ([`crate::sitemap_cache`]): the next pages are answered from
+//! them, and a page past them runs discovery again for more.
 
 use std::fmt::Write;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use webcanon_client::sitemap_discovery::{DiscoveryConfig, DiscoveryEvent};
+use webcanon_client::Client;
+use webcanon_client::sitemap_discovery::{DiscoveryConfig, DiscoveryEnd, DiscoveryEvent};
 
 use super::{Answer, Shared};
 use crate::Initiator;
 use crate::output::{SitemapOutput, SitemapUrlOutput, SkippedSitemapOutput};
 use crate::refusal::Failure;
+use crate::sitemap_cache::{Discovered, SiteKey};
 
 /// URLs returned when the call names no `limit`.
 pub const DEFAULT_SITEMAP_LIMIT: usize = 100;
@@ -22,6 +26,9 @@ pub const DEFAULT_SITEMAP_LIMIT: usize = 100;
 pub const MAX_SITEMAP_LIMIT: usize = 1_000;
 /// Skipped sitemaps listed at most in one result.
 const MAX_SKIPPED_LISTED: usize = 20;
+/// URLs one discovery run collects at least, so that the first pages are
+/// answered from one run.
+pub const PREFETCH_URLS: usize = 5_000;
 
 /// Arguments of the `sitemap_urls` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -52,35 +59,20 @@ pub(crate) async fn run(shared: &Shared, args: SitemapArgs) -> Result<Answer, Fa
     }
     let offset = args.offset.unwrap_or(0);
     let client = shared.client_for(args.agent.as_deref(), Initiator::Autonomous)?;
-    let config = DiscoveryConfig::default().max_urls(offset.saturating_add(limit).saturating_add(1));
-    let mut urls = Vec::new();
-    let mut skipped = Vec::new();
-    let mut seen = 0usize;
-    let summary = client
-        .discover_sitemaps(&args.url, &config, |event| {
-            match event {
-                DiscoveryEvent::UrlFound(found) => {
-                    if seen >= offset && seen - offset < limit {
-                        urls.push(SitemapUrlOutput {
-                            url: found.url,
-                            lastmod: found.lastmod.map(|d| d.to_string()),
-                            sitemap: found.sitemap,
-                        });
-                    }
-                    seen += 1;
-                }
-                DiscoveryEvent::SitemapSkipped(s) => skipped.push(SkippedSitemapOutput {
-                    url: s.sitemap.url,
-                    reason: s.reason.code().to_string(),
-                    detail: s.reason.to_string(),
-                }),
-                _ => {}
-            }
-            ControlFlow::Continue(())
-        })
-        .await
-        .map_err(|e| Failure::from_client(&e, &args.url, client.agent()))?;
-    if summary.sitemaps_read == 0 {
+    let end = offset.saturating_add(limit);
+    let key = SiteKey { origin: origin_of(&args.url), agent: client.agent().to_string() };
+    let found = match shared.sitemaps.get(&key).filter(|found| found.covers(end)) {
+        Some(found) => found,
+        None => {
+            let found = Arc::new(discover(&client, &args.url, end.saturating_add(1).max(PREFETCH_URLS)).await?);
+            shared.sitemaps.put(key, found.clone());
+            found
+        }
+    };
+    let seen = found.urls.len();
+    let urls: Vec<SitemapUrlOutput> = found.urls.iter().skip(offset).take(limit).cloned().collect();
+    let skipped = &found.skipped;
+    if found.sitemaps_read == 0 {
         let mut text = format!("No sitemap could be read for {}.", args.url.trim());
         for s in skipped.iter().take(MAX_SKIPPED_LISTED) {
             let _ = write!(text, "\nSkipped {} ({}): {}", s.url, s.reason, s.detail);
@@ -98,15 +90,53 @@ pub(crate) async fn run(shared: &Shared, args: SitemapArgs) -> Result<Answer, Fa
         site: args.url.trim().to_string(),
         offset,
         next_offset,
-        sitemaps_read: summary.sitemaps_read,
+        sitemaps_read: found.sitemaps_read,
         skipped_total: skipped.len(),
-        skipped: skipped.into_iter().take(MAX_SKIPPED_LISTED).collect(),
-        diagnostics: summary.diagnostics,
+        skipped: skipped.iter().take(MAX_SKIPPED_LISTED).cloned().collect(),
+        diagnostics: found.diagnostics,
         urls,
     };
     Ok(Answer::new(header(&output), Some(body(&output)), &output))
 }
 
+/// `scheme://host[:port]` of `url`, or the URL as given when it does not
+/// parse (discovery then reports the error).
+fn origin_of(url: &str) -> String {
+    url::Url::parse(url.trim()).map_or_else(|_| url.trim().to_string(), |u| u.origin().ascii_serialization())
+}
+
+/// One discovery run for at most `max_urls` URLs.
+async fn discover(client: &Client, site: &str, max_urls: usize) -> Result<Discovered, Failure> {
+    let config = DiscoveryConfig::default().max_urls(max_urls);
+    let mut urls = Vec::new();
+    let mut skipped = Vec::new();
+    let summary = client
+        .discover_sitemaps(site, &config, |event| {
+            match event {
+                DiscoveryEvent::UrlFound(found) => urls.push(SitemapUrlOutput {
+                    url: found.url,
+                    lastmod: found.lastmod.map(|d| d.to_string()),
+                    sitemap: found.sitemap,
+                }),
+                DiscoveryEvent::SitemapSkipped(s) => skipped.push(SkippedSitemapOutput {
+                    url: s.sitemap.url,
+                    reason: s.reason.code().to_string(),
+                    detail: s.reason.to_string(),
+                }),
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        })
+        .await
+        .map_err(|e| Failure::from_client(&e, site, client.agent()))?;
+    Ok(Discovered {
+        urls,
+        skipped,
+        sitemaps_read: summary.sitemaps_read,
+        diagnostics: summary.diagnostics,
+        complete: summary.end != DiscoveryEnd::UrlLimit,
+    })
+}
 fn header(output: &SitemapOutput) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Sitemap URLs of {}", output.site);
