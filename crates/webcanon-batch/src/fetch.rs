@@ -46,8 +46,10 @@ pub fn group_by_host(origins: impl IntoIterator<Item = String>) -> Vec<Vec<Strin
 }
 
 /// Fetches robots.txt for one origin and turns the outcome into a snapshot
-/// entry. Never fails: failures are entries too.
-pub async fn fetch_origin(client: &Client, origin: &str) -> SnapshotEntry {
+/// entry: the site's failures (unreachable, refused) are entries too.
+/// `Err` is a failure of this machine (out of descriptors, buffers or
+/// ports, after retries): nothing about the site, so no entry.
+pub async fn fetch_origin(client: &Client, origin: &str) -> Result<SnapshotEntry, String> {
     let now = i64::try_from(webcanon_client::store::unix_now()).unwrap_or(i64::MAX);
     let failed = |status: SnapshotStatus, error: String| SnapshotEntry {
         origin: origin.to_string(),
@@ -58,7 +60,7 @@ pub async fn fetch_origin(client: &Client, origin: &str) -> SnapshotEntry {
         error: Some(error),
         last_good_at: None,
     };
-    match client.robots_txt(&format!("{origin}/")).await {
+    Ok(match client.robots_txt(&format!("{origin}/")).await {
         Ok(cached) => {
             let record = cached.record();
             let stale = cached.stale_since();
@@ -78,17 +80,19 @@ pub async fn fetch_origin(client: &Client, origin: &str) -> SnapshotEntry {
             }
         }
         Err(Error::Ssrf(e)) => failed(SnapshotStatus::Refused, e.to_string()),
+        Err(Error::Fetch(local)) if local.is_local() => return Err(local.to_string()),
         // A name that does not resolve is a network failure too
         // (`FetchError::Resolve`): unreachable, as a connection error is.
         Err(other) => failed(RobotsAvailability::Unreachable.into(), other.to_string()),
-    }
+    })
 }
 
 /// One fetched origin on its way to the sink of [`fetch_all`].
 #[derive(Debug)]
 pub struct Fetched {
-    /// The origin's entry.
-    pub entry: SnapshotEntry,
+    /// The origin's entry, or why this machine could not fetch it
+    /// ([`fetch_origin`]): then nothing is recorded for the origin.
+    pub entry: Result<SnapshotEntry, String>,
     /// Confirms the entry is recorded; the fetching task waits for it.
     pub recorded: Recorded,
 }

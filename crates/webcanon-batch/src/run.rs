@@ -346,12 +346,21 @@ fn fetch_pass(
     let result: Result<(), BatchError> = runtime.block_on(async {
         let (tx, mut rx) = mpsc::channel::<Fetched>(config.concurrency.max(1));
         let producer = tokio::spawn(fetch_all(client, group_by_host(todo), config.concurrency, tx));
+        let mut local_failures = 0u64;
+        let mut first_local_failure: Option<String> = None;
         let mut chunk = Vec::new();
         let mut confirmations = Vec::new();
         while let Some(first) = rx.recv().await {
             let mut next = Some(first);
             while let Some(Fetched { entry, recorded }) = next.take() {
-                chunk.push(entry);
+                match entry {
+                    Ok(entry) => chunk.push(entry),
+                    // Not recorded: the origin is fetched again on resume.
+                    Err(why) => {
+                        local_failures += 1;
+                        first_local_failure.get_or_insert(why);
+                    }
+                }
                 confirmations.push(recorded);
                 if chunk.len() < crate::snapshot::ENTRIES_PER_BATCH {
                     next = rx.try_recv().ok();
@@ -364,6 +373,12 @@ fn fetch_pass(
             fetched.append(&mut chunk);
         }
         producer.await.map_err(|e| BatchError::Client(format!("the fetch pass failed: {e}")))?;
+        if let Some(why) = first_local_failure {
+            return Err(BatchError::Client(format!(
+                "{local_failures} origins could not be fetched because this machine failed the requests ({why}); \
+                 nothing was recorded for them: run the same command again to fetch them"
+            )));
+        }
         Ok(())
     });
     runtime.shutdown_timeout(Duration::from_secs(1));

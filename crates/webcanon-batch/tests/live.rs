@@ -92,7 +92,7 @@ async fn batch_verdicts_equal_live_verdicts() {
                 urls.iter().map(|u| url::Url::parse(u).unwrap().origin().ascii_serialization()).collect();
             origins.dedup();
             for origin in &origins {
-                entries.push(fetch_origin(&fetcher, origin).await);
+                entries.push(fetch_origin(&fetcher, origin).await.expect("no local failure"));
             }
             // ... through Parquet, as a real run.
             let path = dir.path().join(format!("{agent}-{auth_disallows}.parquet"));
@@ -124,7 +124,7 @@ async fn batch_verdicts_equal_live_verdicts() {
         let mut entries = Vec::new();
         for url in &urls {
             let origin = url::Url::parse(url).unwrap().origin().ascii_serialization();
-            entries.push(fetch_origin(&fetcher, &origin).await);
+            entries.push(fetch_origin(&fetcher, &origin).await.expect("no local failure"));
         }
         VerdictPass::new(Arc::new(Snapshot::from_entries(entries)), "TestBot", RobotsMode::Respect)
     };
@@ -139,7 +139,7 @@ async fn batch_verdicts_equal_live_verdicts() {
 async fn a_refused_origin_is_never_allowed() {
     let server = server().await;
     let fetcher = client(&server, RobotsMode::Respect, false, "bot");
-    let entry = fetch_origin(&fetcher, "http://private.example").await;
+    let entry = fetch_origin(&fetcher, "http://private.example").await.expect("no local failure");
     assert_eq!(entry.status.as_str(), "refused");
     assert!(entry.error.as_deref().unwrap().contains("10.1.2.3"), "{:?}", entry.error);
     let live = fetcher.check("http://private.example/a").await;

@@ -103,18 +103,18 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
+            // Scripts read the JSON on stdout; people and logs, stderr.
             if json {
                 err.report_json();
-            } else {
-                err.report();
             }
+            err.report();
             ExitCode::from(err.exit_code())
         }
     }
 }
 
-/// Whether the subcommand that runs was given `--json`: then even an error
-/// that ends it (an unusable cache file, an unreadable input) is a JSON
+/// Whether the subcommand that runs was given `--json`: then an error that
+/// ends it (an unusable cache file, an unreadable input) is also a JSON
 /// object on stdout, so a script reading stdout is never left with nothing.
 fn asks_for_json(matches: &clap::ArgMatches) -> bool {
     let mut leaf = matches;

@@ -603,3 +603,41 @@ fn a_run_that_cannot_write_exits_1() {
     assert_eq!(done.code, 1, "not bad usage (2): the run failed writing; {}", done.stderr);
     assert!(done.stderr.contains("plain-file/out.csv.batch"), "the message names the path: {}", done.stderr);
 }
+
+/// Under a low open-file limit, thousands of origins are fetched within the
+/// process's socket budget: no "too many open files" is ever taken for a
+/// site's answer, and every verdict is the site's own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_origins_under_a_low_open_file_limit_get_the_sites_verdicts() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
+    let dir = temp_dir("batch-nofile");
+    let port = server.port();
+    let origins = 3_000;
+    let urls: Vec<String> = (0..origins)
+        .map(|i| format!("http://h{i}.test:{port}/{}", if i % 2 == 0 { "private/x" } else { "public" }))
+        .collect();
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let out = dir.join("out.csv");
+    let mut command = std::process::Command::new("prlimit");
+    command
+        .arg("--nofile=256:256")
+        .arg(env!("CARGO_BIN_EXE_webcanon"))
+        .args(["batch", &path_str(&input), "-o", &path_str(&out), "--concurrency", "200"])
+        .args(client_args(&server));
+    let run = tokio::task::spawn_blocking(move || command.output().expect("prlimit runs (util-linux)")).await.unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let batch = read_output(&out);
+    assert_eq!(batch.num_rows(), origins);
+    let verdicts = strings(&batch, "verdict");
+    let statuses = strings(&batch, "robots_status");
+    let errors = strings(&batch, "error");
+    for i in 0..origins {
+        let expected = if i % 2 == 0 { "disallowed_explicit" } else { "allowed_implicit" };
+        assert_eq!(verdicts[i].as_deref(), Some(expected), "{}: {:?}", urls[i], errors[i]);
+        assert_eq!(statuses[i].as_deref(), Some("200"), "{}", urls[i]);
+        assert_eq!(errors[i], None, "{}", urls[i]);
+    }
+    assert_eq!(server.hits("/robots.txt"), origins);
+}

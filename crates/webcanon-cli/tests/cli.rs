@@ -235,6 +235,7 @@ fn an_unusable_cache_file_is_a_json_error_under_json() {
         assert_eq!(answer["error"]["code"], 2, "{answer}");
         let message = answer["error"]["message"].as_str().unwrap();
         assert!(message.contains("not a usable SQLite database"), "{message}");
+        assert!(run.stderr.contains(message), "and on stderr for people: {}", run.stderr);
     }
     let plain = webcanon(&["fetch", "https://example.invalid/", "--cache-dir", cache]);
     assert_eq!(plain.code, 2);

@@ -80,6 +80,16 @@ pub enum FetchError {
         /// Its content type.
         content_type: String,
     },
+    /// This machine could not make the request (out of descriptors,
+    /// buffers, local ports or memory), after retries: a fact about this
+    /// machine, never about the site, so nothing is recorded for it.
+    #[error("this machine could not make the request to {url}: {message}")]
+    Local {
+        /// The URL.
+        url: String,
+        /// The operating system's error.
+        message: String,
+    },
 }
 
 impl FetchError {
@@ -95,6 +105,15 @@ impl FetchError {
             source = cause.source();
         }
         let message = error_chain(&err);
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&err);
+        while let Some(cause) = source {
+            if let Some(io) = cause.downcast_ref::<std::io::Error>()
+                && crate::os_limits::is_local_exhaustion(io)
+            {
+                return FetchError::Local { url, message: io.to_string() };
+            }
+            source = cause.source();
+        }
         if err.is_timeout() {
             FetchError::Timeout { url, after: Duration::ZERO }
         } else if err.is_connect() {
@@ -107,7 +126,9 @@ impl FetchError {
     /// An error of the SSRF guard: a refusal, or, for a name that did not
     /// resolve, [`FetchError::Resolve`].
     pub fn from_guard(ssrf: SsrfError) -> FetchError {
-        if ssrf.is_lookup_failure() {
+        if ssrf.is_local_failure() {
+            FetchError::Local { url: ssrf.target().to_string(), message: ssrf.detail().to_string() }
+        } else if ssrf.is_lookup_failure() {
             FetchError::Resolve { host: ssrf.target().to_string(), message: ssrf.detail().to_string() }
         } else {
             FetchError::Ssrf(ssrf)
@@ -116,7 +137,7 @@ impl FetchError {
 
     /// Why the exchange failed, as a stable word: `ssrf`, `dns`, `timeout`,
     /// `connect`, `protocol`, `status`, `too_many_redirects`,
-    /// `bad_redirect` or `unsupported_content`.
+    /// `bad_redirect`, `unsupported_content` or `local`.
     pub fn reason(&self) -> &'static str {
         match self {
             FetchError::Ssrf(_) => "ssrf",
@@ -128,7 +149,13 @@ impl FetchError {
             FetchError::TooManyRedirects { .. } => "too_many_redirects",
             FetchError::BadRedirect { .. } => "bad_redirect",
             FetchError::UnsupportedContent { .. } => "unsupported_content",
+            FetchError::Local { .. } => "local",
         }
+    }
+
+    /// Whether this machine, not the site, failed the request.
+    pub fn is_local(&self) -> bool {
+        matches!(self, FetchError::Local { .. })
     }
 
     /// A status code for the JSON error object, when one applies.

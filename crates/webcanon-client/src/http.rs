@@ -12,7 +12,13 @@ use url::Url;
 use crate::error::FetchError;
 use crate::pacing::Pacer;
 use crate::robots_cache::RobotsCache;
+use crate::sockets::SocketBudget;
 use crate::ssrf::SsrfGuard;
+
+/// How many times a request that this machine failed is tried.
+const LOCAL_TRIES: u32 = 4;
+/// The pause before the first retry; each next one is four times longer.
+const LOCAL_RETRY_FIRST: Duration = Duration::from_millis(100);
 
 /// An answer, with its body read up to the limit.
 #[derive(Debug)]
@@ -96,18 +102,45 @@ impl Http {
     /// (counted after decompression), after the host's pacing slot unless
     /// `pace` exempts it. The whole exchange (not the wait for the slot)
     /// must end before `self.timeout` has passed.
+    ///
+    /// A failure of this machine ([`FetchError::Local`]: out of descriptors,
+    /// buffers or ports) is tried again after 0.1, 0.4 and 1.6 s before it
+    /// is returned.
     pub async fn get(&self, url: &Url, accept: &str, max_bytes: usize, pace: Pace) -> Result<Answer, FetchError> {
+        let mut pause = LOCAL_RETRY_FIRST;
+        let mut tries = 1;
+        loop {
+            match self.get_once(url, accept, max_bytes, pace).await {
+                Err(err) if err.is_local() && tries < LOCAL_TRIES => {
+                    tracing::warn!("{err}; trying again in {:.1} s", pause.as_secs_f64());
+                    tokio::time::sleep(pause).await;
+                    pause *= 4;
+                    tries += 1;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    async fn get_once(&self, url: &Url, accept: &str, max_bytes: usize, pace: Pace) -> Result<Answer, FetchError> {
         self.guard.check_url(url).map_err(FetchError::from_guard)?;
         if pace == Pace::Paced {
             self.pacing.before(url).await;
         }
+        // A socket from the process's budget: waiting for one is
+        // back-pressure and does not count against the time limit.
+        let sockets = SocketBudget::process();
+        let lease = sockets.acquire(&url.origin().ascii_serialization()).await;
         let started = Instant::now();
-        let request = self
+        let mut request = self
             .client
             .get(url.clone())
             .header(header::USER_AGENT, self.user_agent.clone())
             .header(header::ACCEPT, accept)
             .timeout(self.timeout);
+        if !lease.keep_alive {
+            request = request.header(header::CONNECTION, "close");
+        }
         let port = url.port_or_known_default().unwrap_or(0);
         let exchange = crate::ssrf::resolve::CONNECT_PORT.scope(port, async {
             let mut response = request.send().await.map_err(|e| FetchError::from_reqwest(url, e))?;
@@ -129,9 +162,16 @@ impl Http {
             }
             Ok(Answer { url: url.clone(), status, headers, body, truncated })
         });
-        match tokio::time::timeout(self.timeout, exchange).await {
+        let result = match tokio::time::timeout(self.timeout, exchange).await {
             Ok(result) => result,
             Err(_) => Err(FetchError::Timeout { url: url.to_string(), after: started.elapsed() }),
-        }
+        };
+        // A body read to its end over a connection the server keeps open
+        // goes back to the pool; a cut one, an error or `close` does not.
+        let reusable = result.as_ref().is_ok_and(|answer| {
+            !answer.truncated && !answer.header("connection").is_some_and(|v| v.to_ascii_lowercase().contains("close"))
+        });
+        sockets.release(lease, reusable);
+        result
     }
 }

@@ -18,6 +18,7 @@ pub mod robots_cache;
 pub mod robots_fetch;
 mod single_flight;
 pub mod sitemap_discovery;
+mod sockets;
 pub mod ssrf;
 pub mod store;
 pub mod warning;

@@ -105,6 +105,10 @@ pub struct FetchedRobots {
     pub redirects: Vec<(String, u16)>,
     /// Where the last request went, when it differs from `robots_url`.
     pub final_url: Option<String>,
+    /// When this machine, not the site, failed the fetch (out of
+    /// descriptors, buffers, ports): why. Such an outcome is neither stored
+    /// nor kept, and callers report it as an error, never as the site's.
+    pub local_failure: Option<String>,
 }
 
 /// A robots.txt outcome ready for decisions.
@@ -120,6 +124,7 @@ pub struct CachedRobots {
     /// The last good copy's body, when it stands in.
     last_good_body: Option<Vec<u8>>,
     compiled: Mutex<Compiled>,
+    local_failure: Option<String>,
 }
 
 /// Files up to this size are parsed where they arrive (well under a
@@ -168,6 +173,7 @@ impl CachedRobots {
             stale_since,
             last_good_body,
             compiled: Mutex::new(Compiled::default()),
+            local_failure: None,
         }
     }
 
@@ -183,6 +189,13 @@ impl CachedRobots {
             Ok(cached) => cached,
             Err(err) => std::panic::resume_unwind(err.into_panic()),
         }
+    }
+
+    /// When this machine failed the fetch (see
+    /// [`FetchedRobots::local_failure`]): why. The outcome says nothing
+    /// about the site and is not kept.
+    pub fn local_failure(&self) -> Option<&str> {
+        self.local_failure.as_deref()
     }
 
     /// When the rules in force come from the last good copy because the
@@ -476,6 +489,25 @@ impl RobotsCache {
             s.fetches += 1;
         });
         let mut fetched = fetch().await;
+        if let Some(message) = fetched.local_failure.take() {
+            // Nothing about the site: not stored, not kept, not counted as
+            // one of its failures.
+            drop(lock);
+            let record = RobotsRecord {
+                origin: origin.to_string(),
+                robots_url: fetched.robots_url.clone(),
+                status: None,
+                availability: RobotsAvailability::Unreachable,
+                body: None,
+                fetched_at: unix_now(),
+                expires_at: 0,
+                failures: 0,
+                error: Some(message.clone()),
+            };
+            let mut cached = CachedRobots::new(record, None);
+            cached.local_failure = Some(message);
+            return (Arc::new(cached), false);
+        }
         let redirects = std::mem::take(&mut fetched.redirects);
         let final_url = fetched.final_url.take();
         let record = self.record_from(origin, fetched, previous.as_ref(), unix_now());
@@ -589,7 +621,8 @@ impl RobotsCache {
 
     /// Decides `url` for `agent` under `mode`, loading robots.txt for
     /// `origin` through `fetch` when needed. Under [`RobotsMode::Ignore`]
-    /// nothing is loaded.
+    /// nothing is loaded. `Err` carries why this machine failed the fetch
+    /// ([`CachedRobots::local_failure`]): no verdict can be given.
     pub async fn evaluate<F, Fut>(
         &self,
         origin: &str,
@@ -597,16 +630,19 @@ impl RobotsCache {
         url: &str,
         mode: RobotsMode,
         fetch: F,
-    ) -> (RobotsEvidence, Vec<Warning>)
+    ) -> Result<(RobotsEvidence, Vec<Warning>), String>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = FetchedRobots>,
     {
         if mode == RobotsMode::Ignore {
-            return (RobotsEvidence::skipped(), Vec::new());
+            return Ok((RobotsEvidence::skipped(), Vec::new()));
         }
         let (cached, from_cache) = self.get(origin, fetch).await;
-        cached.evaluate(agent, url, from_cache, unix_now())
+        if let Some(message) = cached.local_failure() {
+            return Err(message.to_string());
+        }
+        Ok(cached.evaluate(agent, url, from_cache, unix_now()))
     }
 }
 
@@ -627,6 +663,7 @@ mod tests {
             error: None,
             redirects: Vec::new(),
             final_url: None,
+            local_failure: None,
         }
     }
 
@@ -772,6 +809,7 @@ mod tests {
                     error: Some("HTTP 503".into()),
                     redirects: Vec::new(),
                     final_url: None,
+                    local_failure: None,
                 }
             })
             .await;
@@ -813,6 +851,7 @@ mod tests {
                     error: Some("connection refused".into()),
                     redirects: Vec::new(),
                     final_url: None,
+                    local_failure: None,
                 }
             })
             .await;
@@ -871,6 +910,7 @@ mod tests {
                 error: Some("HTTP 500".into()),
                 redirects: Vec::new(),
                 final_url: None,
+                local_failure: None,
             }
         };
         let (cached, _) = cache.get("https://example.com", unreachable).await;

@@ -40,13 +40,18 @@ pub(crate) async fn fetch_robots(http: &Http, robots_url: &Url, auth_disallows: 
             error,
             redirects: std::mem::take(redirects),
             final_url: (last != robots_url).then(|| last.to_string()),
+            local_failure: None,
         };
     for _ in 0..=MAX_ROBOTS_REDIRECTS {
         let answer = match http.get(&url, "text/plain, text/*;q=0.9, */*;q=0.1", MAX_PARSE_BYTES, Pace::Exempt).await {
             Ok(answer) => answer,
             Err(err) => {
+                let local = err.is_local().then(|| err.to_string());
                 let error = Some(err.to_string());
-                return outcome(None, RobotsAvailability::Unreachable, None, None, error, &mut redirects, &url);
+                let mut fetched =
+                    outcome(None, RobotsAvailability::Unreachable, None, None, error, &mut redirects, &url);
+                fetched.local_failure = local;
+                return fetched;
             }
         };
         match answer.location() {

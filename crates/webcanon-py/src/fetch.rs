@@ -205,13 +205,22 @@ impl Client {
             let fetching = webcanon_batch::fetch::fetch_all(client, groups, concurrency, sink);
             let collecting = async {
                 let mut collected = Vec::new();
+                let mut local_failure = None;
                 while let Some(webcanon_batch::fetch::Fetched { entry, recorded }) = entries.recv().await {
-                    collected.push(entry);
+                    match entry {
+                        Ok(entry) => collected.push(entry),
+                        Err(why) => local_failure = local_failure.or(Some(why)),
+                    }
                     recorded.confirm();
                 }
-                collected
+                (collected, local_failure)
             };
-            let ((), collected) = tokio::join!(fetching, collecting);
+            let ((), (collected, local_failure)) = tokio::join!(fetching, collecting);
+            // A failure of this machine is no fact about a site: no snapshot
+            // that would record the origins it hit as unreachable.
+            if let Some(why) = local_failure {
+                return Err(pyo3::exceptions::PyOSError::new_err(why));
+            }
             Ok(Snapshot::new(snapshot::Snapshot::from_entries(collected)))
         })
     }

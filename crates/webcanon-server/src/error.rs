@@ -10,6 +10,7 @@
 //! | robots.txt refuses | 403 | `policy` | 3 |
 //! | SSRF guard refuses | 403 | `ssrf` | 4 |
 //! | the page could not be fetched | 502 (504 when it timed out) | `fetch` | 5 |
+//! | this server could not make the request (out of descriptors) | 503 | `fetch` (`reason: local`) | 5 |
 //! | the request ran out of time | 504 | `timeout` | 5 |
 //! | too many requests in flight | 503 | `overloaded` | 5 |
 
@@ -79,6 +80,8 @@ impl ApiError {
             }
             Error::Policy(_) | Error::Ssrf(_) => StatusCode::FORBIDDEN,
             Error::Fetch(FetchError::Timeout { .. }) => StatusCode::GATEWAY_TIMEOUT,
+            // This server, not the site, failed: try again later.
+            Error::Fetch(FetchError::Local { .. }) => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::BAD_GATEWAY,
         };
         ApiError::new(status, body)

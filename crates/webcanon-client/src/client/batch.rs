@@ -88,6 +88,16 @@ impl Client {
         let robots_url = robots_url(first);
         let (cached, from_cache) =
             inner.cache.get(origin, || fetch_robots(&inner.http, &robots_url, inner.auth_disallows)).await;
+        if let Some(message) = cached.local_failure() {
+            let local = || {
+                Error::Fetch(crate::error::FetchError::Local {
+                    url: robots_url.to_string(),
+                    message: message.to_string(),
+                })
+            };
+            decided.extend(admitted.into_iter().map(|(index, _)| (index, Err(local()))));
+            return decided;
+        }
         let now = unix_now();
         for (index, url) in admitted {
             decided.push((index, Ok(cached.evaluate(&inner.agent, url.as_str(), from_cache, now))));

@@ -552,7 +552,7 @@ impl Client {
     pub async fn check(&self, url: &str) -> Result<(RobotsEvidence, Vec<Warning>), Error> {
         let url = Self::parse_url(url)?;
         self.vet(&url).await?;
-        Ok(self.robots_for(&url).await)
+        self.robots_for(&url).await
     }
 
     /// Vets `url` before anything is requested for it: the URL itself, and
@@ -587,6 +587,9 @@ impl Client {
         let robots_url = robots_url(&url);
         let (cached, _) =
             inner.cache.get(&origin, || fetch_robots(&inner.http, &robots_url, inner.auth_disallows)).await;
+        if let Some(message) = cached.local_failure() {
+            return Err(Error::Fetch(FetchError::Local { url: robots_url.to_string(), message: message.to_string() }));
+        }
         Ok(cached)
     }
 
@@ -615,7 +618,9 @@ impl Client {
         })
     }
 
-    async fn robots_for(&self, url: &Url) -> (RobotsEvidence, Vec<Warning>) {
+    /// The robots verdict for `url`; `Err` only when this machine could not
+    /// fetch robots.txt ([`FetchError::Local`]), which is no verdict.
+    async fn robots_for(&self, url: &Url) -> Result<(RobotsEvidence, Vec<Warning>), Error> {
         let inner = &self.inner;
         let origin = url.origin().ascii_serialization();
         let robots_url = robots_url(url);
@@ -624,7 +629,8 @@ impl Client {
             .evaluate(&origin, &inner.agent, url.as_str(), inner.mode, || {
                 fetch_robots(&inner.http, &robots_url, inner.auth_disallows)
             })
-            .await;
+            .await
+            .map_err(|message| Error::Fetch(FetchError::Local { url: robots_url.to_string(), message }))?;
         let pacing = inner.http.pacing.pacer.config();
         if inner.mode != RobotsMode::Ignore
             && let Some(delay) = inner.cache.crawl_delay(&origin, &inner.agent)
@@ -650,12 +656,12 @@ impl Client {
                 ),
             ));
         }
-        (evidence, warnings)
+        Ok((evidence, warnings))
     }
 
     /// Checks `url` against robots.txt and refuses it when `admission` says so.
     async fn admit_as(&self, url: &Url, admission: Admission) -> Result<(RobotsEvidence, Vec<Warning>), Error> {
-        let (evidence, warnings) = self.robots_for(url).await;
+        let (evidence, warnings) = self.robots_for(url).await?;
         if admission.blocks(self.inner.mode, evidence.verdict) {
             return Err(PolicyError { url: url.to_string(), evidence }.into());
         }

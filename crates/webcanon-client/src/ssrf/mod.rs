@@ -151,6 +151,9 @@ pub enum SsrfReason {
     NoAddress,
     /// The name could not be resolved.
     Lookup,
+    /// This machine could not make the lookup (out of descriptors or
+    /// buffers): nothing was refused and nothing is known about the name.
+    LocalFailure,
 }
 
 impl SsrfReason {
@@ -164,6 +167,7 @@ impl SsrfReason {
             SsrfReason::Address(class) => class.code(),
             SsrfReason::NoAddress => "no_address",
             SsrfReason::Lookup => "lookup_failed",
+            SsrfReason::LocalFailure => "local",
         }
     }
 }
@@ -201,7 +205,12 @@ impl SsrfError {
     /// there is no address to reach. The client reports it as a fetch
     /// failure ([`FetchError::Resolve`](crate::error::FetchError::Resolve)).
     pub fn is_lookup_failure(&self) -> bool {
-        matches!(self.reason, SsrfReason::Lookup | SsrfReason::NoAddress)
+        matches!(self.reason, SsrfReason::Lookup | SsrfReason::NoAddress | SsrfReason::LocalFailure)
+    }
+
+    /// Whether this machine failed the lookup ([`SsrfReason::LocalFailure`]).
+    pub fn is_local_failure(&self) -> bool {
+        self.reason == SsrfReason::LocalFailure
     }
 
     /// The URL, host or address refused.
@@ -300,7 +309,14 @@ impl SsrfGuard {
             if is_local_host_name(&host) {
                 return Err(SsrfError::new(&host, SsrfReason::Localhost, format!("`{host}` is the local host")));
             }
-            self.lookup.lookup(&host).await.map_err(|e| SsrfError::new(&host, SsrfReason::Lookup, e.to_string()))?
+            self.lookup.lookup(&host).await.map_err(|e| {
+                let reason = if crate::os_limits::is_local_exhaustion(&e) {
+                    SsrfReason::LocalFailure
+                } else {
+                    SsrfReason::Lookup
+                };
+                SsrfError::new(&host, reason, e.to_string())
+            })?
         } else {
             overrides
         };
@@ -328,6 +344,10 @@ pub fn build_http_client(guard: Arc<SsrfGuard>, connect_timeout: Duration) -> re
     reqwest::Client::builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
+        // At most one idle connection per host, briefly: the socket budget
+        // counts it (crate::sockets).
+        .pool_max_idle_per_host(1)
+        .pool_idle_timeout(crate::sockets::IDLE_TIMEOUT)
         .dns_resolver(Arc::new(GuardResolver::new(guard)))
         .connect_timeout(connect_timeout)
         .build()
