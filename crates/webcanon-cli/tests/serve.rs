@@ -280,3 +280,117 @@ fn mcp_sessions_are_capped_and_freed_when_closed() {
     }
     assert_eq!(reopened, 1, "a closed session's place is free again");
 }
+
+/// A process's resident memory in KiB (`VmRSS`, or `VmHWM` for its peak).
+fn memory_kib(pid: u32, key: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(key).and_then(|v| v.trim_start_matches(':').trim().split(' ').next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The README's memory ceiling of `serve`, held whatever clients and sites
+/// do: thousands of agent tokens against a 500 KiB robots.txt whose groups
+/// they select differently (through the API and MCP), and 1 MiB llms.txt
+/// files in a hundred directories.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_stays_under_the_ceiling_whatever_agents_and_sites_do() {
+    const CEILING_MIB: u64 = 256;
+    let site = TestServer::start().await;
+    // The `*` group first: the parse stops at 500 KiB.
+    let mut robots = String::from("User-agent: *\nDisallow: /private\n\n");
+    for group in 0..300 {
+        robots.push_str(&format!("User-agent: Agent{group}\n"));
+        for rule in 0..60 {
+            robots.push_str(&format!("Disallow: /g{group}/*/r{rule}*.html$\n"));
+        }
+        robots.push('\n');
+    }
+    assert!(robots.len() > 400 << 10, "{}", robots.len());
+    site.route("/robots.txt", Route::text(200, &robots));
+    let mut llms = String::from("# Docs\n\n> Everything.\n\n## Pages\n\n");
+    while llms.len() < (1 << 20) - 100 {
+        llms.push_str(&format!("- [Page {}](/d0/p{}.md): one of many pages\n", llms.len(), llms.len()));
+    }
+    let directories = 60;
+    for d in 0..directories {
+        site.route(&format!("/d{d}/llms.txt"), Route::text(200, &llms));
+        site.route(&format!("/d{d}/page"), Route::html(200, "<html><body><p>A page.</p></body></html>"));
+    }
+    let base = site.url("");
+    let cache = std::env::temp_dir().join(format!("webcanon-serve-memory-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let (served, addr, _stderr) =
+        spawn_serve(&["--allow-private", "127.0.0.0/8", "--cache-dir", cache.to_str().unwrap()]);
+    let pid = served.child.id();
+    let drive = std::thread::spawn(move || {
+        let before = memory_kib(pid, "VmRSS");
+        let started = Instant::now();
+        let phase = |name: &str| {
+            eprintln!("{name}: {:?}, RSS {} MiB", started.elapsed(), memory_kib(pid, "VmRSS") >> 10);
+        };
+        for i in 0..2_000 {
+            let body = format!(
+                r#"{{"agent":"Agent{i}","urls":["{base}/g{}/a/r1x.html","{base}/private/x","{base}/public"]}}"#,
+                i % 300
+            );
+            let (status, answer) = request(&addr, "POST", "/v1/robots/eval", &body);
+            assert_eq!(status, 200, "{answer}");
+        }
+        phase("agents through the API");
+        for d in 0..directories {
+            let body = format!(r#"{{"url":"{base}/d{d}/page","alternatives":true}}"#);
+            let (status, answer) = request(&addr, "POST", "/v1/fetch", &body);
+            assert_eq!(status, 200, "{answer}");
+        }
+        phase("llms.txt directories");
+        // The MCP face shares the caches: more agents through check_url.
+        let session = mcp_initialize(&addr);
+        for i in 0..300 {
+            let call = format!(
+                r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"check_url","arguments":{{"url":"{base}/private/x","agent":"McpAgent{i}"}}}}}}"#,
+                i + 2
+            );
+            let answer = mcp_post(&addr, &call, Some(&session));
+            assert!(answer.contains("disallowed_explicit"), "{answer}");
+        }
+        phase("agents through MCP");
+        (before, memory_kib(pid, "VmRSS"), memory_kib(pid, "VmHWM"))
+    });
+    let (before, after, peak) = tokio::task::spawn_blocking(move || drive.join().unwrap()).await.unwrap();
+    eprintln!("serve RSS: {} MiB at start, {} MiB after, peak {} MiB", before >> 10, after >> 10, peak >> 10);
+    assert!(peak >> 10 < CEILING_MIB, "peak {} MiB over the {CEILING_MIB} MiB ceiling", peak >> 10);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+/// POSTs one MCP message: the whole answer (SSE or JSON) as text.
+fn mcp_post(addr: &str, message: &str, session: Option<&str>) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let session =
+        session.map(|s| format!("Mcp-Session-Id: {s}\r\nMcp-Protocol-Version: 2025-06-18\r\n")).unwrap_or_default();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{session}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{message}",
+        message.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// Opens an MCP session: its id.
+fn mcp_initialize(addr: &str) -> String {
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let answer = mcp_post(addr, initialize, None);
+    let session = answer
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|v| v.trim().to_string()))
+        .unwrap_or_else(|| panic!("no session: {answer}"));
+    mcp_post(addr, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Some(&session));
+    session
+}
