@@ -429,14 +429,20 @@ def main():
         ("mcp check_url agents", mcp_agents), ("mcp sitemap_urls", mcp_sitemap),
     ]
     print(f"soak: serve {serve_addr}, mcp {mcp_addr}, {args.seconds:.0f} s", file=sys.stderr)
-    threads = [threading.Thread(target=sample, daemon=True)]
-    threads += [threading.Thread(target=loop, args=(stop, stats, name, step), daemon=True) for name, step in workers]
+    threads = [threading.Thread(target=sample, daemon=True, name="sample")]
+    threads += [
+        threading.Thread(target=loop, args=(stop, stats, name, step), daemon=True, name=name) for name, step in workers
+    ]
     for t in threads:
         t.start()
     time.sleep(args.seconds)
     stop.set()
+    # Requests in flight get 40 s to end; a worker still waiting after that
+    # is reported (its request hangs), not waited for.
+    deadline = time.monotonic() + 40
     for t in threads:
-        t.join(timeout=130)
+        t.join(timeout=max(0.0, deadline - time.monotonic()))
+    hanging = sorted({t.name for t in threads if t.is_alive()})
 
     alive = {"serve": serve.poll() is None, "mcp": mcp.poll() is None}
     finals = {"serve": rss_kib(serve.pid), "mcp": rss_kib(mcp.pid)}
@@ -466,6 +472,8 @@ def main():
     for tool, text in first_errors.items():
         print(f"  first {tool} error: {text}")
     print(f"garbled origin: /private/secret requested {bypass} times (must be 0)")
+    if hanging:
+        print(f"still waiting 40 s after the end: {', '.join(hanging)}")
 
     bad = [k for k in stats.counts if "WRONG" in k or "BYPASS" in k or "SERVED" in k]
     if not all(alive.values()) or bad or bypass:
