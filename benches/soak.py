@@ -391,19 +391,24 @@ def main():
         })
         return f"status {status}"
 
-    tool_state = {"session": None}
+    tool_state = {}
     first_errors = {}
 
     def mcp_tool(name, arguments):
-        if tool_state["session"] is None:
-            tool_state["session"] = mcp_session(mcp_addr)
-            if tool_state["session"] is None:
+        # One session per worker thread, and ids unique in it: requests in
+        # flight on one session must not share an id (JSON-RPC).
+        worker = threading.current_thread().name
+        state = tool_state.setdefault(worker, {"session": None, "id": 10})
+        if state["session"] is None:
+            state["session"] = mcp_session(mcp_addr)
+            if state["session"] is None:
                 time.sleep(0.1)
                 return "no session"
-        message = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-        status, _, body = mcp_post(mcp_addr, message, tool_state["session"], timeout=120)
+        state["id"] += 1
+        message = {"jsonrpc": "2.0", "id": state["id"], "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        status, _, body = mcp_post(mcp_addr, message, state["session"], timeout=120)
         if status == 404:
-            tool_state["session"] = None
+            state["session"] = None
         if status != 200:
             return f"status {status}"
         result = mcp_result(body).get("result", {})
