@@ -46,21 +46,38 @@ fn spawn_serve(args: &[&str]) -> (Served, String, BufReader<std::process::ChildS
     }
 }
 
+/// Sends `head` (request line and headers, each ending in CRLF) with
+/// `body`, its length and `Connection: close`: the whole answer as text.
+fn exchange(addr: &str, head: &str, body: &str) -> String {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(stream, "{head}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// The status of an answer (0 when there is none).
+fn status_of(answer: &str) -> u16 {
+    answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
 /// One HTTP/1.1 request with `Connection: close`: the status and the body.
 fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let answer = exchange(
+        addr,
+        &format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n"),
+        body,
+    );
     let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
-    (status, body)
+    (status_of(&answer), body)
+}
+
+/// The head of a POST to `/mcp` naming `localhost`, with `extra` headers.
+fn mcp_head(extra: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{extra}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+    )
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -126,18 +143,11 @@ fn bad_limits_are_usage_errors() {
 
 /// One request with the given `Host` and optional `Origin`: the status.
 fn status_with_host(addr: &str, method: &str, path: &str, host: &str, origin: Option<&str>, body: &str) -> u16 {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+    );
+    status_of(&exchange(addr, &head, body))
 }
 
 #[test]
@@ -176,14 +186,7 @@ fn every_route_answers_only_the_hosts_and_origins_it_names() {
         let status = status_with_host(&addr, method, path, host, *origin, body);
         assert_eq!(status, *expected, "{method} {path} Host: {host} Origin: {origin:?}");
     }
-    let mut stream = TcpStream::connect(&addr).unwrap();
-    write!(
-        stream,
-        "POST /v1/robots/eval HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
+    let answer = exchange(&addr, "POST /v1/robots/eval HTTP/1.1\r\nHost: evil.example\r\n", "{}");
     assert!(answer.contains("\"reason\":\"host_not_allowed\""), "{answer}");
     assert!(answer.contains("--allow-host evil.example"), "the refusal says how to allow the name: {answer}");
 }
@@ -233,17 +236,8 @@ fn mcp_sessions_are_capped_and_freed_when_closed() {
     let (_served, addr, _stderr) = spawn_serve(&["--no-cache", "--max-sessions", "3"]);
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let open = || {
-        let mut stream = TcpStream::connect(&addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        write!(
-            stream,
-            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{initialize}",
-            initialize.len()
-        )
-        .unwrap();
-        let mut answer = String::new();
-        let _ = stream.read_to_string(&mut answer);
-        let status: u16 = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let answer = exchange(&addr, &mcp_head(""), initialize);
+        let status = status_of(&answer);
         let session = answer
             .lines()
             .find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|v| v.trim().to_string()));
@@ -260,15 +254,8 @@ fn mcp_sessions_are_capped_and_freed_when_closed() {
     assert!(answer.to_ascii_lowercase().contains("retry-after: 30"), "{answer}");
     assert!(answer.contains("keeps 3 MCP sessions"), "{answer}");
     // Closing one frees its place.
-    let mut stream = TcpStream::connect(&addr).unwrap();
-    write!(
-        stream,
-        "DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-        sessions[0]
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
+    let answer =
+        exchange(&addr, &format!("DELETE /mcp HTTP/1.1\r\nHost: localhost\r\nMcp-Session-Id: {}\r\n", sessions[0]), "");
     assert!(answer.starts_with("HTTP/1.1 2"), "{answer}");
     let mut reopened = 0;
     for _ in 0..50 {
@@ -368,19 +355,9 @@ async fn memory_stays_under_the_ceiling_whatever_agents_and_sites_do() {
 
 /// POSTs one MCP message: the whole answer (SSE or JSON) as text.
 fn mcp_post(addr: &str, message: &str, session: Option<&str>) -> String {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let session =
         session.map(|s| format!("Mcp-Session-Id: {s}\r\nMcp-Protocol-Version: 2025-06-18\r\n")).unwrap_or_default();
-    write!(
-        stream,
-        "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{session}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{message}",
-        message.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer
+    exchange(addr, &mcp_head(&session), message)
 }
 
 /// Opens an MCP session: its id.

@@ -50,6 +50,7 @@ mod sitemap_cache;
 mod text;
 mod tools;
 mod transport;
+mod ttl_cache;
 
 pub use identity::{Identity, Initiator};
 pub use server::{MAX_FETCH_LENGTH, MAX_SITEMAP_LIMIT, WebcanonMcp};

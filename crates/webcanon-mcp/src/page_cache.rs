@@ -6,9 +6,10 @@
 //! kept, the oldest dropped first. Only successful fetches are kept: a
 //! refusal or a failure is decided again on the next call.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::ttl_cache::TtlCache;
 
 /// How long a fetched page is served from the cache.
 pub(crate) const PAGE_TTL: Duration = Duration::from_secs(300);
@@ -47,53 +48,31 @@ impl<T> CachedPage<T> {
     }
 }
 
-struct Entry<T> {
-    key: PageKey,
-    at: Instant,
-    page: Arc<CachedPage<T>>,
-}
-
-/// The cache.
-pub(crate) struct PageCache<T> {
-    entries: Mutex<VecDeque<Entry<T>>>,
-    ttl: Duration,
-}
+/// The cache: pages weighed by their characters.
+pub(crate) struct PageCache<T>(TtlCache<PageKey, CachedPage<T>>);
 
 impl<T> std::fmt::Debug for PageCache<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let len = self.entries.lock().map(|e| e.len()).unwrap_or(0);
-        f.debug_struct("PageCache").field("pages", &len).field("ttl", &self.ttl).finish()
+        self.0.fmt(f)
     }
 }
 
 impl<T> PageCache<T> {
     /// An empty cache whose pages live `ttl`.
     pub fn new(ttl: Duration) -> PageCache<T> {
-        PageCache { entries: Mutex::new(VecDeque::new()), ttl }
+        PageCache(TtlCache::new(ttl, MAX_PAGES, MAX_CHARS))
     }
 
     /// The page for `key` and its age, if it is still fresh.
     pub fn get(&self, key: &PageKey) -> Option<(Arc<CachedPage<T>>, Duration)> {
-        let mut entries = self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let now = Instant::now();
-        entries.retain(|e| now.duration_since(e.at) < self.ttl);
-        entries.iter().find(|e| &e.key == key).map(|e| (e.page.clone(), now.duration_since(e.at)))
+        self.0.get(key)
     }
 
     /// Keeps `page` for `key`, replacing an older copy; drops the oldest
     /// pages past the limits. A page over the character limit is not kept.
     pub fn put(&self, key: PageKey, page: Arc<CachedPage<T>>) {
-        if page.total_length > MAX_CHARS {
-            return;
-        }
-        let mut entries = self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        entries.retain(|e| e.key != key);
-        entries.push_back(Entry { key, at: Instant::now(), page });
-        let mut chars: usize = entries.iter().map(|e| e.page.total_length).sum();
-        while entries.len() > MAX_PAGES || chars > MAX_CHARS {
-            let Some(oldest) = entries.pop_front() else { break };
-            chars -= oldest.page.total_length;
-        }
+        let weight = page.total_length;
+        self.0.put(key, page, weight);
     }
 }
 

@@ -5,11 +5,11 @@
 //! [`SITEMAP_TTL`]; at most [`MAX_SITES`] origins and [`MAX_BYTES`] bytes
 //! of URLs are kept, the oldest dropped first.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use crate::output::{SitemapUrlOutput, SkippedSitemapOutput};
+use crate::ttl_cache::TtlCache;
 
 /// How long a discovery is served from the cache.
 pub(crate) const SITEMAP_TTL: Duration = Duration::from_secs(600);
@@ -63,54 +63,26 @@ impl Discovered {
     }
 }
 
-struct Entry {
-    key: SiteKey,
-    at: Instant,
-    bytes: usize,
-    found: Arc<Discovered>,
-}
-
-/// The cache.
-pub(crate) struct SitemapCache {
-    entries: Mutex<VecDeque<Entry>>,
-}
-
-impl std::fmt::Debug for SitemapCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let len = self.entries.lock().map(|e| e.len()).unwrap_or(0);
-        f.debug_struct("SitemapCache").field("sites", &len).finish()
-    }
-}
+/// The cache: findings weighed by their bytes.
+#[derive(Debug)]
+pub(crate) struct SitemapCache(TtlCache<SiteKey, Discovered>);
 
 impl SitemapCache {
     /// An empty cache.
     pub fn new() -> SitemapCache {
-        SitemapCache { entries: Mutex::new(VecDeque::new()) }
+        SitemapCache(TtlCache::new(SITEMAP_TTL, MAX_SITES, MAX_BYTES))
     }
 
     /// The discovery for `key`, if it is still fresh.
     pub fn get(&self, key: &SiteKey) -> Option<Arc<Discovered>> {
-        let mut entries = self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let now = Instant::now();
-        entries.retain(|e| now.duration_since(e.at) < SITEMAP_TTL);
-        entries.iter().find(|e| &e.key == key).map(|e| e.found.clone())
+        self.0.get(key).map(|(found, _)| found)
     }
 
     /// Keeps `found` for `key`, replacing an older run; drops the oldest
     /// past the limits. A run larger than the whole budget is not kept.
     pub fn put(&self, key: SiteKey, found: Arc<Discovered>) {
         let bytes = found.bytes();
-        if bytes > MAX_BYTES {
-            return;
-        }
-        let mut entries = self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        entries.retain(|e| e.key != key);
-        entries.push_back(Entry { key, at: Instant::now(), bytes, found });
-        let mut total: usize = entries.iter().map(|e| e.bytes).sum();
-        while entries.len() > MAX_SITES || total > MAX_BYTES {
-            let Some(oldest) = entries.pop_front() else { break };
-            total -= oldest.bytes;
-        }
+        self.0.put(key, found, bytes);
     }
 }
 
@@ -147,8 +119,7 @@ mod tests {
         assert!((1..8).contains(&kept), "{kept}");
         assert!(cache.get(&key("https://s7.test")).is_some(), "the newest stays");
         assert!(cache.get(&key("https://a.test")).is_none(), "the oldest went first");
-        let total: usize = cache.entries.lock().unwrap().iter().map(|e| e.bytes).sum();
-        assert!(total <= MAX_BYTES, "{total}");
+        assert!(cache.0.weight() <= MAX_BYTES, "{}", cache.0.weight());
     }
 
     #[test]
