@@ -36,7 +36,8 @@ struct Rule {
     priority: u32,
     /// Position in the agent's rules in file order (for first-match lint).
     order: u32,
-    pattern: Box<str>,
+    /// The pattern as written: a range of `AgentRules::pattern_text`.
+    pattern: (u32, u32),
 }
 
 /// A distinct literal head.
@@ -66,6 +67,9 @@ struct Wild {
 #[derive(Debug, Clone)]
 pub struct AgentRules {
     rules: Vec<Rule>,
+    /// Every rule's pattern as written, one after the other (one
+    /// allocation, not one per rule).
+    pattern_text: String,
     keys: Vec<Key>,
     key_bytes: Vec<u8>,
     /// Wildcard patterns grouped by anchor, best first within a group.
@@ -132,6 +136,7 @@ impl AgentRules {
     /// Compiles `entries` (in file order). Also used by lint, one group at a time.
     pub(crate) fn from_entries(robots: &Robots, entries: &[&RuleEntry], groups: &[usize]) -> AgentRules {
         let mut rules = Vec::with_capacity(entries.len());
+        let mut pattern_text = String::with_capacity(entries.iter().map(|e| (e.raw.end - e.raw.start) as usize).sum());
         // (head, rule, anchored) for literal patterns.
         let mut literals: Vec<(&[u8], u32, bool)> = Vec::new();
         // (pattern, anchor, rule, anchored) for wildcard patterns.
@@ -143,7 +148,11 @@ impl AgentRules {
                 line: entry.line,
                 priority: entry.priority,
                 order: order as u32,
-                pattern: robots.str(&entry.raw).into(),
+                pattern: {
+                    let start = pattern_text.len() as u32;
+                    pattern_text.push_str(robots.str(&entry.raw));
+                    (start, pattern_text.len() as u32)
+                },
             });
             if !entry.matchable {
                 continue;
@@ -235,6 +244,7 @@ impl AgentRules {
         }
         AgentRules {
             rules,
+            pattern_text,
             keys,
             key_bytes,
             wild,
@@ -317,7 +327,11 @@ impl AgentRules {
                 Directive::Allow => MatchVerdict::AllowedExplicit,
                 Directive::Disallow => MatchVerdict::DisallowedExplicit,
             },
-            rule: Some(RuleRef { line: r.line, directive: r.directive, pattern: &r.pattern }),
+            rule: Some(RuleRef {
+                line: r.line,
+                directive: r.directive,
+                pattern: &self.pattern_text[r.pattern.0 as usize..r.pattern.1 as usize],
+            }),
         }
     }
 
@@ -356,10 +370,9 @@ impl AgentRules {
     /// Roughly the bytes these rules hold on the heap, for caches that count
     /// what they keep.
     pub fn heap_bytes(&self) -> usize {
-        let patterns: usize = self.rules.iter().map(|r| r.pattern.len()).sum();
         std::mem::size_of::<AgentRules>()
             + self.rules.capacity() * std::mem::size_of::<Rule>()
-            + patterns
+            + self.pattern_text.capacity()
             + self.keys.capacity() * std::mem::size_of::<Key>()
             + self.key_bytes.capacity()
             + self.wild.capacity() * std::mem::size_of::<Wild>()
