@@ -105,14 +105,8 @@ impl FetchError {
             source = cause.source();
         }
         let message = error_chain(&err);
-        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&err);
-        while let Some(cause) = source {
-            if let Some(io) = cause.downcast_ref::<std::io::Error>()
-                && crate::os_limits::is_local_exhaustion(io)
-            {
-                return FetchError::Local { url, message: io.to_string() };
-            }
-            source = cause.source();
+        if let Some(io) = crate::os_limits::local_exhaustion_in(&err) {
+            return FetchError::Local { url, message: io.to_string() };
         }
         if err.is_timeout() {
             FetchError::Timeout { url, after: Duration::ZERO }

@@ -44,6 +44,21 @@ pub fn is_local_exhaustion(err: &std::io::Error) -> bool {
     }
 }
 
+/// The first local exhaustion ([`is_local_exhaustion`]) anywhere in
+/// `err`'s chain of causes.
+pub fn local_exhaustion_in<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
+    let mut source = Some(err);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && is_local_exhaustion(io)
+        {
+            return Some(io);
+        }
+        source = cause.source();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

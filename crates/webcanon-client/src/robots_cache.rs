@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use webcanon_core::policy::{RobotsAvailability, RobotsEvidence, RobotsMode, RuleEvidence};
 use webcanon_core::robots::{AgentRules, ContentSignal, Robots};
 
+use crate::error::FetchError;
 use crate::single_flight::KeyedLocks;
 use crate::store::{FetchLock, RobotsRecord, RobotsStore, StoreError, StoreHealth, unix_now};
 use crate::warning::{Warning, source};
@@ -192,10 +193,11 @@ impl CachedRobots {
     }
 
     /// When this machine failed the fetch (see
-    /// [`FetchedRobots::local_failure`]): why. The outcome says nothing
-    /// about the site and is not kept.
-    pub fn local_failure(&self) -> Option<&str> {
-        self.local_failure.as_deref()
+    /// [`FetchedRobots::local_failure`]): the error to report instead of a
+    /// verdict. The outcome says nothing about the site and is not kept.
+    pub fn local_failure(&self) -> Option<FetchError> {
+        let message = self.local_failure.as_ref()?;
+        Some(FetchError::Local { url: self.record.robots_url.clone(), message: message.clone() })
     }
 
     /// When the rules in force come from the last good copy because the
@@ -621,7 +623,7 @@ impl RobotsCache {
 
     /// Decides `url` for `agent` under `mode`, loading robots.txt for
     /// `origin` through `fetch` when needed. Under [`RobotsMode::Ignore`]
-    /// nothing is loaded. `Err` carries why this machine failed the fetch
+    /// nothing is loaded. `Err` is this machine failing the fetch
     /// ([`CachedRobots::local_failure`]): no verdict can be given.
     pub async fn evaluate<F, Fut>(
         &self,
@@ -630,7 +632,7 @@ impl RobotsCache {
         url: &str,
         mode: RobotsMode,
         fetch: F,
-    ) -> Result<(RobotsEvidence, Vec<Warning>), String>
+    ) -> Result<(RobotsEvidence, Vec<Warning>), FetchError>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = FetchedRobots>,
@@ -639,8 +641,8 @@ impl RobotsCache {
             return Ok((RobotsEvidence::skipped(), Vec::new()));
         }
         let (cached, from_cache) = self.get(origin, fetch).await;
-        if let Some(message) = cached.local_failure() {
-            return Err(message.to_string());
+        if let Some(err) = cached.local_failure() {
+            return Err(err);
         }
         Ok(cached.evaluate(agent, url, from_cache, unix_now()))
     }

@@ -88,14 +88,10 @@ impl Client {
         let robots_url = robots_url(first);
         let (cached, from_cache) =
             inner.cache.get(origin, || fetch_robots(&inner.http, &robots_url, inner.auth_disallows)).await;
-        if let Some(message) = cached.local_failure() {
-            let local = || {
-                Error::Fetch(crate::error::FetchError::Local {
-                    url: robots_url.to_string(),
-                    message: message.to_string(),
-                })
-            };
-            decided.extend(admitted.into_iter().map(|(index, _)| (index, Err(local()))));
+        if cached.local_failure().is_some() {
+            let failed =
+                admitted.into_iter().filter_map(|(index, _)| Some((index, Err(Error::Fetch(cached.local_failure()?)))));
+            decided.extend(failed);
             return decided;
         }
         let now = unix_now();

@@ -587,8 +587,8 @@ impl Client {
         let robots_url = robots_url(&url);
         let (cached, _) =
             inner.cache.get(&origin, || fetch_robots(&inner.http, &robots_url, inner.auth_disallows)).await;
-        if let Some(message) = cached.local_failure() {
-            return Err(Error::Fetch(FetchError::Local { url: robots_url.to_string(), message: message.to_string() }));
+        if let Some(err) = cached.local_failure() {
+            return Err(Error::Fetch(err));
         }
         Ok(cached)
     }
@@ -630,7 +630,7 @@ impl Client {
                 fetch_robots(&inner.http, &robots_url, inner.auth_disallows)
             })
             .await
-            .map_err(|message| Error::Fetch(FetchError::Local { url: robots_url.to_string(), message }))?;
+            .map_err(Error::Fetch)?;
         let pacing = inner.http.pacing.pacer.config();
         if inner.mode != RobotsMode::Ignore
             && let Some(delay) = inner.cache.crawl_delay(&origin, &inner.agent)

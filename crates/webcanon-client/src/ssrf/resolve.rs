@@ -41,7 +41,7 @@ impl NameLookup for HickoryLookup {
                 })
                 .await?;
             let answer = resolver.lookup_ip(host).await.map_err(|e| {
-                if let Some(code) = local_exhaustion_in(&e) {
+                if let Some(code) = crate::os_limits::local_exhaustion_in(&e).and_then(io::Error::raw_os_error) {
                     // Keep the code: the caller tells this machine's
                     // failures from the name's.
                     io::Error::from_raw_os_error(code)
@@ -56,21 +56,6 @@ impl NameLookup for HickoryLookup {
             Ok(answer.iter().collect())
         })
     }
-}
-
-/// The OS error code of a local exhaustion (out of descriptors, buffers)
-/// anywhere in `err`'s chain of causes.
-fn local_exhaustion_in(err: &(dyn std::error::Error + 'static)) -> Option<i32> {
-    let mut source = Some(err);
-    while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<io::Error>()
-            && crate::os_limits::is_local_exhaustion(io)
-        {
-            return io.raw_os_error();
-        }
-        source = cause.source();
-    }
-    None
 }
 
 /// A fixed table of names, for tests: no DNS query is ever made.
