@@ -371,3 +371,50 @@ fn mcp_initialize(addr: &str) -> String {
     mcp_post(addr, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Some(&session));
     session
 }
+
+#[test]
+fn mcp_request_bodies_over_1_mib_are_refused_unread() {
+    let (_served, addr, _stderr) = spawn_serve(&["--no-cache", "--max-sessions", "1"]);
+    let session = mcp_initialize(&addr);
+    // A tools/call whose argument alone is 2 MiB, in an open session and as
+    // a session-opening request while the one session is taken.
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"check_url","arguments":{{"url":"https://example.com/{}"}}}}}}"#,
+        "a".repeat(2 << 20)
+    );
+    for (what, head) in [
+        ("in a session", mcp_head(&format!("Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\n"))),
+        ("opening a session", mcp_head("")),
+    ] {
+        let mut stream = TcpStream::connect(&addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        // The server may answer and close before the body is sent: a failed
+        // write is expected, the answer is what counts.
+        let _ = write!(stream, "{head}Content-Length: {}\r\nConnection: close\r\n\r\n", huge.len());
+        let _ = stream.write_all(huge.as_bytes());
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer);
+        assert_eq!(status_of(&answer), 413, "{what}: {}", &answer[..answer.len().min(400)]);
+        assert!(answer.contains("larger than 1 MiB"), "{what}: {}", &answer[..answer.len().min(400)]);
+    }
+    // Chunked, with no length to refuse up front: cut at 1 MiB while read.
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = mcp_head(&format!("Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\n"));
+    let _ = write!(stream, "{head}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+    for chunk in huge.as_bytes().chunks(64 * 1024) {
+        let _ = write!(stream, "{:x}\r\n", chunk.len());
+        let _ = stream.write_all(chunk);
+        let _ = stream.write_all(b"\r\n");
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert_eq!(status_of(&answer), 413, "chunked: {}", &answer[..answer.len().min(400)]);
+    // The service is still up and the session still works.
+    assert_eq!(request(&addr, "GET", "/healthz", "").0, 200);
+    let listed = mcp_post(&addr, r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#, Some(&session));
+    assert!(listed.contains("check_url"), "{listed}");
+}

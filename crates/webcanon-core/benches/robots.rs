@@ -6,7 +6,8 @@
 //!   our `Robots::parse` + `rules_for(agent)`;
 //! - `robotstxt` (a port of Google's C++ matcher) has no separate parse: each
 //!   call parses the whole file while matching one URL, so its "parse" is one
-//!   call and its decision cost is that same call per URL.
+//!   call and its decision cost is that same call per URL; our row
+//!   "parse+rules_for+one decision" is the like-for-like one.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -103,6 +104,14 @@ fn parse(c: &mut Criterion) {
         });
         group.bench_function("webcanon parse+rules_for", |b| {
             b.iter(|| files.iter().map(|f| Robots::parse(&f.body).rules_for(AGENT).len()).sum::<usize>())
+        });
+        group.bench_function("webcanon parse+rules_for+one decision", |b| {
+            b.iter(|| {
+                files
+                    .iter()
+                    .filter(|f| Robots::parse(&f.body).rules_for(AGENT).is_allowed("https://example.com/"))
+                    .count()
+            })
         });
         group.bench_function("texting_robots Robot::new", |b| {
             b.iter(|| files.iter().filter(|f| texting_robots::Robot::new(AGENT, &f.body).is_ok()).count())

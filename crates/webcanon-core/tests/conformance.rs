@@ -191,6 +191,11 @@ fn run(robots: &Robots, check: &Check) -> Result<(), String> {
     if direct != compiled {
         return Err(format!("decide gave {} but rules_for().decide gave {}", describe(&direct), describe(&compiled)));
     }
+    rules.build_index();
+    let indexed = rules.decide(&check.url);
+    if direct != indexed {
+        return Err(format!("decide gave {} but the indexed rules gave {}", describe(&direct), describe(&indexed)));
+    }
     if direct.verdict != check.verdict {
         return Err(format!("expected {}, got {}", check.verdict.as_str(), describe(&direct)));
     }

@@ -81,11 +81,20 @@ fn every_corpus_file_parses_lints_and_matches_consistently() {
         let mut urls = pattern_urls(&robots);
         urls.extend(FIXED_URLS.iter().map(|u| u.to_string()));
         for agent in AGENTS {
-            let compiled = robots.rules_for(agent);
-            for url in &urls {
+            // The same rules decided by a scan (a fresh compile's first
+            // decisions) and through the index.
+            let indexed = robots.rules_for(agent);
+            indexed.build_index();
+            for (i, url) in urls.iter().enumerate() {
                 let direct = robots.decide(agent, url);
-                let fast = compiled.decide(url);
-                assert_eq!(direct, fast, "{}: agent {agent}, url {url:?}", path.display());
+                // A fresh compile per URL (bounded for the largest files).
+                if i < 16 || indexed.len() <= 500 {
+                    let fresh = robots.rules_for(agent);
+                    let scanned = fresh.decide(url);
+                    assert_eq!(direct, scanned, "{}: agent {agent}, url {url:?}, scanned", path.display());
+                }
+                let fast = indexed.decide(url);
+                assert_eq!(direct, fast, "{}: agent {agent}, url {url:?}, indexed", path.display());
                 assert_eq!(direct.rule.is_none(), direct.verdict == MatchVerdict::AllowedImplicit);
                 decisions += 1;
                 explicit += usize::from(direct.rule.is_some());

@@ -135,10 +135,13 @@ proptest! {
     fn compiled_rules_decide_like_decide(text in robots_text(), paths in prop::collection::vec(path(), 1..8)) {
         let robots = Robots::parse(text.as_bytes());
         for agent in AGENTS {
-            let compiled = robots.rules_for(agent);
+            let scanned = robots.rules_for(agent);
+            let indexed = robots.rules_for(agent);
+            indexed.build_index();
             for p in &paths {
                 let direct = robots.decide(agent, p);
-                prop_assert_eq!(direct, compiled.decide(p), "agent {} path {:?}", agent, p);
+                prop_assert_eq!(direct, scanned.decide(p), "scanned, agent {} path {:?}", agent, p);
+                prop_assert_eq!(direct, indexed.decide(p), "indexed, agent {} path {:?}", agent, p);
                 prop_assert_eq!(direct.rule.is_none(), direct.verdict == MatchVerdict::AllowedImplicit);
             }
         }
@@ -158,6 +161,9 @@ proptest! {
             let got = robots.decide(agent, &encoded);
             prop_assert!(same(&expected, &got), "agent {} {:?} gave {:?} but {:?} gave {:?}", agent, raw, expected, encoded, got);
             prop_assert!(same(&expected, &robots.rules_for(agent).decide(&encoded)), "compiled, agent {} {:?}", agent, encoded);
+            let indexed = robots.rules_for(agent);
+            indexed.build_index();
+            prop_assert!(same(&expected, &indexed.decide(&encoded)), "indexed, agent {} {:?}", agent, encoded);
         }
     }
 

@@ -151,18 +151,29 @@ struct SessionGate {
     max: usize,
 }
 
-/// Middleware: bounds the body read, and answers an `initialize` with 503
-/// while the sessions are full (other requests pass: they open none).
+/// Middleware: reads a POST body up to 1 MiB before anything else sees it
+/// (a longer one is refused with 413, whatever the session), and answers an
+/// `initialize` with 503 while the sessions are full.
 async fn admit(State(gate): State<SessionGate>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let body = Body::new(http_body_util::Limited::new(body, MAX_REQUEST_BODY_BYTES));
-    let opens_session = parts.method == Method::POST && !parts.headers.contains_key("mcp-session-id");
-    if !opens_session || gate.sessions.sessions.read().await.len() < gate.max {
+    if parts.method != Method::POST {
+        let body = Body::new(http_body_util::Limited::new(body, MAX_REQUEST_BODY_BYTES));
         return next.run(Request::from_parts(parts, body)).await;
     }
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_REQUEST_BODY_BYTES).await else {
-        return jsonrpc_error(StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than 1 MiB");
+    let declared =
+        parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_REQUEST_BODY_BYTES as u64) {
+        return too_large();
+    }
+    let bytes = match axum::body::to_bytes(body, MAX_REQUEST_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(e) if is_length_limit(&e) => return too_large(),
+        Err(e) => return jsonrpc_error(StatusCode::BAD_REQUEST, &format!("the request body could not be read: {e}")),
     };
+    let opens_session = !parts.headers.contains_key("mcp-session-id");
+    if !opens_session || gate.sessions.sessions.read().await.len() < gate.max {
+        return next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    }
     let initialize = serde_json::from_slice::<serde_json::Value>(&bytes)
         .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("initialize"));
     if initialize {
@@ -178,4 +189,20 @@ async fn admit(State(gate): State<SessionGate>, request: Request, next: Next) ->
 fn jsonrpc_error(status: StatusCode, message: &str) -> Response {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": message}});
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+fn too_large() -> Response {
+    jsonrpc_error(StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than 1 MiB")
+}
+
+/// Whether a body read failed on the length limit (not on the connection).
+fn is_length_limit(error: &axum::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = cause {
+        if e.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }

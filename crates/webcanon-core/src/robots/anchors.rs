@@ -26,6 +26,11 @@ pub(crate) struct Anchors {
 }
 
 impl Anchors {
+    /// The most heap bytes one state can take: its edge range, failure
+    /// link, output and output link (20), and its one incoming edge (5),
+    /// counted twice for the edge arrays' growth.
+    pub(crate) const BYTES_PER_STATE: usize = 30;
+
     /// The bytes this automaton holds on the heap.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.edges.capacity() * 8

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::compiled::AgentRules;
-use super::model::{NotRobots, RecordClass, RecordKind, Robots, RuleEntry};
+use super::model::{NotRobots, RecordClass, RecordKind, Robots};
 use super::normalize::WILDCARD;
 
 /// How serious a finding is.
@@ -321,8 +321,8 @@ fn delay_only_group(robots: &Robots, index: usize, first_record: Option<u32>, ou
 /// dropped) is decided both ways; where the verdicts differ, the rule that
 /// first-match crawlers would wrongly apply is reported.
 fn match_order_conflicts(robots: &Robots, range: std::ops::Range<usize>, budget: &mut u64, out: &mut Vec<Diagnostic>) {
-    let entries: Vec<&RuleEntry> = robots.rules[range].iter().collect();
-    let compiled = AgentRules::from_entries(robots, &entries, &[]);
+    let entries = &robots.rules[range];
+    let compiled = AgentRules::from_entries(robots, entries.iter(), &[]);
     let mut seen = HashSet::new();
     // Equal patterns give equal probes: each is decided once.
     let mut probed: HashSet<Vec<u8>> = HashSet::new();

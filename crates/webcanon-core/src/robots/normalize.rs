@@ -54,7 +54,26 @@ fn push_escaped(out: &mut Vec<u8>, b: u8) {
 /// first lets the hot path skip the copy.
 #[inline]
 pub(crate) fn is_plain(bytes: &[u8]) -> bool {
-    bytes.iter().all(|&b| !needs_encoding(b) && b != b'%')
+    none_of(bytes, |b| needs_encoding(b) | (b == b'%'))
+}
+
+/// Whether a plain pattern is also free of wildcards: copied as is.
+#[inline]
+fn is_plain_literal(bytes: &[u8]) -> bool {
+    none_of(bytes, |b| needs_encoding(b) | (b == b'%') | (b == b'*'))
+}
+
+/// Whether no byte of `bytes` is `special`: sixteen bytes at a time without
+/// a branch per byte, which the compiler turns into vector compares.
+#[inline(always)]
+fn none_of(bytes: &[u8], special: impl Fn(u8) -> bool) -> bool {
+    let mut chunks = bytes.chunks_exact(16);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |seen, &b| seen | special(b)) {
+            return false;
+        }
+    }
+    !chunks.remainder().iter().any(|&b| special(b))
 }
 
 /// Appends the normalised form of one `%` escape or octet at `input[i..]` to
@@ -114,16 +133,24 @@ pub(crate) fn normalize_pattern_into(pattern: &[u8], out: &mut Vec<u8>) -> Norma
         Some((b'$', body)) => (body, true),
         _ => (pattern, false),
     };
-    if is_plain(body) && !body.contains(&b'*') {
+    if is_plain_literal(body) {
         out.extend_from_slice(body);
     } else {
+        // Runs of plain bytes are copied whole; only the bytes between them
+        // (`*`, `%`, octets to encode) are looked at one by one.
+        let special = |b: u8| needs_encoding(b) | (b == b'%') | (b == b'*');
         let mut i = 0;
         while i < body.len() {
-            if body[i] == b'*' {
-                out.push(WILDCARD);
-                i += 1;
-            } else {
-                i += normalize_one(body, i, out);
+            let run = body[i..].iter().position(|&b| special(b)).unwrap_or(body.len() - i);
+            out.extend_from_slice(&body[i..i + run]);
+            i += run;
+            match body.get(i) {
+                None => break,
+                Some(b'*') => {
+                    out.push(WILDCARD);
+                    i += 1;
+                }
+                Some(_) => i += normalize_one(body, i, out),
             }
         }
     }
@@ -186,5 +213,12 @@ mod tests {
         assert!(!is_plain(b"/a%20"));
         assert!(!is_plain("/\u{e9}".as_bytes()));
         assert!(!is_plain(b"/a b"));
+        // Past the first sixteen bytes too, and in the tail.
+        assert!(is_plain(b"/a-long/path/that-spans/several/chunks?x=1"));
+        assert!(!is_plain(b"/a-long/path/that-spans/several/chunks?x=%201234567"));
+        assert!(!is_plain(b"/0123456789abcdef/0123456789abcdef/\x7f"));
+        assert!(!is_plain("/0123456789abcdef/\u{e9}0123456789abcdef".as_bytes()));
+        assert!(is_plain_literal(b"/0123456789abcdef/0123456789abcdef/"));
+        assert!(!is_plain_literal(b"/0123456789abcdef/0123456789abcdef*/"));
     }
 }
