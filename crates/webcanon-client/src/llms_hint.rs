@@ -21,7 +21,7 @@ use webcanon_core::llms::{LlmsTxt, is_markdown_copy_of};
 use webcanon_core::policy::RobotsAvailability;
 
 use crate::single_flight::KeyedLocks;
-use crate::store::{RobotsRecord, RobotsStore, unix_now};
+use crate::store::{OffWorker, RobotsRecord, RobotsStore, unix_now};
 
 /// Only this many bytes of an llms.txt are read: an index larger than this
 /// is not an index, and a hostile file must not cost unbounded memory.
@@ -156,7 +156,8 @@ fn store_key(url: &Url) -> String {
 /// URL at a time; fresh for the robots.txt cache time, failures minutes.
 #[derive(Debug)]
 pub(crate) struct LlmsCache {
-    store: Arc<dyn RobotsStore>,
+    /// Called off the async workers when it can block.
+    store: OffWorker,
     ttl: u64,
     /// Parsed files within a byte budget, least recently used dropped.
     loaded: moka::sync::Cache<String, Arc<LoadedLlms>>,
@@ -175,7 +176,7 @@ impl LlmsCache {
                 loaded.approx_bytes().saturating_add(u32::try_from(key.len()).unwrap_or(u32::MAX))
             })
             .build();
-        LlmsCache { store, ttl, loaded, inflight: KeyedLocks::default() }
+        LlmsCache { store: OffWorker::new(store), ttl, loaded, inflight: KeyedLocks::default() }
     }
 
     fn fresh(&self, key: &str, now: u64) -> Option<Arc<LoadedLlms>> {
@@ -208,7 +209,8 @@ impl LlmsCache {
         if let Some(hit) = self.fresh(&key, now) {
             return hit;
         }
-        let stored = self.store.load(&key).unwrap_or_else(|err| {
+        let load_key = key.clone();
+        let stored = self.store.run(move |s| s.load(&load_key)).await.unwrap_or_else(|err| {
             tracing::warn!("{err}; loading llms.txt without the store");
             None
         });
@@ -218,7 +220,8 @@ impl LlmsCache {
             return loaded;
         }
         let record = self.record(&key, url, fetch().await, unix_now());
-        if let Err(err) = self.store.save(&record) {
+        let saved = record.clone();
+        if let Err(err) = self.store.run(move |s| s.save(&saved)).await {
             tracing::warn!("{err}; the llms.txt outcome is kept in memory only");
         }
         let loaded = Arc::new(LoadedLlms::from_record(url.clone(), &record));

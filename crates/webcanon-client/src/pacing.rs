@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::store::RobotsStore;
+use crate::store::{OffWorker, RobotsStore};
 
 /// The default minimum interval between two requests to one host: none.
 /// The client fetches for agents acting on a request, mostly a few pages a
@@ -78,7 +78,8 @@ impl PacingConfig {
 #[derive(Debug)]
 pub struct Pacer {
     config: PacingConfig,
-    store: Arc<dyn RobotsStore>,
+    /// Called off the async workers when it can block.
+    store: OffWorker,
     /// The last slot reserved per host, by this process.
     local: Mutex<HashMap<String, Instant>>,
 }
@@ -87,7 +88,7 @@ impl Pacer {
     /// A pacer with `config`, reserving slots on `store` when it paces (a
     /// shared store) and in memory otherwise.
     pub fn new(config: PacingConfig, store: Arc<dyn RobotsStore>) -> Pacer {
-        Pacer { config, store, local: Mutex::new(HashMap::new()) }
+        Pacer { config, store: OffWorker::new(store), local: Mutex::new(HashMap::new()) }
     }
 
     /// The settings.
@@ -98,7 +99,14 @@ impl Pacer {
     /// Waits for the next slot of `host` at least `interval` after the one
     /// before it, and returns how long it waited.
     pub async fn wait(&self, host: &str, interval: Duration) -> Duration {
-        let wait = self.reserve(host, interval);
+        // A store error reads as "not shared": pace locally.
+        let shared = if self.store.store().paces() {
+            let key = host.to_string();
+            self.store.run(move |s| s.reserve_slot(&key, interval)).await.ok().flatten()
+        } else {
+            None
+        };
+        let wait = self.reserve(host, interval, shared);
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
         }
@@ -106,9 +114,9 @@ impl Pacer {
     }
 
     /// Reserves the slot and returns the wait until it.
-    fn reserve(&self, host: &str, interval: Duration) -> Duration {
-        // A store error reads as "not shared": pace locally.
-        let shared = self.store.reserve_slot(host, interval).ok().flatten();
+    /// Reserves the local slot (after the shared one, when the store gave
+    /// one) and returns the wait until it.
+    fn reserve(&self, host: &str, interval: Duration, shared: Option<Duration>) -> Duration {
         let now = Instant::now();
         let mut local = self.local.lock().unwrap_or_else(|p| p.into_inner());
         if local.len() >= LOCAL_PRUNE_AT {

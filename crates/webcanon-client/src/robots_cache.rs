@@ -12,7 +12,7 @@ use webcanon_core::robots::{AgentRules, ContentSignal, Robots};
 
 use crate::error::FetchError;
 use crate::single_flight::KeyedLocks;
-use crate::store::{FetchLock, RobotsRecord, RobotsStore, StoreError, StoreHealth, unix_now};
+use crate::store::{FetchLock, OffWorker, RobotsRecord, RobotsStore, StoreError, StoreHealth, unix_now};
 use crate::warning::{Warning, source};
 
 /// RFC 9309 §2.4: a cached robots.txt is not used for more than 24 hours.
@@ -351,10 +351,11 @@ fn content_signal_warning(signal: &ContentSignal) -> Warning {
 #[derive(Debug)]
 pub struct RobotsCache {
     config: RobotsCacheConfig,
-    store: Arc<dyn RobotsStore>,
+    /// Called off the async workers when it can block.
+    store: OffWorker,
     parsed: moka::sync::Cache<String, Arc<CachedRobots>>,
     inflight: KeyedLocks,
-    stats: Mutex<CacheStats>,
+    stats: Arc<Mutex<CacheStats>>,
 }
 
 /// Counters for metrics and tests.
@@ -391,8 +392,17 @@ struct FleetLock<'a> {
 }
 
 impl Drop for FleetLock<'_> {
+    /// Releases the lock without waiting for the store (a drop cannot
+    /// wait); a failure is counted like any other store error.
     fn drop(&mut self) {
-        self.cache.store_result(self.cache.store.release_fetch_lock(self.origin, &self.token));
+        let (origin, token) = (self.origin.to_string(), std::mem::take(&mut self.token));
+        let stats = self.cache.stats.clone();
+        self.cache.store.run_detached(move |store| {
+            if let Err(err) = store.release_fetch_lock(&origin, &token) {
+                stats.lock().unwrap_or_else(|p| p.into_inner()).store_errors += 1;
+                tracing::warn!("{err}; the fleet lock expires on its own");
+            }
+        });
     }
 }
 
@@ -401,7 +411,7 @@ impl RobotsCache {
     pub fn new(store: Arc<dyn RobotsStore>, config: RobotsCacheConfig) -> RobotsCache {
         RobotsCache {
             config,
-            store,
+            store: OffWorker::new(store),
             parsed: moka::sync::Cache::builder()
                 .max_capacity(config.memory_bytes)
                 .weigher(|origin: &String, cached: &Arc<CachedRobots>| {
@@ -409,20 +419,20 @@ impl RobotsCache {
                 })
                 .build(),
             inflight: KeyedLocks::default(),
-            stats: Mutex::new(CacheStats::default()),
+            stats: Arc::new(Mutex::new(CacheStats::default())),
         }
     }
 
     /// The counters so far.
     pub fn stats(&self) -> CacheStats {
         let mut stats = *self.stats.lock().unwrap_or_else(|p| p.into_inner());
-        stats.store_errors += self.store.health().errors;
+        stats.store_errors += self.store.store().health().errors;
         stats
     }
 
     /// How the store is doing (a shared store that lost its server says so).
     pub fn store_health(&self) -> StoreHealth {
-        self.store.health()
+        self.store.store().health()
     }
 
     /// The `Crawl-delay` (seconds) that the robots.txt of `origin` held in
@@ -446,6 +456,18 @@ impl RobotsCache {
                 None
             }
         }
+    }
+
+    /// The latest outcome stored for `origin`; `None` also when the store fails.
+    async fn stored(&self, origin: &str) -> Option<RobotsRecord> {
+        let origin = origin.to_string();
+        self.store_result(self.store.run(move |s| s.load(&origin)).await).flatten()
+    }
+
+    /// The last good copy stored for `origin`; `None` also when the store fails.
+    async fn stored_last_good(&self, origin: &str) -> Option<RobotsRecord> {
+        let origin = origin.to_string();
+        self.store_result(self.store.run(move |s| s.load_last_good(&origin)).await).flatten()
     }
 
     fn fresh_in_memory(&self, origin: &str, now: u64) -> Option<Arc<CachedRobots>> {
@@ -472,7 +494,7 @@ impl RobotsCache {
             self.count(|s| s.hits += 1);
             return (hit, true);
         }
-        let mut previous = self.store_result(self.store.load(origin)).flatten();
+        let mut previous = self.stored(origin).await;
         if let Some(record) = previous.as_ref().filter(|r| r.is_fresh(now)) {
             return (self.use_stored(origin, record.clone(), now).await, true);
         }
@@ -481,7 +503,7 @@ impl RobotsCache {
             Turn::Fetch(lock) => {
                 if lock.is_some() {
                     // The outcome the last holder left, for the failure count.
-                    previous = self.store_result(self.store.load(origin)).flatten().or(previous);
+                    previous = self.stored(origin).await.or(previous);
                 }
                 lock
             }
@@ -513,14 +535,22 @@ impl RobotsCache {
         let redirects = std::mem::take(&mut fetched.redirects);
         let final_url = fetched.final_url.take();
         let record = self.record_from(origin, fetched, previous.as_ref(), unix_now());
-        if record.availability == RobotsAvailability::Parsed {
-            self.store_result(self.store.save_last_good(&record));
-        }
         // The latest outcome last: it is what the processes waiting on the
         // lock look for, and its last good copy must be there by then.
-        self.store_result(self.store.save(&record));
+        let saved = record.clone();
+        self.store_result(
+            self.store
+                .run(move |s| {
+                    let good = match saved.availability {
+                        RobotsAvailability::Parsed => s.save_last_good(&saved),
+                        _ => Ok(()),
+                    };
+                    good.and(s.save(&saved))
+                })
+                .await,
+        );
         drop(lock);
-        let last_good = self.last_good_for(&record, record.fetched_at);
+        let last_good = self.last_good_for(&record, record.fetched_at).await;
         let mut cached = CachedRobots::parsed(record, last_good).await;
         cached.redirects = redirects;
         cached.final_url = final_url;
@@ -531,7 +561,7 @@ impl RobotsCache {
 
     /// An outcome found in the store, remembered and counted as a hit.
     async fn use_stored(&self, origin: &str, record: RobotsRecord, now: u64) -> Arc<CachedRobots> {
-        let last_good = self.last_good_for(&record, now);
+        let last_good = self.last_good_for(&record, now).await;
         let cached = Arc::new(CachedRobots::parsed(record, last_good).await);
         self.remember(origin, &cached);
         self.count(|s| s.hits += 1);
@@ -550,12 +580,13 @@ impl RobotsCache {
         let deadline = Instant::now() + ttl + ttl / 2 + Duration::from_secs(1);
         let mut pause = FLEET_POLL_FIRST;
         loop {
-            match self.store_result(self.store.try_fetch_lock(origin, ttl)) {
+            let key = origin.to_string();
+            match self.store_result(self.store.run(move |s| s.try_fetch_lock(&key, ttl)).await) {
                 None | Some(FetchLock::Local) => return Turn::Fetch(None),
                 Some(FetchLock::Acquired(token)) => {
                     let lock = FleetLock { cache: self, origin, token };
                     // The holder before may have saved its outcome just now.
-                    let stored = self.store_result(self.store.load(origin)).flatten();
+                    let stored = self.stored(origin).await;
                     if let Some(record) = stored.filter(|r| r.is_fresh(unix_now())) {
                         return Turn::Stored(record);
                     }
@@ -568,7 +599,7 @@ impl RobotsCache {
             }
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(FLEET_POLL_MAX);
-            let stored = self.store_result(self.store.load(origin)).flatten();
+            let stored = self.stored(origin).await;
             if let Some(record) = stored.filter(|r| r.is_fresh(unix_now())) {
                 return Turn::Stored(record);
             }
@@ -579,11 +610,11 @@ impl RobotsCache {
         self.parsed.insert(origin.to_string(), cached.clone());
     }
 
-    fn last_good_for(&self, record: &RobotsRecord, now: u64) -> Option<RobotsRecord> {
+    async fn last_good_for(&self, record: &RobotsRecord, now: u64) -> Option<RobotsRecord> {
         if record.availability != RobotsAvailability::Unreachable {
             return None;
         }
-        let good = self.store_result(self.store.load_last_good(&record.origin)).flatten()?;
+        let good = self.stored_last_good(&record.origin).await?;
         (good.age(now) <= self.config.last_good_max_age.as_secs()).then_some(good)
     }
 

@@ -84,7 +84,18 @@ fn every_corpus_file_parses_lints_and_matches_consistently() {
             // The same rules decided by a scan (a fresh compile's first
             // decisions) and through the index.
             let indexed = robots.rules_for(agent);
+            let promised = indexed.heap_bytes();
             indexed.build_index();
+            // A set large enough to be indexed on its own counts its index
+            // before it is built, at no less than it takes once built.
+            if indexed.len() > 16 {
+                assert!(
+                    indexed.heap_bytes() <= promised,
+                    "{}: agent {agent}: {} bytes once indexed, {promised} counted before",
+                    path.display(),
+                    indexed.heap_bytes()
+                );
+            }
             for (i, url) in urls.iter().enumerate() {
                 let direct = robots.decide(agent, url);
                 // A fresh compile per URL (bounded for the largest files).

@@ -483,3 +483,84 @@ async fn audits_leave_the_async_worker_free_for_health_checks() {
     let slowest = prober.join().unwrap();
     assert!(slowest < Duration::from_millis(300), "/healthz took {slowest:?} while audits ran");
 }
+
+/// A store that holds its caller's thread, as a locked SQLite file does
+/// (its busy timeout) or a Redis server that stopped answering.
+#[derive(Debug, Default)]
+struct StallingStore {
+    inner: webcanon_client::store::MemoryStore,
+    stall: std::sync::atomic::AtomicBool,
+}
+
+impl StallingStore {
+    fn wait(&self) {
+        if self.stall.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_secs(3));
+        }
+    }
+}
+
+impl webcanon_client::store::RobotsStore for StallingStore {
+    fn load(
+        &self,
+        origin: &str,
+    ) -> Result<Option<webcanon_client::store::RobotsRecord>, webcanon_client::store::StoreError> {
+        self.wait();
+        self.inner.load(origin)
+    }
+    fn save(&self, record: &webcanon_client::store::RobotsRecord) -> Result<(), webcanon_client::store::StoreError> {
+        self.wait();
+        self.inner.save(record)
+    }
+    fn load_last_good(
+        &self,
+        origin: &str,
+    ) -> Result<Option<webcanon_client::store::RobotsRecord>, webcanon_client::store::StoreError> {
+        self.wait();
+        self.inner.load_last_good(origin)
+    }
+    fn save_last_good(
+        &self,
+        record: &webcanon_client::store::RobotsRecord,
+    ) -> Result<(), webcanon_client::store::StoreError> {
+        self.wait();
+        self.inner.save_last_good(record)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_store_holds_no_async_worker() {
+    let cached = site().await;
+    let store = std::sync::Arc::new(StallingStore::default());
+    let service =
+        start_with(loopback_client().cache(webcanon_client::CacheSetting::Store(store.clone())), Limits::default())
+            .await;
+    let check = |url: String| {
+        let (http, endpoint) = (service.http.clone(), format!("{}/v1/robots/check", service.base));
+        async move {
+            let started = std::time::Instant::now();
+            let response = http.post(endpoint).json(&json!({"url": url, "agent": "Bot"})).send().await.unwrap();
+            (response.status().as_u16(), started.elapsed())
+        }
+    };
+    // One origin's robots.txt in memory, then the store stalls every call.
+    assert_eq!(check(cached.url("/page")).await.0, 200);
+    store.stall.store(true, std::sync::atomic::Ordering::Relaxed);
+    // Four origins not in memory: each request waits on the store, twice
+    // as many as there are workers.
+    let mut others = Vec::new();
+    for _ in 0..4 {
+        others.push(site().await);
+    }
+    let waiting: Vec<_> = others.iter().map(|s| tokio::spawn(check(s.url("/page")))).collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A decision from memory does not wait for them (a store call on a
+    // worker thread would hold both workers for the 3 s of each call).
+    let (status, took) = check(cached.url("/private/x")).await;
+    assert_eq!(status, 200);
+    assert!(took < Duration::from_millis(1500), "a cached decision waited {took:?} behind the stalled store");
+    for request in waiting {
+        let (status, _) = request.await.unwrap();
+        assert_eq!(status, 200, "the stalled requests still finish");
+    }
+}

@@ -44,6 +44,10 @@ impl MemoryStore {
 }
 
 impl RobotsStore for MemoryStore {
+    fn blocks(&self) -> bool {
+        false
+    }
+
     fn load(&self, origin: &str) -> Result<Option<RobotsRecord>, StoreError> {
         Ok(self.latest.get(origin))
     }

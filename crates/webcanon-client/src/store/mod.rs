@@ -20,6 +20,7 @@ mod memory;
 mod redis;
 mod sqlite;
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use memory::{DEFAULT_MEMORY_STORE_BYTES, MemoryStore};
@@ -147,9 +148,81 @@ pub trait RobotsStore: Send + Sync + std::fmt::Debug {
         Ok(None)
     }
 
+    /// Whether [`RobotsStore::reserve_slot`] reserves slots shared with
+    /// other processes. When it does not (the default), the client paces in
+    /// memory and never calls it.
+    fn paces(&self) -> bool {
+        false
+    }
+
     /// Whether the store runs degraded, and how many operations its shared
     /// server did not serve. The default: healthy, no errors.
     fn health(&self) -> StoreHealth {
         StoreHealth::default()
+    }
+
+    /// Whether an operation can block its thread (disk, locks, network):
+    /// the client then runs it on the runtime's blocking pool, never on an
+    /// async worker. The default: it can; an in-memory store says no.
+    fn blocks(&self) -> bool {
+        true
+    }
+}
+
+/// A store as the async paths call it: operations of a store that
+/// [blocks](RobotsStore::blocks) run on the runtime's blocking pool, so a
+/// locked SQLite file or a slow Redis server holds a pool thread, never an
+/// async worker serving other requests. Outside a runtime, or for a store
+/// that does not block, they run in place.
+#[derive(Debug, Clone)]
+pub(crate) struct OffWorker {
+    store: Arc<dyn RobotsStore>,
+}
+
+impl OffWorker {
+    pub(crate) fn new(store: Arc<dyn RobotsStore>) -> OffWorker {
+        OffWorker { store }
+    }
+
+    /// The store itself, for the calls that never block (health).
+    pub(crate) fn store(&self) -> &dyn RobotsStore {
+        &*self.store
+    }
+
+    /// Runs `op` on the store, off the async workers when it can block.
+    pub(crate) async fn run<T, F>(&self, op: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn RobotsStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        if !self.store.blocks() {
+            return op(&*self.store);
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return op(&*self.store);
+        };
+        let store = self.store.clone();
+        runtime.spawn_blocking(move || op(&*store)).await.unwrap_or_else(|e| {
+            Err(StoreError {
+                store: "robots store".into(),
+                message: format!("the store operation did not finish: {e}"),
+            })
+        })
+    }
+
+    /// Starts `op` on the store and does not wait for it: for releases
+    /// made while dropping (a lock whose holder went away). Outside a
+    /// runtime it runs in place.
+    pub(crate) fn run_detached<F>(&self, op: F)
+    where
+        F: FnOnce(&dyn RobotsStore) + Send + 'static,
+    {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) if self.store.blocks() => {
+                let store = self.store.clone();
+                drop(runtime.spawn_blocking(move || op(&*store)));
+            }
+            _ => op(&*self.store),
+        }
     }
 }

@@ -447,6 +447,10 @@ impl RobotsStore for RedisStore {
         Ok(())
     }
 
+    fn paces(&self) -> bool {
+        true
+    }
+
     fn reserve_slot(&self, host: &str, interval: Duration) -> Result<Option<Duration>, StoreError> {
         let key = self.key("pace", host);
         let keep = micros(interval.max(PACE_KEEP));

@@ -27,9 +27,10 @@ pub(crate) struct Anchors {
 
 impl Anchors {
     /// The most heap bytes one state can take: its edge range, failure
-    /// link, output and output link (20), and its one incoming edge (5),
-    /// counted twice for the edge arrays' growth.
-    pub(crate) const BYTES_PER_STATE: usize = 30;
+    /// link, output and output link (20), and its one incoming edge (5);
+    /// the arrays that grow while the trie is built (outputs, edges) are
+    /// counted twice for their spare capacity.
+    pub(crate) const BYTES_PER_STATE: usize = 40;
 
     /// The bytes this automaton holds on the heap.
     pub(crate) fn heap_bytes(&self) -> usize {

@@ -107,6 +107,9 @@ pub struct AgentRules {
     pattern_text: String,
     /// Every rule's normalised pattern, one after the other.
     normalized: Vec<u8>,
+    /// The octets of the wildcard patterns' anchor pieces, which bound the
+    /// size of the index's automaton.
+    anchor_bytes: usize,
     index: OnceLock<Index>,
     /// Decisions made by a scan so far (counts up to `SCAN_DECISIONS`).
     scans: AtomicU32,
@@ -120,6 +123,7 @@ impl Clone for AgentRules {
             rules: self.rules.clone(),
             pattern_text: self.pattern_text.clone(),
             normalized: self.normalized.clone(),
+            anchor_bytes: self.anchor_bytes,
             index: self.index.clone(),
             scans: AtomicU32::new(self.scans.load(Ordering::Relaxed)),
             crawl_delay: self.crawl_delay,
@@ -167,6 +171,12 @@ impl Found {
     }
 }
 
+/// The anchor of a wildcard pattern: the longest literal piece of what
+/// follows its first `*`.
+fn anchor_of(after_first_wildcard: &[u8]) -> &[u8] {
+    after_first_wildcard.split(|&b| b == WILDCARD).max_by_key(|piece| piece.len()).unwrap_or_default()
+}
+
 fn slice(bytes: &[u8], range: (u32, u32)) -> &[u8] {
     &bytes[range.0 as usize..range.1 as usize]
 }
@@ -193,6 +203,7 @@ impl AgentRules {
         let mut rules = Vec::with_capacity(count);
         let mut pattern_text = String::with_capacity(raw_bytes);
         let mut normalized = Vec::with_capacity(normalized_bytes);
+        let mut anchor_bytes = 0;
         for entry in entries {
             let push = |buffer: &mut Vec<u8>, bytes: &[u8]| {
                 let start = buffer.len() as u32;
@@ -204,13 +215,17 @@ impl AgentRules {
                 pattern_text.push_str(robots.str(&entry.raw));
                 (start, pattern_text.len() as u32)
             };
+            let normalized_pattern = robots.normalized(entry);
+            if let Some(first) = memchr::memchr(WILDCARD, normalized_pattern) {
+                anchor_bytes += anchor_of(&normalized_pattern[first + 1..]).len();
+            }
             rules.push(Rule {
                 directive: entry.directive,
                 line: entry.line,
                 priority: entry.priority,
                 matchable: entry.matchable,
                 anchored: entry.anchored,
-                normalized: push(&mut normalized, robots.normalized(entry)),
+                normalized: push(&mut normalized, normalized_pattern),
                 pattern,
             });
         }
@@ -218,6 +233,7 @@ impl AgentRules {
             rules,
             pattern_text,
             normalized,
+            anchor_bytes,
             index: OnceLock::new(),
             scans: AtomicU32::new(0),
             crawl_delay: crawl_delay_in(robots, groups),
@@ -292,19 +308,13 @@ impl Index {
             let pattern = &normalized[start as usize..end as usize];
             match memchr::memchr(WILDCARD, pattern) {
                 None => literals.push(((start, end), id as u32, anchored)),
-                Some(first) => {
-                    let anchor = pattern[first + 1..]
-                        .split(|&b| b == WILDCARD)
-                        .max_by_key(|piece| piece.len())
-                        .unwrap_or_default();
-                    wilds.push(((start, end), anchor, id as u32, anchored));
-                }
+                Some(first) => wilds.push(((start, end), anchor_of(&pattern[first + 1..]), id as u32, anchored)),
             }
         }
 
         // Literal keys: sort, dedupe, link each to its longest prefix key.
         literals.sort_unstable_by(|a, b| slice(normalized, a.0).cmp(slice(normalized, b.0)).then(a.1.cmp(&b.1)));
-        let mut keys: Vec<Key> = Vec::new();
+        let mut keys: Vec<Key> = Vec::with_capacity(literals.len());
         let mut stack: Vec<u32> = Vec::new();
         for (head_range, id, anchored) in literals {
             let head = slice(normalized, head_range);
@@ -350,7 +360,7 @@ impl Index {
         });
         let mut wild = Vec::with_capacity(wilds.len());
         let mut anchor_list: Vec<&[u8]> = Vec::new();
-        let mut anchor_groups: Vec<(u32, u32)> = Vec::new();
+        let mut anchor_groups: Vec<(u32, u32)> = Vec::with_capacity(wilds.len());
         for &(pattern, anchor, rule, anchored) in &wilds {
             if anchor_list.last() != Some(&anchor) {
                 anchor_list.push(anchor);
@@ -373,12 +383,12 @@ impl Index {
     }
 
     /// An upper bound of [`Index::heap_bytes`] for `rules` rules whose
-    /// normalised patterns take `pattern_bytes` octets, known before the
-    /// index is built: a key or a wildcard entry per rule, an anchor group
-    /// per rule, and an automaton state (with its edge) per pattern octet.
-    fn heap_bound(rules: usize, pattern_bytes: usize) -> usize {
-        rules * (std::mem::size_of::<Key>() + std::mem::size_of::<Wild>() + 8)
-            + (pattern_bytes + 1) * Anchors::BYTES_PER_STATE
+    /// anchor pieces take `anchor_bytes` octets, known before the index is
+    /// built: per rule a key, or a wildcard entry and its anchor group, and
+    /// an automaton state (with its edge) per anchor octet.
+    fn heap_bound(rules: usize, anchor_bytes: usize) -> usize {
+        rules * std::mem::size_of::<Key>().max(std::mem::size_of::<Wild>() + 8)
+            + (anchor_bytes + 1) * Anchors::BYTES_PER_STATE
     }
 }
 
@@ -502,7 +512,7 @@ impl AgentRules {
         let index = match self.index.get() {
             Some(index) => index.heap_bytes(),
             None if self.rules.len() <= SCAN_RULES => 0,
-            None => Index::heap_bound(self.rules.len(), self.normalized.len()),
+            None => Index::heap_bound(self.rules.len(), self.anchor_bytes),
         };
         std::mem::size_of::<AgentRules>()
             + self.rules.capacity() * std::mem::size_of::<Rule>()
