@@ -167,6 +167,7 @@ pub struct CheckResult {
     /// The worst status among the steps (`skip` when all were skipped).
     pub status: Status,
     /// 0 to 100; `None` when the check was skipped.
+    #[cfg_attr(feature = "openapi", schema(maximum = 100))]
     pub score: Option<u8>,
     /// The steps, in order.
     pub steps: Vec<StepResult>,
@@ -248,6 +249,7 @@ pub struct Report {
     /// The product token robots.txt was read for.
     pub agent: String,
     /// 0 to 100.
+    #[cfg_attr(feature = "openapi", schema(maximum = 100))]
     pub score: u8,
     /// `fail` if any check failed, else `warn` if any warned, else `pass`.
     pub status: Status,

@@ -245,6 +245,14 @@ async fn lists_tools_and_the_prompt(session: &Session) {
         }
         let output = tool.output_schema.as_ref().unwrap_or_else(|| panic!("{name} has an output schema"));
         assert_eq!(output.get("type"), Some(&json!("object")), "{name}");
+        // Only formats a strict validator (the MCP Inspector's) knows.
+        for published in [schema.clone(), Value::Object(output.as_ref().clone())] {
+            let unknown = webcanon_client::json_schema::nonstandard_formats(
+                &published,
+                webcanon_client::json_schema::Dialect::JsonSchema,
+            );
+            assert!(unknown.is_empty(), "{name}: nonstandard formats {unknown:?}");
+        }
         assert_eq!(tool.annotations.as_ref().and_then(|a| a.read_only_hint), Some(true), "{name}");
     }
     let prompts = session.list_all_prompts().await.unwrap();

@@ -9,6 +9,7 @@ pub mod agent;
 mod client;
 pub mod error;
 mod http;
+pub mod json_schema;
 pub mod llms_hint;
 pub mod markdown;
 pub mod os_limits;

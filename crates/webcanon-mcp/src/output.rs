@@ -271,6 +271,7 @@ pub(crate) struct AuditCheckOutput {
     /// `pass`, `warn`, `fail` or `skip`.
     pub status: String,
     /// 0 to 100; `null` when skipped.
+    #[schemars(range(max = 100))]
     pub score: Option<u8>,
 }
 
@@ -297,6 +298,7 @@ pub(crate) struct AuditOutput {
     /// The product token robots.txt was read for.
     pub agent: String,
     /// 0 to 100.
+    #[schemars(range(max = 100))]
     pub score: u8,
     /// `pass`, `warn` or `fail`.
     pub status: String,

@@ -101,11 +101,30 @@ impl WebcanonMcp {
     ///
     /// Fails when the identity's `User-Agent` is not a valid header value.
     pub fn new(client: Client, identity: Identity) -> Result<WebcanonMcp, BuildError> {
+        let mut tool_router = Self::tool_router();
+        for route in tool_router.map.values_mut() {
+            let tool = &mut route.attr;
+            tool.input_schema = Arc::new(standard_schema(&tool.input_schema));
+            tool.output_schema = tool.output_schema.as_deref().map(|schema| Arc::new(standard_schema(schema)));
+        }
         Ok(WebcanonMcp {
             shared: Arc::new(Shared::new(client, identity)?),
-            tool_router: Self::tool_router(),
+            tool_router,
             prompt_router: Self::prompt_router(),
         })
+    }
+}
+
+/// A generated tool schema in the standard JSON Schema vocabulary: schemars
+/// writes `"format": "uint"` for `usize`, which strict validators (the MCP
+/// Inspector's) report on every `tools/list`.
+fn standard_schema(schema: &serde_json::Map<String, serde_json::Value>) -> serde_json::Map<String, serde_json::Value> {
+    use webcanon_client::json_schema::{Dialect, to_standard_formats};
+    let mut value = serde_json::Value::Object(schema.clone());
+    to_standard_formats(&mut value, Dialect::JsonSchema);
+    match value {
+        serde_json::Value::Object(object) => object,
+        _ => unreachable!("an object stays an object"),
     }
 }
 

@@ -27,5 +27,13 @@ pub struct ApiDoc;
 /// The document, serialised once.
 pub fn document_json() -> &'static str {
     static JSON: OnceLock<String> = OnceLock::new();
-    JSON.get_or_init(|| ApiDoc::openapi().to_json().expect("the OpenAPI document serialises"))
+    JSON.get_or_init(|| {
+        let mut document = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serialises");
+        // The schemas in the standard vocabulary (no `uint8`-style formats).
+        webcanon_client::json_schema::to_standard_formats(
+            &mut document,
+            webcanon_client::json_schema::Dialect::OpenApi31,
+        );
+        document.to_string()
+    })
 }

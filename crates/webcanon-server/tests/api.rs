@@ -409,6 +409,13 @@ async fn openapi_documents_every_route() {
     for schema in ["FetchResult", "RobotsEvidence", "ErrorJson", "EvalItem", "Report"] {
         assert!(doc["components"]["schemas"][schema].is_object(), "{schema} missing");
     }
+    // Only formats a strict validator knows (no `uint8`, `uint64`, ...).
+    assert_eq!(
+        webcanon_client::json_schema::nonstandard_formats(&doc, webcanon_client::json_schema::Dialect::OpenApi31),
+        Vec::<(String, String)>::new()
+    );
+    let score = &doc["components"]["schemas"]["Report"]["properties"]["score"];
+    assert!(score["minimum"] == 0 && score["maximum"] == 100, "the bounds are stated: {score}");
 }
 
 async fn wait_until(condition: impl Fn() -> bool) {
