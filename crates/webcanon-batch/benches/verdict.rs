@@ -48,7 +48,7 @@ fn urls() -> StringArray {
 }
 
 fn bench(c: &mut Criterion) {
-    let pass = VerdictPass::new(Arc::new(snapshot()), "BenchBot", RobotsMode::Respect);
+    let pass = VerdictPass::new(Arc::new(snapshot()), "BenchBot".parse().unwrap(), RobotsMode::Respect);
     let urls = urls();
     // Compile every origin's rules before measuring: the steady state.
     pass.decide(&urls).unwrap();

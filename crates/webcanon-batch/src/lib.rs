@@ -29,7 +29,7 @@
 //!     error: None,
 //!     last_good_at: None,
 //! }]);
-//! let pass = VerdictPass::new(Arc::new(snapshot), "ExampleBot", RobotsMode::Respect);
+//! let pass = VerdictPass::new(Arc::new(snapshot), "ExampleBot".parse().unwrap(), RobotsMode::Respect);
 //! let urls = StringArray::from(vec!["https://example.com/private/a", "https://example.com/public"]);
 //! let rows = pass.decide(&urls)?;
 //! let allowed = rows.column_by_name("allowed").unwrap().as_any().downcast_ref::<BooleanArray>().unwrap();

@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use webcanon_client::agent::ProductToken;
 
 use arrow::array::{Array, BooleanArray, StringArray};
 use arrow::record_batch::RecordBatch;
@@ -50,7 +51,7 @@ pub struct BatchConfig {
     /// The output file (`.parquet`, `.csv` or `.jsonl`).
     pub output: PathBuf,
     /// The agent's product token.
-    pub agent: String,
+    pub agent: ProductToken,
     /// The robots mode.
     pub mode: RobotsMode,
     /// The shard of the input to work on.
@@ -204,7 +205,7 @@ fn settings_of(config: &BatchConfig) -> Result<Settings, BatchError> {
         input_bytes,
         input_modified,
         column: config.column.clone(),
-        agent: config.agent.clone(),
+        agent: config.agent.to_string(),
         mode: config.mode.to_string(),
         shard: config.shard.to_string(),
         snapshot: config.snapshot.clone(),
@@ -292,7 +293,7 @@ pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress
     summary.snapshot = config.snapshot.clone().unwrap_or_else(|| config.snapshot_out.clone());
 
     let started = Instant::now();
-    let pass = VerdictPass::new(Arc::new(snapshot), &config.agent, config.mode);
+    let pass = VerdictPass::new(Arc::new(snapshot), config.agent.clone(), config.mode);
     verdict_pass(config, &dir, &pass, &mut state, progress, &mut summary)?;
     summary.verdict_seconds = started.elapsed().as_secs_f64();
     let state_file = dir.join("state.json");
@@ -513,7 +514,7 @@ mod tests {
             input: dir.join("urls.txt"),
             column: "url".into(),
             output: dir.join(format!("out.{ext}")),
-            agent: "bot".into(),
+            agent: ProductToken::new("bot").unwrap(),
             mode: RobotsMode::ReportOnly,
             shard: Shard::ALL,
             snapshot: Some(snapshot),

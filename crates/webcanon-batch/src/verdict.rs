@@ -24,6 +24,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use arrow::array::{Array, ArrayRef, BooleanBuilder, StringArray, StringBuilder, UInt32Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
+use webcanon_client::agent::ProductToken;
 use webcanon_core::policy::{FetchRecommendation, RobotsAvailability, RobotsMode, Verdict};
 use webcanon_core::robots::{AgentRules, Robots};
 
@@ -88,16 +89,16 @@ struct Row<'a> {
 #[derive(Debug)]
 pub struct VerdictPass {
     snapshot: Arc<Snapshot>,
-    agent: String,
+    agent: ProductToken,
     mode: RobotsMode,
     rules: Vec<OnceLock<Option<AgentRules>>>,
 }
 
 impl VerdictPass {
     /// A pass deciding for the product token `agent` under `mode`.
-    pub fn new(snapshot: Arc<Snapshot>, agent: &str, mode: RobotsMode) -> VerdictPass {
+    pub fn new(snapshot: Arc<Snapshot>, agent: ProductToken, mode: RobotsMode) -> VerdictPass {
         let rules = (0..snapshot.len()).map(|_| OnceLock::new()).collect();
-        VerdictPass { snapshot, agent: agent.to_string(), mode, rules }
+        VerdictPass { snapshot, agent, mode, rules }
     }
 
     /// The schema of [`VerdictPass::decide`]'s batches: `url`, `origin`,
@@ -114,7 +115,7 @@ impl VerdictPass {
 
     /// The agent's product token.
     pub fn agent(&self) -> &str {
-        &self.agent
+        self.agent.as_str()
     }
 
     /// The robots mode.

@@ -99,7 +99,7 @@ async fn batch_verdicts_equal_live_verdicts() {
             Snapshot::from_entries(entries).write_parquet(&path).unwrap();
             let snapshot = Arc::new(Snapshot::read_parquet(&path).unwrap());
             for mode in [RobotsMode::Respect, RobotsMode::ReportOnly, RobotsMode::Ignore] {
-                let pass = VerdictPass::new(snapshot.clone(), agent, mode);
+                let pass = VerdictPass::new(snapshot.clone(), agent.parse().unwrap(), mode);
                 let live = client(&server, mode, auth_disallows, agent);
                 for url in &urls {
                     let (evidence, _) = live.check(url).await.unwrap();
@@ -126,7 +126,7 @@ async fn batch_verdicts_equal_live_verdicts() {
             let origin = url::Url::parse(url).unwrap().origin().ascii_serialization();
             entries.push(fetch_origin(&fetcher, &origin).await.expect("no local failure"));
         }
-        VerdictPass::new(Arc::new(Snapshot::from_entries(entries)), "TestBot", RobotsMode::Respect)
+        VerdictPass::new(Arc::new(Snapshot::from_entries(entries)), "TestBot".parse().unwrap(), RobotsMode::Respect)
     };
     let verdicts: std::collections::BTreeSet<String> = urls.iter().map(|u| pass.decide_one(u).verdict).collect();
     assert_eq!(
@@ -145,7 +145,7 @@ async fn a_refused_origin_is_never_allowed() {
     let live = fetcher.check("http://private.example/a").await;
     assert!(matches!(live, Err(webcanon_client::error::Error::Ssrf(_))), "the live client refuses it too");
     for mode in [RobotsMode::Respect, RobotsMode::ReportOnly, RobotsMode::Ignore] {
-        let pass = VerdictPass::new(Arc::new(Snapshot::from_entries([entry.clone()])), "bot", mode);
+        let pass = VerdictPass::new(Arc::new(Snapshot::from_entries([entry.clone()])), "bot".parse().unwrap(), mode);
         let row = pass.decide_one("http://private.example/a");
         assert_eq!(
             (row.verdict.as_str(), row.allowed, row.robots_status.as_deref()),

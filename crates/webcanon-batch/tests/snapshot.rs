@@ -68,7 +68,8 @@ fn a_later_entry_for_an_origin_wins() {
 
 #[test]
 fn verdicts_from_a_snapshot() {
-    let pass = VerdictPass::new(Arc::new(Snapshot::from_entries(sample())), "bot", RobotsMode::Respect);
+    let pass =
+        VerdictPass::new(Arc::new(Snapshot::from_entries(sample())), "bot".parse().unwrap(), RobotsMode::Respect);
     // url, verdict, allowed, robots_status
     let rows = [
         ("https://a.test/x/1", "disallowed_explicit", false, Some("200")),

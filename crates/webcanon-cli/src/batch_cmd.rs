@@ -112,7 +112,8 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
     webcanon_batch::output::OutputFormat::from_path(&args.output).map_err(usage)?;
     // Checked here too: an offline run (`--snapshot`, `--mode ignore`)
     // builds no client.
-    webcanon_client::agent::check_agent_token(&args.client.agent).map_err(|e| CliError::usage(e.to_string()))?;
+    let agent =
+        webcanon_client::agent::ProductToken::new(&args.client.agent).map_err(|e| CliError::usage(e.to_string()))?;
     if !args.input.is_file() {
         return Err(CliError::usage(format!("{}: no such file", args.input.display())));
     }
@@ -127,7 +128,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
         input: args.input,
         column: args.column,
         output: args.output,
-        agent: args.client.agent.clone(),
+        agent,
         mode: args.client.mode,
         shard: args.shard.unwrap_or(Shard::ALL),
         snapshot: args.snapshot,

@@ -239,6 +239,8 @@ async fn lists_tools_and_the_prompt(session: &Session) {
         assert!(tool.description.as_ref().is_some_and(|d| d.len() > 100), "{name} has a description");
         let schema = Value::Object(tool.input_schema.as_ref().clone());
         assert_eq!(schema["required"], json!(["url"]), "{name}");
+        // The agent is the one product-token rule, published as its pattern.
+        assert_eq!(schema["properties"]["agent"]["pattern"], webcanon_client::agent::AGENT_TOKEN_PATTERN, "{name}");
         for field in optional.iter().chain(&["url"]) {
             let description = schema["properties"][field]["description"].as_str().unwrap_or_default();
             assert!(description.len() > 15, "{name}.{field} is described: {schema}");

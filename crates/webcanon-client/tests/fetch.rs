@@ -443,7 +443,7 @@ async fn with_agent_shares_one_robots_cache_and_sends_its_own_identity() {
         .ssrf_policy(loopback())
         .build()
         .unwrap();
-    let gptbot = client.with_agent("GPTBot", None).unwrap();
+    let gptbot = client.with_agent(&"GPTBot".parse().unwrap(), None).unwrap();
     let (mine, _) = client.check(&server.url("/page")).await.unwrap();
     let (theirs, _) = gptbot.check(&server.url("/page")).await.unwrap();
     assert_eq!((mine.verdict, theirs.verdict), (Verdict::AllowedExplicit, Verdict::DisallowedExplicit));
@@ -455,7 +455,8 @@ async fn with_agent_shares_one_robots_cache_and_sends_its_own_identity() {
     // The derived client sends its own token as User-Agent.
     policy_error(gptbot.fetch(&server.url("/page")).await.unwrap_err());
     client.fetch(&server.url("/page")).await.unwrap();
-    let other = client.with_agent("OtherBot", Some("OtherBot/2.0 (+https://example.com/bot)")).unwrap();
+    let other =
+        client.with_agent(&"OtherBot".parse().unwrap(), Some("OtherBot/2.0 (+https://example.com/bot)")).unwrap();
     other.fetch(&server.url("/page")).await.unwrap();
     let agents: Vec<String> = server
         .requests()
@@ -465,5 +466,5 @@ async fn with_agent_shares_one_robots_cache_and_sends_its_own_identity() {
         .collect();
     assert!(agents[0].starts_with("TestBot/"), "{agents:?}");
     assert_eq!(agents[1], "OtherBot/2.0 (+https://example.com/bot)");
-    assert!(client.with_agent("Bad", Some("line\nbreak")).is_err());
+    assert!(client.with_agent(&"Bad".parse().unwrap(), Some("line\nbreak")).is_err());
 }

@@ -73,7 +73,7 @@ async fn clones_and_other_agents_share_the_pacer_and_other_hosts_are_not_held_up
     server.route("/page", Route::text(200, "A page."));
     let interval = Duration::from_millis(150);
     let client = builder(&server).min_interval(interval).build().unwrap();
-    let other = client.with_agent("OtherBot", None).unwrap();
+    let other = client.with_agent(&"OtherBot".parse().unwrap(), None).unwrap();
     let clone = client.clone();
     // A first host: its first request goes out at once (and the server and
     // the connection pool are warm for what is measured next).

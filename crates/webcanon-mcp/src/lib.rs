@@ -57,4 +57,4 @@ pub use server::{MAX_FETCH_LENGTH, MAX_SITEMAP_LIMIT, WebcanonMcp};
 pub use transport::{
     DEFAULT_MAX_SESSIONS, HttpOptions, MAX_REQUEST_BODY_BYTES, MCP_PATH, ServeError, http_router, serve_stdio,
 };
-pub use webcanon_client::agent::{InvalidAgent, check_agent_token};
+pub use webcanon_client::agent::{InvalidAgent, ProductToken};

@@ -169,6 +169,7 @@ impl VerdictPass {
     #[pyo3(signature = (snapshot, agent, mode = "respect"))]
     fn new(py: Python<'_>, snapshot: &Snapshot, agent: &str, mode: &str) -> PyResult<VerdictPass> {
         let mode = parse_mode(py, mode)?;
+        let agent = webcanon_client::agent::ProductToken::new(agent).map_err(|e| usage_error(py, e.to_string()))?;
         Ok(VerdictPass { inner: Arc::new(verdict::VerdictPass::new(snapshot.inner.clone(), agent, mode)) })
     }
 

@@ -179,3 +179,12 @@ async def test_client_snapshot_is_the_fetch_pass(site):
     assert site.hits("/robots.txt") == 2, "one robots.txt fetch per origin"
     rows = webcanon.verdicts(snapshot, urls[:3], "GPTBot").column("allowed").to_pylist()
     assert rows == [True, True, True]
+
+
+@pytest.mark.parametrize("agent", ["bigsur.ai", "GPTBot/1.0", "", "GPT Bot"])
+def test_an_agent_that_is_not_a_product_token_is_refused(snapshot, agent):
+    # The one rule of every face: the verdict pass and the client alike.
+    with pytest.raises(webcanon.WebcanonError, match="not a product token"):
+        webcanon.VerdictPass(snapshot, agent)
+    with pytest.raises(webcanon.WebcanonError, match="not a product token"):
+        webcanon.Client(agent=agent)

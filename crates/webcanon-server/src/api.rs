@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use webcanon_client::agent::ProductToken;
 use webcanon_client::error::ErrorBody;
 use webcanon_client::warning::Warning;
 use webcanon_core::policy::{FetchRecommendation, RobotsEvidence, RuleEvidence, Verdict};
@@ -14,7 +15,7 @@ pub struct FetchRequest {
     #[schema(example = "https://example.com/docs/")]
     pub url: String,
     /// The product token matched against robots.txt (default: the service's `--agent`).
-    #[schema(pattern = r"^[A-Za-z0-9._-]{1,64}$", example = "GPTBot")]
+    #[schema(value_type = Option<ProductToken>)]
     pub agent: Option<String>,
     /// The page body limit in bytes, counted after decompression (default and maximum 10 MiB).
     #[schema(minimum = 1, maximum = 10485760)]
@@ -32,7 +33,7 @@ pub struct UrlRequest {
     #[schema(example = "https://example.com/private/page")]
     pub url: String,
     /// The product token matched against robots.txt (default: the service's `--agent`).
-    #[schema(pattern = r"^[A-Za-z0-9._-]{1,64}$", example = "GPTBot")]
+    #[schema(value_type = Option<ProductToken>)]
     pub agent: Option<String>,
 }
 
@@ -50,7 +51,7 @@ pub struct CheckResponse {
 #[serde(deny_unknown_fields)]
 pub struct EvalRequest {
     /// The product token matched against robots.txt (default: the service's `--agent`).
-    #[schema(pattern = r"^[A-Za-z0-9._-]{1,64}$", example = "GPTBot")]
+    #[schema(value_type = Option<ProductToken>)]
     pub agent: Option<String>,
     /// The URLs, at most 10,000.
     #[schema(max_items = 10000)]

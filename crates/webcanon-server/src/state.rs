@@ -7,6 +7,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use tokio::sync::Semaphore;
 use webcanon_client::Client;
+use webcanon_client::agent::ProductToken;
 
 use crate::error::{ApiError, reason};
 use crate::metrics::Metrics;
@@ -102,14 +103,12 @@ impl AppState {
     pub fn client_for(&self, agent: Option<&str>) -> Result<Client, ApiError> {
         let base = &self.inner.client;
         let Some(agent) = agent.filter(|a| *a != base.agent()) else { return Ok(base.clone()) };
-        check_agent(agent)?;
+        let token = ProductToken::new(agent).map_err(invalid_agent)?;
         let mut agents = self.inner.agents.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(client) = agents.get(agent) {
             return Ok(client.clone());
         }
-        let client = base
-            .with_agent(agent, None)
-            .map_err(|e| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_AGENT, e.to_string()))?;
+        let client = base.with_agent(&token, None).map_err(invalid_agent)?;
         if agents.len() < MAX_KEPT_AGENTS {
             agents.insert(agent.to_string(), client.clone());
         }
@@ -117,10 +116,9 @@ impl AppState {
     }
 }
 
-/// Checks that `agent` is a product token, by the client's one rule.
-fn check_agent(agent: &str) -> Result<(), ApiError> {
-    webcanon_client::agent::check_agent_token(agent)
-        .map_err(|e| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_AGENT, e.to_string()))
+/// The answer to an agent that is not a product token.
+fn invalid_agent(error: impl std::fmt::Display) -> ApiError {
+    ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_AGENT, error.to_string())
 }
 
 /// The pattern of a valid agent, for the OpenAPI document.

@@ -172,6 +172,15 @@ async fn errors_are_json_with_the_cli_kinds_and_codes() {
             2,
         )
         .reason("invalid_agent"),
+        case(
+            "agent with a dot (once allowed by the published pattern)",
+            "/v1/robots/check",
+            &format!("{{\"url\":\"{page}\",\"agent\":\"bigsur.ai\"}}"),
+            422,
+            "usage",
+            2,
+        )
+        .reason("invalid_agent"),
         case("max_bytes 0", "/v1/fetch", &format!("{{\"url\":\"{page}\",\"max_bytes\":0}}"), 422, "usage", 2)
             .reason("invalid_option"),
         case("upstream 500", "/v1/fetch", &format!("{{\"url\":\"{}\"}}", server.url("/broken")), 502, "fetch", 5),
@@ -414,6 +423,13 @@ async fn openapi_documents_every_route() {
         webcanon_client::json_schema::nonstandard_formats(&doc, webcanon_client::json_schema::Dialect::OpenApi31),
         Vec::<(String, String)>::new()
     );
+    // Every agent field is the one ProductToken schema, with the rule's pattern.
+    let token = &doc["components"]["schemas"]["ProductToken"];
+    assert_eq!(token["pattern"], webcanon_client::agent::AGENT_TOKEN_PATTERN, "{token}");
+    for request in ["UrlRequest", "FetchRequest", "EvalRequest"] {
+        let agent = &doc["components"]["schemas"][request]["properties"]["agent"];
+        assert_eq!(agent["oneOf"][0]["$ref"], "#/components/schemas/ProductToken", "{request}: {agent}");
+    }
     let score = &doc["components"]["schemas"]["Report"]["properties"]["score"];
     assert!(score["minimum"] == 0 && score["maximum"] == 100, "the bounds are stated: {score}");
 }

@@ -15,6 +15,7 @@ use webcanon_core::policy::{PolicyError, RobotsEvidence, RobotsMode};
 use self::alternative::{Admission, Candidate, Taken};
 pub use self::alternative::{Alternative, AlternativeSource, SkipReason};
 pub use self::batch::{CHECK_MANY_ORIGINS_AT_ONCE, CheckOutcome};
+use crate::agent::ProductToken;
 use crate::error::{Error, FetchError};
 use crate::http::{Answer, Http, Pace, Pacing};
 use crate::llms_hint::LlmsCache;
@@ -102,8 +103,7 @@ impl Default for ClientBuilder {
 
 impl ClientBuilder {
     /// The product token matched against robots.txt `User-agent` lines
-    /// (checked by [`check_agent_token`](crate::agent::check_agent_token)
-    /// when the client is built).
+    /// (checked as a [`ProductToken`] when the client is built).
     pub fn agent(mut self, token: impl Into<String>) -> Self {
         self.agent = token.into();
         self
@@ -232,8 +232,8 @@ impl ClientBuilder {
         // first request and every redirect followed.
         let hops = u32::try_from(crate::robots_fetch::MAX_ROBOTS_REDIRECTS + 1).unwrap_or(u32::MAX);
         cache_config.fleet_lock_ttl = cache_config.fleet_lock_ttl.max(self.timeout.saturating_mul(hops));
-        crate::agent::check_agent_token(&self.agent).map_err(|e| BuildError(e.to_string()))?;
-        let user_agent = user_agent_header(&self.agent, self.user_agent.as_deref())?;
+        let agent = ProductToken::new(&self.agent)?;
+        let user_agent = user_agent_header(&agent, self.user_agent.as_deref())?;
         let guard = Arc::new(match self.name_lookup {
             Some(lookup) => SsrfGuard::with_lookup(self.ssrf, lookup),
             None => SsrfGuard::new(self.ssrf),
@@ -256,7 +256,7 @@ impl ClientBuilder {
                 )),
                 explicit_user_agent: self.user_agent,
                 alternatives: self.alternatives,
-                agent: self.agent,
+                agent,
                 mode: self.mode,
                 max_bytes: self.max_bytes,
                 max_redirects: self.max_redirects,
@@ -281,6 +281,12 @@ fn user_agent_header(agent: &str, explicit: Option<&str>) -> Result<HeaderValue,
 #[error("{0}")]
 pub struct BuildError(String);
 
+impl From<crate::agent::InvalidAgent> for BuildError {
+    fn from(error: crate::agent::InvalidAgent) -> BuildError {
+        BuildError(error.to_string())
+    }
+}
+
 /// Fetches pages for LLM agents: robots.txt evaluated before every request
 /// (redirect hops included), the SSRF guard on every address, content as
 /// Markdown, usage signals as warnings. Cheap to clone; clones share the
@@ -298,7 +304,7 @@ struct Inner {
     /// The `User-Agent` set on the builder, kept by [`Client::with_agent`].
     explicit_user_agent: Option<String>,
     alternatives: bool,
-    agent: String,
+    agent: ProductToken,
     mode: RobotsMode,
     max_bytes: usize,
     max_redirects: usize,
@@ -443,6 +449,11 @@ impl Client {
 
     /// The agent's product token.
     pub fn agent(&self) -> &str {
+        self.inner.agent.as_str()
+    }
+
+    /// The agent's product token, as the type that guarantees it.
+    pub fn product_token(&self) -> &ProductToken {
         &self.inner.agent
     }
 
@@ -457,12 +468,12 @@ impl Client {
     /// ```
     /// # fn main() -> Result<(), webcanon_client::BuildError> {
     /// let client = webcanon_client::Client::builder().agent("webcanon").build()?;
-    /// let gptbot = client.with_agent("GPTBot", None)?;
+    /// let gptbot = client.with_agent(&"GPTBot".parse()?, None)?;
     /// assert_eq!(gptbot.agent(), "GPTBot");
     /// assert_eq!(client.agent(), "webcanon");
     /// # Ok(()) }
     /// ```
-    pub fn with_agent(&self, agent: &str, user_agent: Option<&str>) -> Result<Client, BuildError> {
+    pub fn with_agent(&self, agent: &ProductToken, user_agent: Option<&str>) -> Result<Client, BuildError> {
         let inner = &self.inner;
         let explicit = user_agent.map(str::to_string).or_else(|| inner.explicit_user_agent.clone());
         let header = user_agent_header(agent, explicit.as_deref())?;
@@ -470,14 +481,14 @@ impl Client {
             inner: Arc::new(Inner {
                 http: Http {
                     user_agent: header,
-                    pacing: Pacing { agent: agent.into(), ..inner.http.pacing.clone() },
+                    pacing: Pacing { agent: agent.as_str().into(), ..inner.http.pacing.clone() },
                     ..inner.http.clone()
                 },
                 cache: inner.cache.clone(),
                 llms: inner.llms.clone(),
                 explicit_user_agent: explicit,
                 alternatives: inner.alternatives,
-                agent: agent.to_string(),
+                agent: agent.clone(),
                 mode: inner.mode,
                 max_bytes: inner.max_bytes,
                 max_redirects: inner.max_redirects,

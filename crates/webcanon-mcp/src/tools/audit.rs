@@ -25,6 +25,7 @@ pub(crate) struct AuditArgs {
     pub url: String,
     /// The robots.txt product token to audit for (e.g. `GPTBot`); omit it for the server's own agent.
     #[serde(default)]
+    #[schemars(pattern(webcanon_client::agent::AGENT_TOKEN_PATTERN))]
     pub agent: Option<String>,
 }
 

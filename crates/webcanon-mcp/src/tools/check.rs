@@ -19,6 +19,7 @@ pub(crate) struct CheckArgs {
     pub url: String,
     /// The robots.txt product token to check for (e.g. `GPTBot`); omit it for the server's own agent.
     #[serde(default)]
+    #[schemars(pattern(webcanon_client::agent::AGENT_TOKEN_PATTERN))]
     pub agent: Option<String>,
 }
 

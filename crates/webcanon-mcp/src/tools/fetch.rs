@@ -37,6 +37,7 @@ pub(crate) struct FetchArgs {
     pub url: String,
     /// The robots.txt product token to fetch as (e.g. `GPTBot`); omit it for the server's own agent.
     #[serde(default)]
+    #[schemars(pattern(webcanon_client::agent::AGENT_TOKEN_PATTERN))]
     pub agent: Option<String>,
     /// The most characters to return (default 5000, at most 100000).
     #[serde(default)]

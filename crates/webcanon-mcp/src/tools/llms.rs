@@ -24,6 +24,7 @@ pub(crate) struct LlmsArgs {
     pub url: String,
     /// The robots.txt product token to fetch as (e.g. `GPTBot`); omit it for the server's own agent.
     #[serde(default)]
+    #[schemars(pattern(webcanon_client::agent::AGENT_TOKEN_PATTERN))]
     pub agent: Option<String>,
 }
 

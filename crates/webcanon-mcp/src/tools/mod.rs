@@ -9,7 +9,7 @@ pub(crate) mod sitemap;
 
 use webcanon_client::{BuildError, Client};
 
-use webcanon_client::agent::check_agent_token;
+use webcanon_client::agent::ProductToken;
 
 use crate::identity::{Identity, Initiator};
 use crate::page_cache::{PAGE_TTL, PageCache};
@@ -51,7 +51,7 @@ impl Shared {
     /// The shared state over `base`, with the identity's two `User-Agent`s
     /// for the client's own product token.
     pub fn new(base: Client, identity: Identity) -> Result<Shared, BuildError> {
-        let token = base.agent().to_string();
+        let token = base.product_token().clone();
         let autonomous = base.with_agent(&token, Some(&identity.user_agent(&token, Initiator::Autonomous)))?;
         let user_initiated = base.with_agent(&token, Some(&identity.user_agent(&token, Initiator::UserInitiated)))?;
         Ok(Shared {
@@ -74,9 +74,9 @@ impl Shared {
                 Initiator::UserInitiated => self.user_initiated.clone(),
             }),
             Some(token) => {
-                check_agent_token(token).map_err(|e| Failure::usage(e.to_string(), None))?;
+                let token = ProductToken::new(token).map_err(|e| Failure::usage(e.to_string(), None))?;
                 self.base
-                    .with_agent(token, Some(&self.identity.user_agent(token, initiator)))
+                    .with_agent(&token, Some(&self.identity.user_agent(&token, initiator)))
                     .map_err(|e| Failure::usage(e.to_string(), None))
             }
         }

@@ -38,6 +38,7 @@ pub(crate) struct SitemapArgs {
     pub url: String,
     /// The robots.txt product token to fetch as (e.g. `GPTBot`); omit it for the server's own agent.
     #[serde(default)]
+    #[schemars(pattern(webcanon_client::agent::AGENT_TOKEN_PATTERN))]
     pub agent: Option<String>,
     /// How many URLs to skip (default 0): the `next_offset` of the previous call, for the next page.
     #[serde(default)]
