@@ -173,7 +173,7 @@ impl Site {
         let published_at = read_regular_file(&path.join("robots.txt")).ok().and_then(|body| {
             let robots = webcanon_core::robots::Robots::parse(&body);
             let first = robots.sitemaps().next().and_then(|s| Url::parse(s).ok());
-            first.filter(|u| matches!(u.scheme(), "http" | "https")).map(|u| origin_of(&u))
+            first.filter(webcanon_client::web_url::is_web_url).map(|u| origin_of(&u))
         });
         let mut site = Site::new(Target::Folder(path), None);
         site.published_at = published_at;

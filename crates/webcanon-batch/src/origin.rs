@@ -25,14 +25,7 @@ pub struct ParsedUrl {
 /// Parses `input` the way the live client does: the WHATWG URL parser, then
 /// only `http` and `https` with a host. The error says why not.
 pub fn parse_url(input: &str) -> Result<Url, String> {
-    let url = Url::parse(input).map_err(|e| e.to_string())?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("scheme `{}` is not http or https", url.scheme()));
-    }
-    if url.host().is_none() {
-        return Err("no host".into());
-    }
-    Ok(url)
+    webcanon_client::web_url::parse(input).map_err(|e| e.to_string())
 }
 
 /// Writes the origin of a parsed http(s) URL into `out` (cleared first),

@@ -23,6 +23,7 @@ mod sockets;
 pub mod ssrf;
 pub mod store;
 pub mod warning;
+pub mod web_url;
 
 pub use client::{
     Alternative, AlternativeSource, BuildError, CHECK_MANY_ORIGINS_AT_ONCE, CacheSetting, CheckOutcome, Client,

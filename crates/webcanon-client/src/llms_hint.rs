@@ -34,8 +34,8 @@ pub const MAX_NESTED_LEVELS: usize = 3;
 /// How long a failed llms.txt load (timeout, 5xx) is remembered.
 const FAILURE_TTL: u64 = 5 * 60;
 
-/// What the client asks for when loading an llms.txt.
-pub(crate) const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9, */*;q=0.1";
+/// What every face asks for when loading an llms.txt.
+pub const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9, */*;q=0.1";
 
 /// The llms.txt files that may cover `page`, most specific first: the one
 /// in each directory of its path (at most [`MAX_NESTED_LEVELS`] below the

@@ -28,8 +28,8 @@ pub(crate) const ACCEPT_MARKDOWN_FIRST: &str =
 /// what an alternative must be to replace the page.
 pub(crate) fn is_markdown(answer: &Answer) -> bool {
     let essence = essence(answer.header("content-type"));
-    let markdown_type = matches!(essence.as_deref(), Some("text/markdown" | "text/x-markdown" | "text/plain"));
-    markdown_type && !crate::markdown::looks_like_html(&answer.body)
+    let markdown_type = essence.as_deref().is_some_and(crate::markdown::is_markdown_media_type);
+    markdown_type && !webcanon_core::sniff::looks_like_html(&answer.body)
 }
 
 /// The content and what was learned from it.

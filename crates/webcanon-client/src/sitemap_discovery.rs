@@ -420,7 +420,7 @@ impl Client {
 /// absolute http(s) URL with a host.
 fn normalise(url: &str) -> Option<String> {
     let mut parsed = Url::parse(url).ok()?;
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
+    if !crate::web_url::is_web_url(&parsed) {
         return None;
     }
     parsed.set_fragment(None);

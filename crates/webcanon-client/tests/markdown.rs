@@ -80,7 +80,7 @@ fn stripping_tags_is_linear_and_keeps_text() {
 
 #[test]
 fn html_bodies_are_recognised_before_conversion() {
-    use webcanon_client::markdown::looks_like_html;
+    use webcanon_core::sniff::looks_like_html;
     for html in [&b"<!DOCTYPE html><p>x"[..], b"  \n<html>", b"\xEF\xBB\xBF<head>", b"<BODY>404"] {
         assert!(looks_like_html(html), "{:?}", String::from_utf8_lossy(html));
     }

@@ -11,6 +11,8 @@
 //! - [`agents`]: the known-agents registry (token, operator, category).
 //! - [`policy`]: the verdict, the fetch recommendation and the robots
 //!   modes that turn a robots.txt outcome into a decision to fetch or not.
+//! - [`sniff`]: the one look that tells an HTML page served in place of a
+//!   robots.txt, llms.txt, sitemap or Markdown file.
 //! - [`signals`]: page-level usage signals (meta robots, `X-Robots-Tag`,
 //!   TDMRep, `Content-Usage`, `Content-Signal`), which warn but never block.
 //!
@@ -42,3 +44,4 @@ pub mod policy;
 pub mod robots;
 pub mod signals;
 pub mod sitemap;
+pub mod sniff;

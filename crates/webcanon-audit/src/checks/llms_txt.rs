@@ -99,7 +99,7 @@ pub(crate) fn unavailable(ctx: &Context, resource: &Resource, path: &str, severi
 
 /// Media types Markdown files are served with.
 pub(crate) fn is_text_type(media_type: Option<&str>) -> bool {
-    matches!(media_type, None | Some("text/markdown" | "text/x-markdown" | "text/plain"))
+    media_type.is_none_or(webcanon_client::markdown::is_markdown_media_type)
 }
 
 fn present_step(ctx: &Context, resource: &Resource, file: Option<&LlmsTxt>, findings: &mut Vec<Finding>) -> StepResult {

@@ -229,9 +229,7 @@ pub(crate) fn is_html(r: &Resource) -> bool {
     if matches!(r.media_type.as_deref(), Some("text/html" | "application/xhtml+xml")) {
         return true;
     }
-    let start = r.body.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(r.body.len());
-    let head = r.body[start..r.body.len().min(start + 64)].to_ascii_lowercase();
-    head.starts_with(b"<!doctype html") || head.starts_with(b"<html")
+    webcanon_core::sniff::looks_like_html(&r.body)
 }
 
 // --- Collecting the sitemaps -------------------------------------------------

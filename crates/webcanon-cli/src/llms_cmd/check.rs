@@ -277,11 +277,11 @@ fn is_html_type(media_type: &str) -> bool {
 /// What a 2xx body is: the first bytes win over the content type for HTML,
 /// since servers often send their HTML pages as `text/plain`.
 fn content_kind(media_type: Option<&str>, body: &[u8]) -> ContentKind {
-    if webcanon_client::markdown::looks_like_html(body) {
+    if webcanon_core::sniff::looks_like_html(body) {
         return ContentKind::Html;
     }
     match media_type {
-        Some("text/markdown" | "text/x-markdown" | "text/plain") => ContentKind::Text,
+        Some(t) if webcanon_client::markdown::is_markdown_media_type(t) => ContentKind::Text,
         Some(t) if is_html_type(t) => ContentKind::Html,
         None | Some("") => {
             if body[..body.len().min(1024)].contains(&0) {

@@ -14,6 +14,7 @@ mod full;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use webcanon_client::web_url::WebUrlError;
 
 use clap::{Args, Subcommand};
 use url::Url;
@@ -23,9 +24,7 @@ use webcanon_core::llms::{LinkRef, MAX_PARSE_BYTES};
 
 use crate::error::CliError;
 use crate::fetch_cmd::{ClientArgs, report_error};
-
-/// `Accept` of the llms.txt request.
-const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9, */*;q=0.1";
+use webcanon_client::llms_hint::LLMS_ACCEPT;
 
 /// The `llms` subcommands.
 #[derive(Debug, Subcommand)]
@@ -102,15 +101,8 @@ fn is_url(target: &str) -> bool {
 /// origin or `/`, the URL as given otherwise (without its fragment).
 fn llms_url(input: &str) -> Result<Url, CliError> {
     let hint = "give an http(s) URL such as https://example.com/ or https://example.com/docs/llms.txt";
-    let mut url =
-        Url::parse(input).map_err(|e| CliError::usage(format!("invalid URL `{input}`: {e}")).with_hint(hint))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(CliError::usage(format!("invalid URL `{input}`: scheme `{}` is not http or https", url.scheme()))
-            .with_hint(hint));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(CliError::usage(format!("invalid URL `{input}`: no host")).with_hint(hint));
-    }
+    let mut url = webcanon_client::web_url::parse(input)
+        .map_err(|e| CliError::usage(format!("invalid URL `{input}`: {e}")).with_hint(hint))?;
     url.set_fragment(None);
     if url.path().is_empty() || url.path() == "/" {
         url.set_path("/llms.txt");
@@ -158,11 +150,12 @@ fn resolve(base: Option<&Url>, href: &str) -> Result<Url, String> {
         }
         Err(e) => return Err(format!("not a valid URL: {e}")),
     };
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("a `{}:` link; only http and https links can be requested", url.scheme()));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err("a URL without a host".into());
+    match webcanon_client::web_url::check(&url) {
+        Ok(()) => {}
+        Err(WebUrlError::Scheme(scheme)) => {
+            return Err(format!("a `{scheme}:` link; only http and https links can be requested"));
+        }
+        Err(_) => return Err("a URL without a host".into()),
     }
     url.set_fragment(None);
     Ok(url)

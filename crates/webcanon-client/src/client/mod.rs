@@ -546,15 +546,7 @@ impl Client {
     }
 
     fn parse_url(input: &str) -> Result<Url, Error> {
-        let invalid = |reason: String| Error::InvalidUrl { url: input.to_string(), reason };
-        let url = Url::parse(input).map_err(|e| invalid(e.to_string()))?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(invalid(format!("scheme `{}` is not http or https", url.scheme())));
-        }
-        if url.host().is_none() {
-            return Err(invalid("no host".into()));
-        }
-        Ok(url)
+        crate::web_url::parse(input).map_err(|e| Error::InvalidUrl { url: input.to_string(), reason: e.to_string() })
     }
 
     /// The robots verdict for `url` and this client's agent, with its

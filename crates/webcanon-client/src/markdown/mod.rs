@@ -140,16 +140,6 @@ fn rel_has(tag: &HeadTag, rel: &str) -> bool {
     tag.attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|v| v.eq_ignore_ascii_case(rel)))
 }
 
-/// Whether a body starts like an HTML document (a soft 404, an SPA shell
-/// served under a `.md` or `.txt` name): `<!doctype html`, `<html`, `<head`
-/// or `<body` after an optional BOM and whitespace, case-insensitively.
-pub fn looks_like_html(body: &[u8]) -> bool {
-    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
-    let start = body.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(body.len());
-    let head: Vec<u8> = body[start..].iter().take(16).map(u8::to_ascii_lowercase).collect();
-    [&b"<!doctype html"[..], b"<html", b"<head", b"<body"].iter().any(|tag| head.starts_with(tag))
-}
-
 /// The `<meta>` and `<link>` tags of a page's `<head>`, found by the linear
 /// pre-scan alone: no tree is built, so any input is safe and cheap.
 pub fn head_tags(html: &str) -> Vec<HeadTag> {
@@ -285,7 +275,7 @@ pub fn absolutize_links(markdown: &str, base: &Url) -> String {
         let absolute = if target.is_empty() || target.starts_with('#') || target.contains("://") {
             None
         } else {
-            base.join(target).ok().filter(|u| matches!(u.scheme(), "http" | "https"))
+            base.join(target).ok().filter(crate::web_url::is_web_url)
         };
         match absolute {
             Some(url) => out.push_str(url.as_str()),
@@ -362,4 +352,12 @@ pub fn strip_tags(html: &str) -> String {
         out.push_str(&line);
     }
     out
+}
+
+/// Whether a media type (its essence, lower case: `text/markdown`) is one
+/// that Markdown files are served with: `text/markdown`, `text/x-markdown`
+/// or `text/plain`. The body decides the rest (an HTML page served as
+/// `text/plain` is still HTML; see [`webcanon_core::sniff`]).
+pub fn is_markdown_media_type(essence: &str) -> bool {
+    matches!(essence, "text/markdown" | "text/x-markdown" | "text/plain")
 }

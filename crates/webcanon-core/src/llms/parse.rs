@@ -138,9 +138,7 @@ fn classify(text: &str) -> Option<(NotLlms, Option<u32>)> {
     // only when no `# ` title follows.
     let has_h1 = text.lines().any(|l| heading(l).is_some_and(|(level, _)| level == 1));
     if first.starts_with('<') && !has_h1 {
-        let head: String = text.chars().take(2048).flat_map(char::to_lowercase).collect();
-        let html = ["<!doctype html", "<html", "<head", "<body", "<meta", "<title", "<div", "<p>", "<script"];
-        if html.iter().any(|t| head.contains(t)) {
+        if crate::sniff::html_start(text.as_bytes()).is_some() {
             return Some((NotLlms::Html, line));
         }
         if first[1..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '?' || c == '!') {

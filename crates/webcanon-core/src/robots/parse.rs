@@ -132,15 +132,8 @@ fn sniff_not_robots(body: &[u8]) -> Option<NotRobots> {
     if controls * 10 > head.len() {
         return Some(NotRobots::Binary);
     }
-    let start = head.iter().position(|&b| !b.is_ascii_whitespace()).unwrap_or(head.len());
-    if head.get(start) == Some(&b'<') {
-        let lower = head.to_ascii_lowercase();
-        const MARKERS: [&[u8]; 6] = [b"<html", b"<!doctype html", b"<head", b"<body", b"<meta", b"<title"];
-        if MARKERS.iter().any(|m| memchr::memmem::find(&lower, m).is_some()) {
-            return Some(NotRobots::Html);
-        }
-    }
-    None
+    // An HTML page or fragment (an error page: `<center><h1>403</h1>`).
+    crate::sniff::html_start(head).map(|_| NotRobots::Html)
 }
 
 struct Parser {

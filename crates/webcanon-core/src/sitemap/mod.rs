@@ -302,8 +302,7 @@ fn sniff_and_parse(text: &str, sink: &mut Sink<'_>) {
         return;
     }
     if start.starts_with('<') {
-        let lower: String = start.chars().take(64).flat_map(char::to_lowercase).collect();
-        if lower.starts_with("<!doctype html") || lower.starts_with("<html") {
+        if crate::sniff::html_start(start.as_bytes()).is_some() {
             sink.diag(SitemapCode::HtmlBody, None, "the body is an HTML page, not a sitemap".into());
             return;
         }

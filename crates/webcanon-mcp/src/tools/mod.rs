@@ -90,13 +90,6 @@ impl Shared {
 
 /// Reads a `url` argument as an absolute http(s) URL.
 pub(crate) fn parse_http_url(input: &str) -> Result<url::Url, Failure> {
-    let invalid = |reason: String| Failure::usage(format!("invalid URL `{input}`: {reason}"), Some(input));
-    let url = url::Url::parse(input.trim()).map_err(|e| invalid(e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(invalid(format!("scheme `{}` is not http or https", url.scheme())));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(invalid("no host".into()));
-    }
-    Ok(url)
+    webcanon_client::web_url::parse(input.trim())
+        .map_err(|e| Failure::usage(format!("invalid URL `{input}`: {e}"), Some(input)))
 }
