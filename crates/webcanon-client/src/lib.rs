@@ -7,6 +7,7 @@
 
 pub mod agent;
 mod client;
+pub mod clock;
 pub mod error;
 mod http;
 pub mod json_schema;

@@ -20,8 +20,9 @@ use url::Url;
 use webcanon_core::llms::{LlmsTxt, is_markdown_copy_of};
 use webcanon_core::policy::RobotsAvailability;
 
+use crate::clock::Clock;
 use crate::single_flight::KeyedLocks;
-use crate::store::{OffWorker, RobotsRecord, RobotsStore, unix_now};
+use crate::store::{OffWorker, RobotsRecord, RobotsStore};
 
 /// Only this many bytes of an llms.txt are read: an index larger than this
 /// is not an index, and a hostile file must not cost unbounded memory.
@@ -158,6 +159,8 @@ fn store_key(url: &Url) -> String {
 pub(crate) struct LlmsCache {
     /// Called off the async workers when it can block.
     store: OffWorker,
+    /// What "now" is for freshness.
+    clock: Clock,
     ttl: u64,
     /// Parsed files within a byte budget, least recently used dropped.
     loaded: moka::sync::Cache<String, Arc<LoadedLlms>>,
@@ -165,18 +168,18 @@ pub(crate) struct LlmsCache {
 }
 
 impl LlmsCache {
-    pub(crate) fn new(store: Arc<dyn RobotsStore>, ttl: u64) -> LlmsCache {
-        LlmsCache::with_budget(store, ttl, LLMS_MEMORY_BYTES)
+    pub(crate) fn new(store: Arc<dyn RobotsStore>, ttl: u64, clock: Clock) -> LlmsCache {
+        LlmsCache::with_budget(store, ttl, LLMS_MEMORY_BYTES, clock)
     }
 
-    pub(crate) fn with_budget(store: Arc<dyn RobotsStore>, ttl: u64, memory_bytes: u64) -> LlmsCache {
+    pub(crate) fn with_budget(store: Arc<dyn RobotsStore>, ttl: u64, memory_bytes: u64, clock: Clock) -> LlmsCache {
         let loaded = moka::sync::Cache::builder()
             .max_capacity(memory_bytes)
             .weigher(|key: &String, loaded: &Arc<LoadedLlms>| {
                 loaded.approx_bytes().saturating_add(u32::try_from(key.len()).unwrap_or(u32::MAX))
             })
             .build();
-        LlmsCache { store: OffWorker::new(store), ttl, loaded, inflight: KeyedLocks::default() }
+        LlmsCache { store: OffWorker::new(store), clock, ttl, loaded, inflight: KeyedLocks::default() }
     }
 
     fn fresh(&self, key: &str, now: u64) -> Option<Arc<LoadedLlms>> {
@@ -201,11 +204,11 @@ impl LlmsCache {
         Fut: Future<Output = LlmsFetched>,
     {
         let key = store_key(url);
-        if let Some(hit) = self.fresh(&key, unix_now()) {
+        if let Some(hit) = self.fresh(&key, self.clock.now()) {
             return hit;
         }
         let _guard = self.inflight.lock(&key).await;
-        let now = unix_now();
+        let now = self.clock.now();
         if let Some(hit) = self.fresh(&key, now) {
             return hit;
         }
@@ -219,7 +222,7 @@ impl LlmsCache {
             self.remember(&key, &loaded);
             return loaded;
         }
-        let record = self.record(&key, url, fetch().await, unix_now());
+        let record = self.record(&key, url, fetch().await, self.clock.now());
         let saved = record.clone();
         if let Err(err) = self.store.run(move |s| s.save(&saved)).await {
             tracing::warn!("{err}; the llms.txt outcome is kept in memory only");
@@ -303,7 +306,7 @@ mod tests {
 
     #[test]
     fn failures_are_kept_minutes_and_answers_the_cache_time() {
-        let cache = LlmsCache::new(Arc::new(crate::store::MemoryStore::new()), 86_400);
+        let cache = LlmsCache::new(Arc::new(crate::store::MemoryStore::new()), 86_400, Clock::system());
         let at = url("https://a.test/llms.txt");
         let ttl = |fetched| {
             let record = cache.record("k", &at, fetched, 1_000);
@@ -317,7 +320,7 @@ mod tests {
     #[tokio::test]
     async fn parsed_files_stay_within_the_memory_budget() {
         let budget = 4 << 20;
-        let cache = LlmsCache::with_budget(Arc::new(crate::store::MemoryStore::new()), 86_400, budget);
+        let cache = LlmsCache::with_budget(Arc::new(crate::store::MemoryStore::new()), 86_400, budget, Clock::system());
         let link = "- [Page](/d/page.md): a page\n";
         let body =
             format!("# Big\n\n> A large llms.txt.\n\n## Docs\n\n{}", link.repeat((LLMS_MAX_BYTES - 64) / link.len()));

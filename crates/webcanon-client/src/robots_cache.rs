@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use webcanon_core::policy::{RobotsAvailability, RobotsEvidence, RobotsMode, RuleEvidence};
 use webcanon_core::robots::{AgentRules, ContentSignal, Robots};
 
+use crate::clock::Clock;
 use crate::error::FetchError;
 use crate::single_flight::KeyedLocks;
-use crate::store::{FetchLock, OffWorker, RobotsRecord, RobotsStore, StoreError, StoreHealth, unix_now};
+use crate::store::{FetchLock, OffWorker, RobotsRecord, RobotsStore, StoreError, StoreHealth};
 use crate::warning::{Warning, source};
 
 /// RFC 9309 §2.4: a cached robots.txt is not used for more than 24 hours.
@@ -353,6 +354,8 @@ pub struct RobotsCache {
     config: RobotsCacheConfig,
     /// Called off the async workers when it can block.
     store: OffWorker,
+    /// What "now" is for freshness and ages.
+    clock: Clock,
     parsed: moka::sync::Cache<String, Arc<CachedRobots>>,
     inflight: KeyedLocks,
     stats: Arc<Mutex<CacheStats>>,
@@ -407,10 +410,16 @@ impl Drop for FleetLock<'_> {
 }
 
 impl RobotsCache {
-    /// A cache over `store`.
+    /// A cache over `store`, on the system clock.
     pub fn new(store: Arc<dyn RobotsStore>, config: RobotsCacheConfig) -> RobotsCache {
+        RobotsCache::with_clock(store, config, Clock::system())
+    }
+
+    /// A cache over `store` whose freshness is counted on `clock`.
+    pub fn with_clock(store: Arc<dyn RobotsStore>, config: RobotsCacheConfig, clock: Clock) -> RobotsCache {
         RobotsCache {
             config,
+            clock,
             store: OffWorker::new(store),
             parsed: moka::sync::Cache::builder()
                 .max_capacity(config.memory_bytes)
@@ -483,13 +492,13 @@ impl RobotsCache {
         F: FnOnce() -> Fut,
         Fut: Future<Output = FetchedRobots>,
     {
-        let now = unix_now();
+        let now = self.clock.now();
         if let Some(hit) = self.fresh_in_memory(origin, now) {
             self.count(|s| s.hits += 1);
             return (hit, true);
         }
         let _guard = self.inflight.lock(origin).await;
-        let now = unix_now();
+        let now = self.clock.now();
         if let Some(hit) = self.fresh_in_memory(origin, now) {
             self.count(|s| s.hits += 1);
             return (hit, true);
@@ -499,7 +508,7 @@ impl RobotsCache {
             return (self.use_stored(origin, record.clone(), now).await, true);
         }
         let lock = match self.fleet_turn(origin).await {
-            Turn::Stored(record) => return (self.use_stored(origin, record, unix_now()).await, true),
+            Turn::Stored(record) => return (self.use_stored(origin, record, self.clock.now()).await, true),
             Turn::Fetch(lock) => {
                 if lock.is_some() {
                     // The outcome the last holder left, for the failure count.
@@ -523,7 +532,7 @@ impl RobotsCache {
                 status: None,
                 availability: RobotsAvailability::Unreachable,
                 body: None,
-                fetched_at: unix_now(),
+                fetched_at: self.clock.now(),
                 expires_at: 0,
                 failures: 0,
                 error: Some(message.clone()),
@@ -534,7 +543,7 @@ impl RobotsCache {
         }
         let redirects = std::mem::take(&mut fetched.redirects);
         let final_url = fetched.final_url.take();
-        let record = self.record_from(origin, fetched, previous.as_ref(), unix_now());
+        let record = self.record_from(origin, fetched, previous.as_ref(), self.clock.now());
         // The latest outcome last: it is what the processes waiting on the
         // lock look for, and its last good copy must be there by then.
         let saved = record.clone();
@@ -587,7 +596,7 @@ impl RobotsCache {
                     let lock = FleetLock { cache: self, origin, token };
                     // The holder before may have saved its outcome just now.
                     let stored = self.stored(origin).await;
-                    if let Some(record) = stored.filter(|r| r.is_fresh(unix_now())) {
+                    if let Some(record) = stored.filter(|r| r.is_fresh(self.clock.now())) {
                         return Turn::Stored(record);
                     }
                     return Turn::Fetch(Some(lock));
@@ -600,7 +609,7 @@ impl RobotsCache {
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(FLEET_POLL_MAX);
             let stored = self.stored(origin).await;
-            if let Some(record) = stored.filter(|r| r.is_fresh(unix_now())) {
+            if let Some(record) = stored.filter(|r| r.is_fresh(self.clock.now())) {
                 return Turn::Stored(record);
             }
         }
@@ -675,7 +684,7 @@ impl RobotsCache {
         if let Some(err) = cached.local_failure() {
             return Err(err);
         }
-        Ok(cached.evaluate(agent, url, from_cache, unix_now()))
+        Ok(cached.evaluate(agent, url, from_cache, self.clock.now()))
     }
 }
 
@@ -685,6 +694,7 @@ mod tests {
 
     use super::*;
     use crate::store::MemoryStore;
+    use crate::store::unix_now;
 
     fn fetched(status: u16, availability: RobotsAvailability, body: &str) -> FetchedRobots {
         FetchedRobots {

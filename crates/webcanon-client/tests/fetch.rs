@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use webcanon_client::clock::Clock;
 use webcanon_client::error::{Error, FetchError};
 use webcanon_client::ssrf::SsrfPolicy;
 use webcanon_client::store::{MemoryStore, RobotsStore};
@@ -299,13 +300,17 @@ async fn concurrent_fetches_share_one_robots_fetch() {
 #[tokio::test]
 async fn cache_ttl_is_honoured() {
     let server = server_with(Route::text(200, "User-agent: *\nDisallow: /private\n")).await;
-    let client = builder().cache(CacheSetting::Memory).max_cache_seconds(1).build().unwrap();
+    // A manual clock: freshness is decided by the test, not by where the
+    // second boundary of the system clock falls.
+    let clock = Clock::manual(1_700_000_000);
+    let client = builder().cache(CacheSetting::Memory).max_cache_seconds(60).clock(clock.clone()).build().unwrap();
     let first = client.fetch(&server.url("/page")).await.unwrap();
+    clock.advance(59);
     let second = client.fetch(&server.url("/page")).await.unwrap();
     assert!(!first.robots.from_cache);
-    assert!(second.robots.from_cache);
+    assert!(second.robots.from_cache, "fresh for 60 s, asked after 59");
     assert_eq!(server.hits("/robots.txt"), 1);
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    clock.advance(1);
     let third = client.fetch(&server.url("/page")).await.unwrap();
     assert!(!third.robots.from_cache);
     assert_eq!(server.hits("/robots.txt"), 2);
@@ -331,10 +336,11 @@ async fn cache_lifetime_is_capped_at_24_hours() {
 #[tokio::test]
 async fn stale_copy_is_used_when_robots_becomes_unreachable() {
     let server = server_with(Route::text(200, "User-agent: *\nDisallow: /private\n")).await;
-    let client = builder().cache(CacheSetting::Memory).max_cache_seconds(1).build().unwrap();
+    let clock = Clock::manual(1_700_000_000);
+    let client = builder().cache(CacheSetting::Memory).max_cache_seconds(60).clock(clock.clone()).build().unwrap();
     client.fetch(&server.url("/page")).await.unwrap();
     server.route("/robots.txt", Route::text(503, "down"));
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    clock.advance(61);
     let result = client.fetch(&server.url("/page")).await.unwrap();
     assert_eq!(result.robots.verdict, Verdict::AllowedImplicit);
     assert!(result.robots.from_cache);

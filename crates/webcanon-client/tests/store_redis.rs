@@ -172,7 +172,10 @@ fn a_killed_server_degrades_to_the_local_store_and_recovers() {
     assert_eq!(store.load("https://during.example").unwrap(), Some(during.clone()));
     assert_eq!(store.try_fetch_lock("https://during.example", Duration::from_secs(5)).unwrap(), FetchLock::Local);
     assert_eq!(store.reserve_slot("during.example", Duration::from_millis(50)).unwrap(), None);
-    assert!(started.elapsed() < Duration::from_millis(200), "a dead server fails fast: {:?}", started.elapsed());
+    // Refused connections answer at once; the bound only has to tell that
+    // from a client that sleeps between reconnection attempts (seconds
+    // each), with room for a loaded machine.
+    assert!(started.elapsed() < Duration::from_secs(3), "a dead server fails fast: {:?}", started.elapsed());
     let health = store.health();
     assert!(health.degraded.as_deref().is_some_and(|d| d.contains(&server.url())), "{health:?}");
     assert!(health.errors >= 4, "{health:?}");

@@ -16,6 +16,7 @@ use self::alternative::{Admission, Candidate, Taken};
 pub use self::alternative::{Alternative, AlternativeSource, SkipReason};
 pub use self::batch::{CHECK_MANY_ORIGINS_AT_ONCE, CheckOutcome};
 use crate::agent::ProductToken;
+use crate::clock::Clock;
 use crate::error::{Error, FetchError};
 use crate::http::{Answer, Http, Pace, Pacing};
 use crate::llms_hint::LlmsCache;
@@ -79,6 +80,7 @@ pub struct ClientBuilder {
     ssrf: SsrfPolicy,
     name_lookup: Option<Arc<dyn NameLookup>>,
     pacing: PacingConfig,
+    clock: Clock,
 }
 
 impl Default for ClientBuilder {
@@ -97,6 +99,7 @@ impl Default for ClientBuilder {
             ssrf: SsrfPolicy::default(),
             name_lookup: None,
             pacing: PacingConfig::default(),
+            clock: Clock::system(),
         }
     }
 }
@@ -154,6 +157,14 @@ impl ClientBuilder {
     /// The whole cache configuration.
     pub fn cache_config(mut self, config: RobotsCacheConfig) -> Self {
         self.cache_config = config;
+        self
+    }
+
+    /// The clock that robots.txt and llms.txt freshness is counted on (the
+    /// system clock by default; a [`Clock::manual`] one for deterministic
+    /// tests and simulations).
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
         self
     }
 
@@ -240,7 +251,7 @@ impl ClientBuilder {
         });
         let client = crate::ssrf::build_http_client(guard.clone(), self.timeout)
             .map_err(|e| BuildError(format!("cannot build the HTTP client: {e}")))?;
-        let cache = Arc::new(RobotsCache::new(store.clone(), cache_config));
+        let cache = Arc::new(RobotsCache::with_clock(store.clone(), cache_config, self.clock.clone()));
         let pacing = Pacing {
             pacer: Arc::new(Pacer::new(self.pacing, store.clone())),
             robots: cache.clone(),
@@ -253,6 +264,7 @@ impl ClientBuilder {
                 llms: Arc::new(LlmsCache::new(
                     store,
                     cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS),
+                    self.clock,
                 )),
                 explicit_user_agent: self.user_agent,
                 alternatives: self.alternatives,

@@ -545,7 +545,9 @@ mod tests {
         assert_eq!(store.load(&record.origin).unwrap(), Some(record.clone()));
         assert_eq!(store.try_fetch_lock(&record.origin, Duration::from_secs(5)).unwrap(), FetchLock::Local);
         assert_eq!(store.reserve_slot("a.test", Duration::from_millis(50)).unwrap(), None);
-        assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+        // Refused at once: the bound only tells that from a client that
+        // sleeps between reconnection attempts, with room for a loaded machine.
+        assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
         let health = store.health();
         assert!(health.degraded.as_deref().is_some_and(|d| d.contains("127.0.0.1:1")), "{health:?}");
         assert_eq!(health.errors, 4);
