@@ -3,13 +3,11 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Args;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson};
-use webcanon_client::ssrf::{ResolveOverride, SsrfPolicy};
-use webcanon_client::store::RedisStore;
-use webcanon_client::{CacheSetting, Client, ClientBuilder, FetchResult};
+use webcanon_client::options::{CacheChoice, ClientOptions};
+use webcanon_client::{ClientBuilder, FetchResult};
 use webcanon_core::policy::{RobotsEvidence, RobotsMode, Verdict};
 
 use crate::error::CliError;
@@ -17,7 +15,9 @@ use crate::error::CliError;
 /// Exit status when the fetch itself failed.
 pub const EXIT_FETCH: u8 = webcanon_client::error::code::FETCH;
 
-/// The options every face that fetches shares (`fetch`, and later `serve`, `mcp`, `batch`).
+/// The client flags every command that fetches shares (`fetch`, `robots
+/// check`, `llms`, `sitemap`, `audit`, `serve`, `mcp`, `batch`), read into
+/// the client's one options type.
 #[derive(Debug, Args, Clone)]
 pub struct ClientArgs {
     /// The product token matched against robots.txt `User-agent` lines.
@@ -68,55 +68,33 @@ pub struct ClientArgs {
 impl ClientArgs {
     /// A client builder configured from these options.
     pub fn builder(&self) -> Result<ClientBuilder, CliError> {
-        if !(self.timeout.is_finite() && self.timeout > 0.0) {
-            return Err(CliError::usage(format!(
-                "--timeout must be a positive number of seconds, not {}",
-                self.timeout
-            )));
-        }
-        let mut policy = SsrfPolicy::default();
-        for cidr in &self.allow_private {
-            let net = cidr.parse().map_err(|e| CliError::usage(format!("--allow-private `{cidr}`: {e}")))?;
-            policy = policy.allow_private(net);
-        }
-        for spec in &self.resolve {
-            let entry: ResolveOverride =
-                spec.parse().map_err(|e| CliError::usage(format!("--resolve `{spec}`: {e}")))?;
-            policy = policy.resolve(entry);
-        }
-        let seconds = |name: &str, value: f64| {
-            if value.is_finite() && (0.0..=86_400.0).contains(&value) {
-                Ok(Duration::from_secs_f64(value))
-            } else {
-                Err(CliError::usage(format!("{name} must be a number of seconds from 0 to 86400, not {value}")))
-            }
-        };
-        let min_interval = seconds("--min-interval", self.min_interval)?;
-        let max_crawl_delay = seconds("--max-crawl-delay", self.max_crawl_delay)?;
-        let cache = if self.no_cache {
-            CacheSetting::None
+        self.options().builder().map_err(|e| CliError::usage(e.message(&format!("--{}", e.option.replace('_', "-")))))
+    }
+
+    /// The flags as the client's one options type (checked by its builder).
+    /// The cache defaults to the SQLite file in the user's cache directory.
+    fn options(&self) -> ClientOptions {
+        let (cache, cache_dir) = if self.no_cache {
+            (CacheChoice::None, None)
         } else if let Some(url) = &self.cache {
-            RedisStore::check_url(url)
-                .map_err(|e| CliError::usage(format!("--cache `{}`: {e}", RedisStore::redact_url(url))))?;
-            CacheSetting::Redis { url: url.clone(), local_dir: self.cache_dir.clone() }
-        } else if let Some(dir) = &self.cache_dir {
-            CacheSetting::Dir(dir.clone())
+            (CacheChoice::Redis(url.clone()), self.cache_dir.clone())
         } else {
-            default_cache_dir().map_or(CacheSetting::Memory, CacheSetting::Dir)
+            (CacheChoice::Memory, self.cache_dir.clone().or_else(default_cache_dir))
         };
-        let mut builder = Client::builder()
-            .agent(&self.agent)
-            .mode(self.mode)
-            .timeout(Duration::from_secs_f64(self.timeout))
-            .cache(cache)
-            .auth_status_disallows(self.auth_disallows)
-            .min_interval(min_interval)
-            .max_crawl_delay(max_crawl_delay)
-            .ssrf_policy(policy);
-        if let Some(ua) = &self.user_agent {
-            builder = builder.user_agent(ua);
+        ClientOptions {
+            agent: self.agent.clone(),
+            user_agent: self.user_agent.clone(),
+            mode: self.mode,
+            timeout: self.timeout,
+            cache,
+            cache_dir,
+            allow_private: self.allow_private.clone(),
+            resolve: self.resolve.clone(),
+            min_interval: self.min_interval,
+            max_crawl_delay: self.max_crawl_delay,
+            auth_disallows: self.auth_disallows,
+            ..ClientOptions::default()
         }
-        Ok(builder)
     }
 }
 

@@ -626,10 +626,13 @@ async fn http_accepts_only_allowed_host_headers() {
 
 #[test]
 fn usage_errors_exit_with_status_2() {
-    let rows: [(&[&str], &str); 4] = [
+    let rows: [(&[&str], &str); 6] = [
         (&["mcp", "--allow-host", "mcp.test"], "--http"),
         (&["mcp", "--http", "256.0.0.1:0"], "cannot listen on `256.0.0.1:0`"),
-        (&["mcp", "--timeout", "0"], "--timeout must be a positive number"),
+        (&["mcp", "--timeout", "0"], "--timeout must be a number of seconds above 0"),
+        // The same cap as Python's `timeout` (one options type for both).
+        (&["mcp", "--timeout", "100000"], "--timeout must be a number of seconds above 0 and up to 86400"),
+        (&["mcp", "--min-interval=-1"], "--min-interval must be a number of seconds from 0 to 86400"),
         (&["mcp", "--user-agent", "bad\nagent"], "not a valid header value"),
     ];
     for (args, expected) in rows {

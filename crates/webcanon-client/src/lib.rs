@@ -13,6 +13,7 @@ mod http;
 pub mod json_schema;
 pub mod llms_hint;
 pub mod markdown;
+pub mod options;
 pub mod os_limits;
 pub mod pacing;
 mod page;

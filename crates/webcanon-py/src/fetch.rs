@@ -2,14 +2,12 @@
 //! on the Tokio runtime of `pyo3-async-runtimes`.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use webcanon_batch::origin::origin_of;
 use webcanon_batch::snapshot;
-use webcanon_client::ssrf::{ResolveOverride, SsrfPolicy};
-use webcanon_client::store::RedisStore;
-use webcanon_client::{CacheSetting, DEFAULT_AGENT, DEFAULT_MAX_BYTES};
+use webcanon_client::options::{CacheChoice, ClientOptions};
+use webcanon_client::{DEFAULT_AGENT, DEFAULT_MAX_BYTES};
 
 use crate::batch::{Snapshot, parse_mode};
 use crate::errors::{client_error, usage_error};
@@ -29,15 +27,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyclass(frozen, subclass, module = "webcanon")]
 pub struct Client {
     inner: webcanon_client::Client,
-}
-
-/// A number of seconds from 0 to a day.
-fn seconds(py: Python<'_>, name: &str, value: f64) -> PyResult<Duration> {
-    if value.is_finite() && (0.0..=86_400.0).contains(&value) {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(usage_error(py, format!("{name} must be a number of seconds from 0 to 86400, not {value}")))
-    }
 }
 
 #[pymethods]
@@ -82,32 +71,10 @@ impl Client {
         max_crawl_delay: f64,
         auth_disallows: bool,
     ) -> PyResult<Client> {
-        if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
-            return Err(usage_error(
-                py,
-                format!("timeout must be a number of seconds above 0 and up to 86400, not {timeout}"),
-            ));
-        }
-        let mut policy = SsrfPolicy::default();
-        for cidr in &allow_private {
-            let net = cidr.parse().map_err(|e| usage_error(py, format!("allow_private `{cidr}`: {e}")))?;
-            policy = policy.allow_private(net);
-        }
-        for spec in &resolve {
-            let entry: ResolveOverride = spec.parse().map_err(|e| usage_error(py, format!("resolve `{spec}`: {e}")))?;
-            policy = policy.resolve(entry);
-        }
         let cache = match cache {
-            None | Some("memory") => cache_dir.map_or(CacheSetting::Memory, CacheSetting::Dir),
-            Some("none") if cache_dir.is_some() => {
-                return Err(usage_error(py, "cache_dir has no use with cache=\"none\"".to_string()));
-            }
-            Some("none") => CacheSetting::None,
-            Some(url) if url.contains("://") => {
-                RedisStore::check_url(url)
-                    .map_err(|e| usage_error(py, format!("cache `{}`: {e}", RedisStore::redact_url(url))))?;
-                CacheSetting::Redis { url: url.to_string(), local_dir: cache_dir }
-            }
+            None | Some("memory") => CacheChoice::Memory,
+            Some("none") => CacheChoice::None,
+            Some(url) if url.contains("://") => CacheChoice::Redis(url.to_string()),
             Some(other) => {
                 return Err(usage_error(
                     py,
@@ -115,20 +82,23 @@ impl Client {
                 ));
             }
         };
-        let mut builder = webcanon_client::Client::builder()
-            .agent(agent)
-            .mode(parse_mode(py, mode)?)
-            .timeout(Duration::from_secs_f64(timeout))
-            .cache(cache)
-            .max_bytes(max_bytes)
-            .alternatives(alternatives)
-            .auth_status_disallows(auth_disallows)
-            .min_interval(seconds(py, "min_interval", min_interval)?)
-            .max_crawl_delay(seconds(py, "max_crawl_delay", max_crawl_delay)?)
-            .ssrf_policy(policy);
-        if let Some(value) = user_agent {
-            builder = builder.user_agent(value);
-        }
+        let options = ClientOptions {
+            agent: agent.to_string(),
+            user_agent: user_agent.map(str::to_string),
+            mode: parse_mode(py, mode)?,
+            timeout,
+            cache,
+            cache_dir,
+            allow_private,
+            resolve,
+            max_bytes,
+            alternatives,
+            min_interval,
+            max_crawl_delay,
+            auth_disallows,
+        };
+        // The client's options type checks them all; Python names them as given.
+        let builder = options.builder().map_err(|e| usage_error(py, e.message(e.option)))?;
         // The client's resolver and stores start tasks on the runtime.
         let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
         let inner = builder.build().map_err(|e| usage_error(py, e.to_string()))?;

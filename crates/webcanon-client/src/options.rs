@@ -1,0 +1,239 @@
+//! The client's options as the faces receive them (command-line flags,
+//! Python keyword arguments): checked in one place, then turned into a
+//! [`ClientBuilder`]. Each face only names the options its own way
+//! (`--allow-private` on the command line, `allow_private` in Python).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use webcanon_core::policy::RobotsMode;
+
+use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT};
+use crate::ssrf::{ResolveOverride, SsrfPolicy};
+
+/// The longest timeout, interval or delay accepted, in seconds (a day).
+pub const MAX_SECONDS: f64 = 86_400.0;
+
+/// Where robots.txt and llms.txt outcomes are kept.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum CacheChoice {
+    /// In this process, or in a SQLite file in `cache_dir` when one is given
+    /// (the default).
+    #[default]
+    Memory,
+    /// Nowhere: every fetch reads robots.txt again.
+    None,
+    /// A Redis or Valkey server shared by a fleet (`redis://HOST:PORT`),
+    /// over `cache_dir` (or memory) as the local copy.
+    Redis(String),
+}
+
+/// The client's options, unchecked. [`ClientOptions::builder`] checks them
+/// all and says which one is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientOptions {
+    /// The product token matched against robots.txt.
+    pub agent: String,
+    /// The `User-Agent` header; by default built from the agent.
+    pub user_agent: Option<String>,
+    /// How the robots verdict is applied.
+    pub mode: RobotsMode,
+    /// Seconds for each request; above 0, at most [`MAX_SECONDS`].
+    pub timeout: f64,
+    /// Where outcomes are kept.
+    pub cache: CacheChoice,
+    /// The directory of the SQLite cache file (the local copy under Redis).
+    pub cache_dir: Option<PathBuf>,
+    /// Private networks (CIDR, `127.0.0.0/8`) the SSRF guard lets through.
+    pub allow_private: Vec<String>,
+    /// curl-style `HOST:PORT:ADDR` overrides of name resolution.
+    pub resolve: Vec<String>,
+    /// The page body limit in bytes, after decompression.
+    pub max_bytes: usize,
+    /// Whether to look for a Markdown alternative of each page.
+    pub alternatives: bool,
+    /// Seconds between requests to one host; 0 to [`MAX_SECONDS`].
+    pub min_interval: f64,
+    /// The largest robots.txt `Crawl-delay` honoured, in seconds; 0 to
+    /// [`MAX_SECONDS`].
+    pub max_crawl_delay: f64,
+    /// Reads robots.txt answering 401 or 403 as "disallow everything".
+    pub auth_disallows: bool,
+}
+
+impl Default for ClientOptions {
+    fn default() -> ClientOptions {
+        ClientOptions {
+            agent: DEFAULT_AGENT.to_string(),
+            user_agent: None,
+            mode: RobotsMode::Respect,
+            timeout: DEFAULT_TIMEOUT.as_secs_f64(),
+            cache: CacheChoice::Memory,
+            cache_dir: None,
+            allow_private: Vec::new(),
+            resolve: Vec::new(),
+            max_bytes: DEFAULT_MAX_BYTES,
+            alternatives: true,
+            min_interval: 0.0,
+            max_crawl_delay: crate::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
+            auth_disallows: false,
+        }
+    }
+}
+
+/// An option with a value that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{option}{detail}")]
+pub struct OptionError {
+    /// The option, as the Rust field is named (`allow_private`).
+    pub option: &'static str,
+    /// What is wrong, to follow the option's name (` must be …`, `` `x`: … ``).
+    pub detail: String,
+}
+
+impl OptionError {
+    fn new(option: &'static str, detail: String) -> OptionError {
+        OptionError { option, detail }
+    }
+
+    /// The message with the option named as a face names it.
+    ///
+    /// ```
+    /// use webcanon_client::options::ClientOptions;
+    ///
+    /// let options = ClientOptions { timeout: 0.0, ..ClientOptions::default() };
+    /// let error = options.builder().unwrap_err();
+    /// let flag = format!("--{}", error.option.replace('_', "-"));
+    /// assert_eq!(error.message(&flag), "--timeout must be a number of seconds above 0 and up to 86400, not 0");
+    /// ```
+    pub fn message(&self, name: &str) -> String {
+        format!("{name}{}", self.detail)
+    }
+}
+
+impl ClientOptions {
+    /// Checks every option and returns the builder they make.
+    pub fn builder(&self) -> Result<ClientBuilder, OptionError> {
+        if !(self.timeout.is_finite() && self.timeout > 0.0 && self.timeout <= MAX_SECONDS) {
+            return Err(OptionError::new(
+                "timeout",
+                format!(" must be a number of seconds above 0 and up to 86400, not {}", self.timeout),
+            ));
+        }
+        let seconds = |option: &'static str, value: f64| {
+            if value.is_finite() && (0.0..=MAX_SECONDS).contains(&value) {
+                Ok(Duration::from_secs_f64(value))
+            } else {
+                Err(OptionError::new(option, format!(" must be a number of seconds from 0 to 86400, not {value}")))
+            }
+        };
+        let min_interval = seconds("min_interval", self.min_interval)?;
+        let max_crawl_delay = seconds("max_crawl_delay", self.max_crawl_delay)?;
+        if self.max_bytes == 0 {
+            return Err(OptionError::new("max_bytes", " must be at least 1".into()));
+        }
+        let mut policy = SsrfPolicy::default();
+        for cidr in &self.allow_private {
+            let net = cidr.parse().map_err(|e| OptionError::new("allow_private", format!(" `{cidr}`: {e}")))?;
+            policy = policy.allow_private(net);
+        }
+        for spec in &self.resolve {
+            let entry: ResolveOverride =
+                spec.parse().map_err(|e| OptionError::new("resolve", format!(" `{spec}`: {e}")))?;
+            policy = policy.resolve(entry);
+        }
+        let cache = match (&self.cache, &self.cache_dir) {
+            (CacheChoice::Memory, None) => CacheSetting::Memory,
+            (CacheChoice::Memory, Some(dir)) => CacheSetting::Dir(dir.clone()),
+            (CacheChoice::None, None) => CacheSetting::None,
+            (CacheChoice::None, Some(_)) => {
+                return Err(OptionError::new("cache_dir", " has no use when nothing is cached".into()));
+            }
+            (CacheChoice::Redis(url), dir) => redis_setting(url, dir.clone())?,
+        };
+        let mut builder = Client::builder()
+            .agent(&self.agent)
+            .mode(self.mode)
+            .timeout(Duration::from_secs_f64(self.timeout))
+            .cache(cache)
+            .max_bytes(self.max_bytes)
+            .alternatives(self.alternatives)
+            .auth_status_disallows(self.auth_disallows)
+            .min_interval(min_interval)
+            .max_crawl_delay(max_crawl_delay)
+            .ssrf_policy(policy);
+        if let Some(value) = &self.user_agent {
+            builder = builder.user_agent(value);
+        }
+        Ok(builder)
+    }
+}
+
+#[cfg(feature = "redis")]
+fn redis_setting(url: &str, local_dir: Option<PathBuf>) -> Result<CacheSetting, OptionError> {
+    use crate::store::RedisStore;
+    RedisStore::check_url(url)
+        .map_err(|e| OptionError::new("cache", format!(" `{}`: {e}", RedisStore::redact_url(url))))?;
+    Ok(CacheSetting::Redis { url: url.to_string(), local_dir })
+}
+
+#[cfg(not(feature = "redis"))]
+fn redis_setting(url: &str, _local_dir: Option<PathBuf>) -> Result<CacheSetting, OptionError> {
+    let _ = url;
+    Err(OptionError::new("cache", ": a shared cache needs webcanon-client's `redis` feature".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(options: ClientOptions) -> String {
+        options.builder().map(|_| ()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_bad_value_names_its_option() {
+        let base = ClientOptions::default;
+        let rows = [
+            (
+                ClientOptions { timeout: 0.0, ..base() },
+                "timeout must be a number of seconds above 0 and up to 86400, not 0",
+            ),
+            (ClientOptions { timeout: f64::NAN, ..base() }, "timeout must be a number of seconds above 0"),
+            (ClientOptions { timeout: 100_000.0, ..base() }, "timeout must be a number of seconds above 0"),
+            (
+                ClientOptions { min_interval: -1.0, ..base() },
+                "min_interval must be a number of seconds from 0 to 86400",
+            ),
+            (ClientOptions { max_crawl_delay: f64::INFINITY, ..base() }, "max_crawl_delay must be a number of seconds"),
+            (ClientOptions { max_bytes: 0, ..base() }, "max_bytes must be at least 1"),
+            (ClientOptions { allow_private: vec!["10.0.0.0/33".into()], ..base() }, "allow_private `10.0.0.0/33`: "),
+            (ClientOptions { resolve: vec!["nonsense".into()], ..base() }, "resolve `nonsense`: "),
+            (
+                ClientOptions { cache: CacheChoice::None, cache_dir: Some("/tmp/x".into()), ..base() },
+                "cache_dir has no use when nothing is cached",
+            ),
+        ];
+        for (options, expected) in rows {
+            let got = error(options);
+            assert!(got.starts_with(expected), "expected `{expected}…`, got `{got}`");
+        }
+        // The agent is checked when the client is built, as a ProductToken.
+        let options = ClientOptions { agent: "GPTBot/1.0".into(), ..base() };
+        let built = options.builder().unwrap().build().map(|_| ()).unwrap_err().to_string();
+        assert!(built.contains("not a product token"), "{built}");
+    }
+
+    #[test]
+    fn good_values_build() {
+        let options = ClientOptions {
+            timeout: 0.5,
+            min_interval: 86_400.0,
+            allow_private: vec!["127.0.0.0/8".into()],
+            resolve: vec!["example.com:443:127.0.0.1".into()],
+            ..ClientOptions::default()
+        };
+        let client = options.builder().unwrap().build().unwrap();
+        assert_eq!(client.agent(), DEFAULT_AGENT);
+    }
+}
