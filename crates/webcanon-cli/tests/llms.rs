@@ -325,6 +325,24 @@ async fn check_no_links_requests_only_the_file() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_url_means_the_llms_txt_every_face_reads_for_it() {
+    // The client's one rule, the same as the MCP `llms_txt` tool's: a file
+    // as named, a directory's own llms.txt, the site's for a page.
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/llms.txt", Route::text(200, CLEAN_FILE).header("content-type", MARKDOWN));
+    server.route("/docs/llms.txt", Route::text(200, CLEAN_FILE).header("content-type", MARKDOWN));
+    for (given, read) in [("/docs/", "/docs/llms.txt"), ("/docs/page.html?x=1", "/llms.txt"), ("/", "/llms.txt")] {
+        let r = run(args("check", &["--no-links", "--json", &server.url(given)])).await;
+        assert_eq!(r.code, 0, "{given}: {}", r.stderr);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(v["source"], server.url(read), "{given}: {v}");
+    }
+    assert_eq!(server.hits("/docs/"), 0);
+    assert_eq!(server.hits("/docs/page.html"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn check_a_missing_llms_txt_exits_5_with_a_hint() {
     let server = TestServer::start().await;
     server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));

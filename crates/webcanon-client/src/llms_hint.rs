@@ -38,6 +38,35 @@ const FAILURE_TTL: u64 = 5 * 60;
 /// What every face asks for when loading an llms.txt.
 pub const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9, */*;q=0.1";
 
+/// The llms.txt a URL means, for every face (`webcanon llms`, the MCP
+/// `llms_txt` tool): a URL that names an `llms.txt` or `llms-full.txt` file
+/// is that file; a directory (`/`, `/docs/`) means the `llms.txt` in it; any
+/// other page means the site's `/llms.txt`. The fragment is dropped, and
+/// the query too when the URL is replaced.
+///
+/// ```
+/// use url::Url;
+/// use webcanon_client::llms_hint::llms_txt_url;
+///
+/// let url = |s| Url::parse(s).unwrap();
+/// assert_eq!(llms_txt_url(&url("https://example.com")).as_str(), "https://example.com/llms.txt");
+/// assert_eq!(llms_txt_url(&url("https://example.com/docs/")).as_str(), "https://example.com/docs/llms.txt");
+/// assert_eq!(llms_txt_url(&url("https://example.com/docs/page?x=1")).as_str(), "https://example.com/llms.txt");
+/// assert_eq!(llms_txt_url(&url("https://example.com/llms-full.txt#a")).as_str(), "https://example.com/llms-full.txt");
+/// ```
+pub fn llms_txt_url(url: &Url) -> Url {
+    let mut url = url.clone();
+    url.set_fragment(None);
+    let file = url.path().rsplit('/').next().unwrap_or("");
+    if file.ends_with("llms.txt") || file.ends_with("llms-full.txt") {
+        return url;
+    }
+    let path = if file.is_empty() { format!("{}llms.txt", url.path()) } else { "/llms.txt".to_string() };
+    url.set_path(&path);
+    url.set_query(None);
+    url
+}
+
 /// The llms.txt files that may cover `page`, most specific first: the one
 /// in each directory of its path (at most [`MAX_NESTED_LEVELS`] below the
 /// root), then `/llms.txt`.

@@ -97,18 +97,14 @@ fn is_url(target: &str) -> bool {
     target.contains("://")
 }
 
-/// The llms.txt URL for a command-line URL: `<origin>/llms.txt` for a bare
-/// origin or `/`, the URL as given otherwise (without its fragment).
+/// The llms.txt URL for a command-line URL, by the client's one rule
+/// ([`webcanon_client::llms_hint::llms_txt_url`]): the file named, the
+/// `llms.txt` of a directory, or the site's `/llms.txt` for a page.
 fn llms_url(input: &str) -> Result<Url, CliError> {
     let hint = "give an http(s) URL such as https://example.com/ or https://example.com/docs/llms.txt";
-    let mut url = webcanon_client::web_url::parse(input)
+    let url = webcanon_client::web_url::parse(input)
         .map_err(|e| CliError::usage(format!("invalid URL `{input}`: {e}")).with_hint(hint))?;
-    url.set_fragment(None);
-    if url.path().is_empty() || url.path() == "/" {
-        url.set_path("/llms.txt");
-        url.set_query(None);
-    }
-    Ok(url)
+    Ok(webcanon_client::llms_hint::llms_txt_url(&url))
 }
 
 /// Fetches the llms.txt at `url`. A refusal, a failure or a non-2xx answer

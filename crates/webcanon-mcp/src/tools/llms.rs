@@ -28,17 +28,10 @@ pub(crate) struct LlmsArgs {
     pub agent: Option<String>,
 }
 
-/// The llms.txt URL for a `url` argument: the URL itself when it names an
-/// llms.txt file, else `/llms.txt` at its origin.
+/// The llms.txt URL for a `url` argument, by the client's one rule
+/// ([`webcanon_client::llms_hint::llms_txt_url`]).
 pub(crate) fn llms_url(input: &str) -> Result<Url, Failure> {
-    let mut url = parse_http_url(input)?;
-    url.set_fragment(None);
-    let file = url.path_segments().and_then(|mut s| s.next_back()).unwrap_or("");
-    if !(file.ends_with("llms.txt") || file.ends_with("llms-full.txt")) {
-        url.set_path("/llms.txt");
-        url.set_query(None);
-    }
-    Ok(url)
+    Ok(webcanon_client::llms_hint::llms_txt_url(&parse_http_url(input)?))
 }
 
 fn link_output(base: Option<&Url>, link: &Link) -> LinkOutput {
@@ -164,6 +157,7 @@ mod tests {
             ("https://example.com/docs/llms.txt", "https://example.com/docs/llms.txt"),
             ("https://example.com/llms-full.txt", "https://example.com/llms-full.txt"),
             ("http://127.0.0.1:8080/a", "http://127.0.0.1:8080/llms.txt"),
+            ("https://example.com/docs/", "https://example.com/docs/llms.txt"),
         ];
         for (input, expected) in rows {
             assert_eq!(llms_url(input).unwrap().as_str(), expected, "{input}");
