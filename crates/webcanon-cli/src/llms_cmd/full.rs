@@ -171,7 +171,7 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
         }
 
         let included = blocks.len();
-        let content = (included > 0).then(|| assemble(&file, &blocks));
+        let content = (included > 0).then(|| webcanon_core::llms::full::assemble(&file, &blocks));
         if let (Some(content), Some(path)) = (&content, &args.output) {
             write_atomically(path, content.as_bytes())?;
         }
@@ -226,84 +226,6 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-/// llms-full.txt: the H1, the summary blockquote and the intro prose of the
-/// llms.txt, then each page after a `---` rule and a `Source: URL` line.
-fn assemble(file: &LlmsTxt, pages: &[(&str, &str)]) -> String {
-    let mut out = String::new();
-    if let Some(title) = &file.title {
-        out.push_str(&format!("# {title}\n\n"));
-    }
-    if let Some(summary) = &file.summary {
-        for line in summary.split('\n') {
-            if line.is_empty() {
-                out.push_str(">\n");
-            } else {
-                out.push_str(&format!("> {line}\n"));
-            }
-        }
-        out.push('\n');
-    }
-    if !file.prose.trim().is_empty() {
-        out.push_str(file.prose.trim_end());
-        out.push_str("\n\n");
-    }
-    for (url, content) in pages {
-        out.push_str(&format!("---\n\nSource: {url}\n\n"));
-        let content = strip_front_matter(content.trim_start_matches(['\n', '\r'])).trim_end();
-        out.push_str(content);
-        out.push('\n');
-        if let Some(fence) = open_fence(content) {
-            out.push_str(&fence);
-            out.push('\n');
-        }
-        out.push('\n');
-    }
-    let end = out.trim_end().len();
-    out.truncate(end);
-    out.push('\n');
-    out
-}
-
-/// The page without a leading YAML front matter block (`---` … `---` or
-/// `...`): it is metadata, not content, and once concatenated its rules
-/// would read as a thematic break and a setext heading.
-fn strip_front_matter(content: &str) -> &str {
-    let mut lines = content.split_inclusive('\n');
-    if lines.next().is_none_or(|first| first.trim_end() != "---") {
-        return content;
-    }
-    let mut offset = content.find('\n').map_or(content.len(), |i| i + 1);
-    for line in lines.take(200) {
-        offset += line.len();
-        if matches!(line.trim_end(), "---" | "...") {
-            return content[offset..].trim_start_matches(['\n', '\r']);
-        }
-    }
-    content
-}
-
-/// The closing fence for a code fence the text leaves open, if any.
-fn open_fence(text: &str) -> Option<String> {
-    let mut open: Option<(char, usize)> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start_matches(' ');
-        if line.len() - trimmed.len() > 3 {
-            continue;
-        }
-        let Some(c) = trimmed.chars().next().filter(|c| matches!(c, '`' | '~')) else { continue };
-        let run = trimmed.chars().take_while(|&x| x == c).count();
-        if run < 3 {
-            continue;
-        }
-        match open {
-            None => open = Some((c, run)),
-            Some((oc, orun)) if oc == c && run >= orun && trimmed[run..].trim().is_empty() => open = None,
-            Some(_) => {}
-        }
-    }
-    open.map(|(c, run)| c.to_string().repeat(run))
-}
-
 /// Writes `path` through a temporary file beside it, so a failed run never
 /// leaves half a file.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
@@ -318,25 +240,4 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         let _ = std::fs::remove_file(&temp);
         fail(err)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn front_matter_is_dropped_from_pages() {
-        assert_eq!(strip_front_matter("---\ntitle: Start\n---\n\n# Start\n"), "# Start\n");
-        assert_eq!(strip_front_matter("---\r\ntitle: x\r\n...\r\nBody"), "Body");
-        assert_eq!(strip_front_matter("# Start\n\n---\n\nmore\n"), "# Start\n\n---\n\nmore\n");
-        assert_eq!(strip_front_matter("---\nnever closed\n"), "---\nnever closed\n");
-    }
-
-    #[test]
-    fn open_fences_are_closed() {
-        assert_eq!(open_fence("a\n```rust\nfn x() {}\n"), Some("```".into()));
-        assert_eq!(open_fence("~~~~\nx\n~~~~\n"), None);
-        assert_eq!(open_fence("````\n```\n"), Some("````".into()));
-        assert_eq!(open_fence("text ``` inline\n"), None);
-    }
 }

@@ -29,6 +29,7 @@
 //! ```
 
 mod codes;
+pub mod full;
 mod markdown_copy;
 mod parse;
 
