@@ -272,6 +272,24 @@ async fn llms_txt_over_http_status_classes() {
 }
 
 #[tokio::test]
+async fn an_unreachable_llms_txt_link_is_not_a_broken_one() {
+    // The client's one link classification, as `webcanon llms check` reads
+    // it: no answer (here a redirect loop) is reported, not counted broken.
+    let server = TestServer::start().await;
+    let base = server.url("/");
+    let llms = format!("# Acme\n\n> Acme.\n\n## Docs\n\n- [Loop]({base}loop.md): Redirects to itself.\n");
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/llms.txt", Route::bytes(200, "text/markdown", llms.into_bytes()));
+    server.route("/loop.md", Route::redirect(302, "/loop.md"));
+    let report = audit_server(&server).await;
+    let c = check(&report, "llms-txt");
+    let links = evidence(c, "links");
+    assert_eq!(links["broken"].as_array().map(Vec::len), Some(0), "{links}");
+    assert!(links["not_checked"][0]["reason"].as_str().unwrap().starts_with("unreachable: "), "{links}");
+    assert_ne!(step(c, "links"), Status::Fail, "{c:#?}");
+}
+
+#[tokio::test]
 async fn llms_txt_over_http_links_redirects_and_robots() {
     let server = TestServer::start().await;
     let base = server.url("/");

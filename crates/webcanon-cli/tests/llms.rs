@@ -194,7 +194,7 @@ async fn check_url_judges_every_link() {
         format!("{src}:14: refused_ssrf: http://10.0.0.1/x.md ("),
         format!("{src}:18: not_markdown: {base}/changelog.txt (an HTML page served as text/plain)\n"),
         format!(
-            "{src}: \"Acme\", 2 section(s), 9 link(s); 0 error(s), 2 warning(s), 0 note(s); links: 4 ok, 1 broken, 2 not Markdown, 2 refused, 0 failed\n"
+            "{src}: \"Acme\", 2 section(s), 9 link(s); 0 error(s), 2 warning(s), 0 note(s); links: 4 ok, 1 broken, 2 not Markdown, 2 refused, 0 unreachable\n"
         ),
     ];
     for e in &expect {
@@ -212,6 +212,24 @@ async fn check_url_judges_every_link() {
     assert_eq!(server.hits("/llms.txt"), 1);
     let start = server.requests().into_iter().find(|r| r.path_and_query == "/docs/start.md").unwrap();
     assert!(start.accept.as_deref().unwrap_or("").starts_with("text/markdown"), "{:?}", start.accept);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_link_is_reported_but_does_not_fail_the_check() {
+    // The client's one link classification (the audit's too): no answer is
+    // `unreachable`, reported, not counted as broken.
+    let server = TestServer::start().await;
+    let base = server.url("");
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    let llms = format!("# Acme\n\n> Analytics.\n\n## Docs\n\n- [Loop]({base}/loop.md): Redirects to itself.\n");
+    server.route("/llms.txt", Route::bytes(200, MARKDOWN, llms.into_bytes()));
+    server.route("/loop.md", Route::redirect(302, "/loop.md"));
+    let r = run(args("check", &["--json", &server.url("/llms.txt")])).await;
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["links"][0]["outcome"], "unreachable", "{v}");
+    assert_eq!(v["totals"]["unreachable"], 1, "{v}");
+    assert_eq!(v["totals"]["broken"], 0, "{v}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -306,7 +324,7 @@ async fn check_url_json_has_the_documented_shape() {
         v["totals"],
         serde_json::json!({
             "errors": 0, "warnings": 2, "infos": 0, "links": 9, "checked": 8, "ok": 4, "broken": 1,
-            "not_markdown": 2, "refused": 2, "failed": 0, "invalid": 0, "redirected": 1
+            "not_markdown": 2, "refused": 2, "unreachable": 0, "invalid": 0, "redirected": 1
         })
     );
 }

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod error;
 mod http;
 pub mod json_schema;
+pub mod link_check;
 pub mod llms_hint;
 pub mod markdown;
 pub mod options;

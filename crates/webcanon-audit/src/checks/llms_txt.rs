@@ -29,6 +29,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use webcanon_client::link_check::{LinkOutcome, judge_answer};
 
 use serde_json::{Value, json};
 use webcanon_core::llms::{LinkRef, LlmsCode, LlmsTxt, NotLlms, Severity as LlmsSeverity};
@@ -271,13 +272,24 @@ enum Outcome {
     NotChecked(String),
 }
 
+/// The client's one link classification (`webcanon llms check` uses it
+/// too), read into the step's lists: only a link that answered with a
+/// non-2xx status is broken; one that could not be reached is not checked.
 fn outcome(resource: &Resource) -> Outcome {
-    match &resource.error {
-        Some(ReadError::Robots { .. }) => Outcome::Refused,
-        Some(ReadError::Ssrf { message }) => Outcome::NotChecked(message.clone()),
-        Some(ReadError::Fetch { message }) => Outcome::Broken(message.clone()),
-        None if resource.is_success() => Outcome::Ok { html: is_html(resource) },
-        None => Outcome::Broken(resource.outcome()),
+    let link = match &resource.error {
+        Some(ReadError::Robots { .. }) => LinkOutcome::RefusedRobots,
+        Some(ReadError::Ssrf { .. }) => LinkOutcome::RefusedSsrf,
+        Some(ReadError::Fetch { .. }) => LinkOutcome::Unreachable,
+        None => judge_answer(resource.status.unwrap_or(0), resource.media_type.as_deref(), &resource.body).0,
+    };
+    let why = resource.error.as_ref().map_or_else(|| resource.outcome(), |e| e.message().to_string());
+    match link {
+        LinkOutcome::Ok | LinkOutcome::NotMarkdown => Outcome::Ok { html: is_html(resource) },
+        LinkOutcome::Broken => Outcome::Broken(why),
+        LinkOutcome::RefusedRobots => Outcome::Refused,
+        LinkOutcome::RefusedSsrf | LinkOutcome::Unreachable | LinkOutcome::Invalid => {
+            Outcome::NotChecked(format!("{}: {why}", link.as_str()))
+        }
     }
 }
 

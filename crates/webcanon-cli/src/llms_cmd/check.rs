@@ -15,7 +15,8 @@
 //! guard and robots.txt admission as a fetch. llms.txt never overrides a
 //! robots.txt disallow: a refused link is reported, not requested.
 //!
-//! Link outcomes:
+//! Link outcomes (the client's one classification,
+//! `webcanon_client::link_check`, which the audit uses too):
 //!
 //! | outcome | meaning |
 //! |---|---|
@@ -24,7 +25,7 @@
 //! | `broken` | the final status is not 2xx (4xx, 5xx); `status` says which |
 //! | `refused_robots` | robots.txt of the link's origin (or of a redirect target) refuses it; `rule` holds the matched rule |
 //! | `refused_ssrf` | the SSRF guard refuses the address (private, loopback, link-local, …) |
-//! | `error` | timeout, connection failure, a bad redirect or too many |
+//! | `unreachable` | timeout, connection failure, a bad redirect or too many |
 //! | `invalid` | not an http(s) URL once resolved (`mailto:`, `javascript:`, unparseable) |
 //!
 //! A redirect is not an outcome of its own: the outcome judges the answer at
@@ -65,7 +66,7 @@
 //!   "totals": {"errors", "warnings", "infos",        // diagnostics
 //!              "links",                              // link list items in the file
 //!              "checked",                            // distinct URLs requested
-//!              "ok", "broken", "not_markdown", "refused", "failed", "invalid", "redirected"}
+//!              "ok", "broken", "not_markdown", "refused", "unreachable", "invalid", "redirected"}
 //! }
 //! ```
 //!
@@ -73,7 +74,6 @@
 //! twice although it was requested once. (`totals` is not called `summary`,
 //! which already names the file's blockquote.)
 
-use std::fmt;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -81,6 +81,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use url::Url;
 use webcanon_client::error::Error;
+use webcanon_client::link_check::{self, LinkOutcome as Outcome};
 use webcanon_client::{Client, RawResponse};
 use webcanon_core::llms::{LlmsTxt, NotLlms};
 use webcanon_core::policy::{PolicyError, RuleEvidence};
@@ -99,45 +100,12 @@ const LINK_ACCEPT: &str = "text/markdown, text/plain;q=0.9, text/html;q=0.2, */*
 /// Enough of a linked page to judge what it is.
 const LINK_MAX_BYTES: usize = 256 * 1024;
 
-/// What a link check found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-enum Outcome {
-    Ok,
-    NotMarkdown,
-    Broken,
-    RefusedRobots,
-    RefusedSsrf,
-    Error,
-    Invalid,
-}
-
-impl Outcome {
-    fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::NotMarkdown => "not_markdown",
-            Outcome::Broken => "broken",
-            Outcome::RefusedRobots => "refused_robots",
-            Outcome::RefusedSsrf => "refused_ssrf",
-            Outcome::Error => "error",
-            Outcome::Invalid => "invalid",
-        }
-    }
-
-    /// How the text output paints it.
-    fn severity(self) -> Severity {
-        match self {
-            Outcome::Ok => Severity::Info,
-            Outcome::Broken => Severity::Error,
-            _ => Severity::Warning,
-        }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+/// How the text output paints an outcome.
+fn severity(outcome: Outcome) -> Severity {
+    match outcome {
+        Outcome::Ok => Severity::Info,
+        o if o.fails() => Severity::Error,
+        _ => Severity::Warning,
     }
 }
 
@@ -176,69 +144,46 @@ async fn check_link(client: Client, url: Url) -> Checked {
     }
 }
 
-/// The outcome of an answer.
+/// The outcome of an answer, by the client's one link classification.
 fn judge(response: &RawResponse) -> Checked {
     let redirected = !response.redirects.is_empty();
-    let mut checked = Checked {
-        outcome: Outcome::Ok,
-        status: Some(response.status),
-        final_url: Some(response.final_url.clone()),
-        redirected,
-        content_type: response.header("content-type").map(str::to_string),
-        message: None,
-        rule: None,
-        robots_url: None,
-    };
-    if !response.is_success() {
-        checked.outcome = Outcome::Broken;
-        checked.message = Some(format!("HTTP {}", response.status));
-    } else {
-        let media_type = response.media_type();
-        match content_kind(media_type.as_deref(), &response.body) {
-            ContentKind::Text => {}
-            ContentKind::Html => {
-                checked.outcome = Outcome::NotMarkdown;
-                checked.message = Some(match media_type.as_deref() {
-                    Some(t) if !is_html_type(t) && !t.is_empty() => format!("an HTML page served as {t}"),
-                    _ => "an HTML page, not Markdown".into(),
-                });
-            }
-            ContentKind::Binary => {
-                checked.outcome = Outcome::NotMarkdown;
-                checked.message = Some("binary content without a content type".into());
-            }
-            ContentKind::Other(t) => {
-                checked.outcome = Outcome::NotMarkdown;
-                checked.message = Some(format!("served as {t}, not Markdown or plain text"));
-            }
-        }
-    }
+    let (outcome, mut message) =
+        link_check::judge_answer(response.status, response.media_type().as_deref(), &response.body);
     if redirected {
         let to = format!("redirected to {}", response.final_url);
-        checked.message = Some(match checked.message.take() {
+        message = Some(match message.take() {
             Some(message) => format!("{message}; {to}"),
             None => to,
         });
     }
-    checked
+    Checked {
+        outcome,
+        status: Some(response.status),
+        final_url: Some(response.final_url.clone()),
+        redirected,
+        content_type: response.header("content-type").map(str::to_string),
+        message,
+        rule: None,
+        robots_url: None,
+    }
 }
 
 /// The outcome of a refusal or a failure.
 fn from_error(err: &Error, requested: &Url) -> Checked {
+    let outcome = Outcome::of_error(err);
     match err {
         Error::Policy(policy) => {
-            let mut checked = Checked::new(Outcome::RefusedRobots, policy_message(policy, requested));
+            let mut checked = Checked::new(outcome, policy_message(policy, requested));
             checked.rule = policy.evidence.rule.clone();
             checked.robots_url = policy.evidence.robots_url.clone();
             checked
         }
-        Error::Ssrf(ssrf) => Checked::new(Outcome::RefusedSsrf, ssrf.to_string()),
         Error::Fetch(fetch) => {
-            let mut checked = Checked::new(Outcome::Error, fetch.to_string());
+            let mut checked = Checked::new(outcome, fetch.to_string());
             checked.status = fetch.status();
             checked
         }
-        other => Checked::new(Outcome::Invalid, other.to_string()),
+        other => Checked::new(outcome, other.to_string()),
     }
 }
 
@@ -263,39 +208,6 @@ fn policy_message(policy: &PolicyError, requested: &Url) -> String {
     text
 }
 
-enum ContentKind {
-    Text,
-    Html,
-    Binary,
-    Other(String),
-}
-
-fn is_html_type(media_type: &str) -> bool {
-    matches!(media_type, "text/html" | "application/xhtml+xml")
-}
-
-/// What a 2xx body is: the first bytes win over the content type for HTML,
-/// since servers often send their HTML pages as `text/plain`.
-fn content_kind(media_type: Option<&str>, body: &[u8]) -> ContentKind {
-    if webcanon_core::sniff::looks_like_html(body) {
-        return ContentKind::Html;
-    }
-    match media_type {
-        Some(t) if webcanon_client::markdown::is_markdown_media_type(t) => ContentKind::Text,
-        Some(t) if is_html_type(t) => ContentKind::Html,
-        None | Some("") => {
-            if body[..body.len().min(1024)].contains(&0) {
-                ContentKind::Binary
-            } else {
-                ContentKind::Text
-            }
-        }
-        Some(other) => ContentKind::Other(other.to_string()),
-    }
-}
-
-/// Whether a body opens like an HTML document.
-
 #[derive(Debug, Default, Serialize)]
 struct Totals {
     errors: usize,
@@ -307,7 +219,7 @@ struct Totals {
     broken: usize,
     not_markdown: usize,
     refused: usize,
-    failed: usize,
+    unreachable: usize,
     invalid: usize,
     redirected: usize,
 }
@@ -380,7 +292,7 @@ impl Report<'_> {
                 Outcome::NotMarkdown => totals.not_markdown += 1,
                 Outcome::Broken => totals.broken += 1,
                 Outcome::RefusedRobots | Outcome::RefusedSsrf => totals.refused += 1,
-                Outcome::Error => totals.failed += 1,
+                Outcome::Unreachable => totals.unreachable += 1,
                 Outcome::Invalid => totals.invalid += 1,
             }
             if checked.redirected {
@@ -473,7 +385,7 @@ impl Report<'_> {
                     }
                     Err(reason) => (Outcome::Invalid, link.link.url.as_str(), reason.as_str()),
                 };
-                let (paint, reset) = paint(outcome.severity(), color);
+                let (paint, reset) = paint(severity(outcome), color);
                 write!(out, "{}:{}: {paint}{outcome}{reset}: {url}", self.source, link.link.line)?;
                 if detail.is_empty() {
                     writeln!(out)?;
@@ -497,8 +409,8 @@ impl Report<'_> {
         if self.results.is_some() {
             write!(
                 out,
-                "; links: {} ok, {} broken, {} not Markdown, {} refused, {} failed",
-                t.ok, t.broken, t.not_markdown, t.refused, t.failed
+                "; links: {} ok, {} broken, {} not Markdown, {} refused, {} unreachable",
+                t.ok, t.broken, t.not_markdown, t.refused, t.unreachable
             )?;
             if t.invalid > 0 {
                 write!(out, ", {} invalid", t.invalid)?;
@@ -594,19 +506,4 @@ fn check_url(args: CheckArgs) -> Result<ExitCode, CliError> {
         };
         print_report(&report, args.json)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn html_is_recognised_by_its_first_bytes() {
-        assert!(matches!(content_kind(Some("text/plain"), b"\n  <!DOCTYPE html><p>x"), ContentKind::Html));
-        assert!(matches!(content_kind(Some("text/markdown"), b"# Title\n"), ContentKind::Text));
-        assert!(matches!(content_kind(Some("text/html"), b"# Title\n"), ContentKind::Html));
-        assert!(matches!(content_kind(None, b"plain"), ContentKind::Text));
-        assert!(matches!(content_kind(None, b"\x00\x01"), ContentKind::Binary));
-        assert!(matches!(content_kind(Some("application/json"), b"{}"), ContentKind::Other(_)));
-    }
 }
