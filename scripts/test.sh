@@ -60,7 +60,27 @@ fi
 export WEBCANON_PYTHON="$VENV/bin/python"
 export WEBCANON_REQUIRE_PYTHON=1
 
+# insta notes every snapshot a test reads; after a whole run, a snapshot
+# file no test read is an orphan (its test was renamed or removed).
+REFERENCES="$PWD/target/insta-references.txt"
+rm -f "$REFERENCES"
+export INSTA_SNAPSHOT_REFERENCES_FILE="$REFERENCES"
 cargo test --workspace --locked "$@"
+unset INSTA_SNAPSHOT_REFERENCES_FILE
+if [ $# -eq 0 ]; then
+  orphans=$(python3 - "$REFERENCES" <<'PY'
+import os, pathlib, sys
+read = {os.path.realpath(line) for line in pathlib.Path(sys.argv[1]).read_text().split("\n") if line}
+on_disk = {os.path.realpath(p) for p in pathlib.Path("crates").glob("*/tests/**/snapshots/*.snap")}
+print("\n".join(sorted(on_disk - read)))
+PY
+)
+  if [ -n "$orphans" ]; then
+    echo "error: snapshot files that no test reads (remove them, or restore their tests):" >&2
+    echo "$orphans" >&2
+    exit 1
+  fi
+fi
 
 # The Python wheel, built by maturin in the same (dev) profile and installed
 # into the test environment.
