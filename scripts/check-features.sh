@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A target directory of its own: check-only builds of the same crates with
+# other features beside the test build's would make rustdoc's doctests see
+# several candidates for one crate.
+export CARGO_TARGET_DIR="$PWD/target/feature-check"
+
 cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys
 for package in json.load(sys.stdin)["packages"]:

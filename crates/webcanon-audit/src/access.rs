@@ -8,7 +8,7 @@ use crate::checks::Context;
 use crate::report::{AccessMatrix, AgentAccess};
 
 /// Agents every matrix shows, named in robots.txt or not: the registry's
-/// [`WELL_KNOWN`] ones and a few more that seed 004 §2 names.
+/// [`WELL_KNOWN`] ones and a few more that site owners often ask about.
 pub fn is_notable(token: &str) -> bool {
     const MORE: &[&str] = &["Amazonbot", "meta-externalfetcher", "Claude-Web"];
     WELL_KNOWN.iter().chain(MORE).any(|t| t.eq_ignore_ascii_case(token))

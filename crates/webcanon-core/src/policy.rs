@@ -3,8 +3,8 @@
 //! A boolean "allowed" is too coarse for agents: a site whose robots.txt is
 //! unreachable is not the same as one that says yes. [`Verdict`] names the
 //! situation, [`FetchRecommendation`] what a well-behaved agent should do,
-//! and [`RobotsMode`] whether the verdict blocks the fetch. The table is
-//! DESIGN.md's ("Robots: the verdict and the recommendation"):
+//! and [`RobotsMode`] whether the verdict blocks the fetch. RFC 9309
+//! §2.3.1 sets what each way of obtaining robots.txt means:
 //!
 //! | situation | verdict | recommendation |
 //! |---|---|---|
@@ -234,7 +234,7 @@ impl RobotsAvailability {
 }
 
 /// The verdict for one URL from how robots.txt was obtained and the
-/// agent's compiled rules: the one place where DESIGN.md's table meets the
+/// agent's compiled rules: the one place where the table above meets the
 /// matcher, shared by the live client and the batch verdict pass.
 ///
 /// `availability` is the class in force (a stale last good copy standing in

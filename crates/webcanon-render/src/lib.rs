@@ -2,8 +2,8 @@
 //! `webcanon-core`'s matcher.
 //!
 //! A policy names agents by product token and says what each may fetch;
-//! [`render()`](fn@render) turns it into robots.txt deterministically (seed 002's
-//! production rules, see [`render`](mod@render)), then reads the file back
+//! [`render()`](fn@render) turns it into robots.txt deterministically (its
+//! production rules are in [`render`](mod@render)), then reads the file back
 //! with the core and checks that every agent gets the intended access under
 //! both the longest-match and the first-match reading ([`verify`]). A file
 //! that fails is an error, never output. [`warnings::check`] compares the

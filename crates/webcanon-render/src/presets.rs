@@ -2,7 +2,7 @@
 //! policy files to adapt.
 //!
 //! Each preset takes the well-known agents of a fixed, short list
-//! ([`WELL_KNOWN`], the tokens seed 004 §6.1 names) and groups them by their
+//! ([`WELL_KNOWN`], the tokens most sites decide about) and groups them by their
 //! registry category, so the file stays short and each entry's `role` is the
 //! registry's.
 
@@ -19,7 +19,7 @@ pub use webcanon_core::agents::WELL_KNOWN;
 #[non_exhaustive]
 pub enum Preset {
     /// Search and AI retrieval allowed, AI training and the opt-out tokens
-    /// denied (seed 004 §6.1's shape).
+    /// denied: the shape most sites that decide about AI want.
     BlockTrainingAllowRetrieval,
     /// Every AI agent allowed, listed explicitly.
     AllowAllAi,

@@ -1,5 +1,5 @@
-//! The renderer: a checked [`Policy`] to robots.txt text (seed 002's
-//! production rules).
+//! The renderer: a checked [`Policy`] to robots.txt text, by the production
+//! rules below.
 //!
 //! The file, in this order:
 //!
@@ -9,8 +9,8 @@
 //!    order in the TOML file);
 //! 2. one record per `[[agents]]` entry, in policy order; consecutive entries
 //!    with the same access share one record (several `User-agent` lines,
-//!    each entry's note as a comment above its own lines), which is what
-//!    seed 004 §6.1 writes by hand;
+//!    each entry's note as a comment above its own lines), as a careful
+//!    site owner writes it by hand;
 //! 3. the `*` record from `[default_policy]`;
 //! 4. the `Sitemap:` line;
 //! 5. a comment pointing at llms.txt.
@@ -18,8 +18,8 @@
 //! # Rule order inside a record
 //!
 //! RFC 9309 crawlers take the longest matching pattern (Allow winning a
-//! tie); some older crawlers take the first matching rule in file order
-//! (seed 004 §2.7). Rules are written longest pattern first, by the
+//! tie); some older crawlers take the first matching rule in file order.
+//! Rules are written longest pattern first, by the
 //! precedence length the core uses (octets after percent-encoding
 //! normalisation, `*` and a final `$` counting one each), Allow before
 //! Disallow at equal length, then by pattern text. With that order the

@@ -11,7 +11,7 @@
 //! The file is read twice per probe: with the core's longest-match decision
 //! ([`Robots::rules_for`]) and with a first-match reading (the first rule in
 //! file order whose pattern matches), the interpretation some crawlers still
-//! use (seed 004 §2.7). Both must agree with the policy.
+//! use. Both must agree with the policy.
 //!
 //! Probes: every listed token, plus one token no record names (it reads the
 //! `*` record), against every path the policy names and paths around each:

@@ -1,5 +1,6 @@
-//! `ai-agents-policy` 1.0.0: AI agents are addressed on purpose (seed 004
-//! §2.7, §7.2 and §7.5).
+//! `ai-agents-policy` 1.0.0: AI agents are addressed on purpose: named
+//! groups for the agents the site decides about, rules that first-match
+//! and longest-match crawlers read alike.
 //!
 //! Steps:
 //! - `training-vs-retrieval` (0.4): the robots.txt treats AI training agents

@@ -1,13 +1,13 @@
 //! `ai-txt` 1.0.0: the site says in `/ai.txt` what may be used for AI
-//! training ([Spawning's format](https://site.spawning.ai/spawning-ai-txt);
-//! seed 004 §3).
+//! training ([Spawning's format](https://site.spawning.ai/spawning-ai-txt)).
 //!
 //! Steps:
 //! - `present` (0.5) — `/ai.txt` answers 2xx with text. The file is
 //!   optional, so a missing one (or an HTML page answering for it, or a
-//!   refusal, or an error) warns with a fix rather than failing: seed 004 §3
-//!   says "ship it", since rights reservations in machine-readable form are
-//!   what the EU AI Act asks agents to honour.
+//!   refusal, or an error) warns with a fix rather than failing: shipping it
+//!   is recommended, since rights reservations in machine-readable form are
+//!   what the EU AI Act (and the DSM Directive's Article 4) asks agents to
+//!   honour.
 //! - `valid` (0.5) — the body is Spawning's format (`User-Agent` groups with
 //!   `Allow`/`Disallow` rules over paths and file-type globs): an error
 //!   (a rule before any `User-Agent`) fails, a warning (a line that is not

@@ -1,6 +1,7 @@
 //! `apex-www` 1.0.0: robots.txt is served, and the same, on the apex and
-//! the `www.` host (seed 004 §7.1: many sites serve it from `www.` only,
-//! and crawlers checking the apex see a 404 and assume no restrictions).
+//! the `www.` host (many sites serve it from `www.` only, and crawlers
+//! checking the apex see a 404 and, under RFC 9309 §2.3.1.3, assume no
+//! restrictions).
 //!
 //! Steps: `served` (0.5) — `/robots.txt` answers 2xx on both hosts (after
 //! redirects: a host that redirects to the other is fine); a host that does

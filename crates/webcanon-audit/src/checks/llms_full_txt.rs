@@ -1,12 +1,11 @@
 //! `llms-full-txt` 1.0.0: the site publishes `/llms-full.txt`, the whole
-//! content as one Markdown file, consistent with its llms.txt (seed 004
-//! §1.6 and §6.3).
+//! content as one Markdown file, consistent with its llms.txt (the
+//! [llms.txt proposal](https://llmstxt.org/)'s companion file).
 //!
 //! Steps:
 //! - `present` (0.5) — `/llms-full.txt` answers 2xx with Markdown text.
-//!   A missing file (4xx) only warns: seed 004 §1.6 says the map alone is
-//!   enough for most marketing sites, and documentation sites should ship
-//!   both. A file that answers but cannot be used fails: a server error,
+//!   A missing file (4xx) only warns: the map alone is enough for most
+//!   marketing sites, and documentation sites should ship both. A file that answers but cannot be used fails: a server error,
 //!   no answer, a refusal by robots.txt, or a body that is HTML, JSON, XML,
 //!   binary or empty. Served with a media type other than `text/markdown`
 //!   or `text/plain`, it warns.

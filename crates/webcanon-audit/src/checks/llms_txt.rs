@@ -1,5 +1,5 @@
 //! `llms-txt` 1.0.0: the site publishes a valid `/llms.txt` whose links
-//! work ([llmstxt.org](https://llmstxt.org/); seed 004 §1 and §7.3).
+//! work ([llmstxt.org](https://llmstxt.org/)).
 //!
 //! Steps:
 //! - `present` (0.3) — `/llms.txt` answers 2xx with Markdown, not an HTML
@@ -9,7 +9,7 @@
 //!   non-Markdown file fails the step and skips the others.
 //! - `valid` (0.3) — the core validator's diagnostics (`L001`…): an error
 //!   fails, a warning warns, an info note is a finding only. Each is a
-//!   finding with its code, line and a fix for the mistake (seed 004 §1.7).
+//!   finding with its code, line and a fix for the mistake.
 //!   Links without descriptions (`L007`) are reported by `links`.
 //! - `links` (0.4) — every link is read once (the first 200 distinct
 //!   targets, 4 at a time): one that does not answer 2xx fails the step;
@@ -211,7 +211,7 @@ fn severity_of(severity: LlmsSeverity) -> Severity {
     }
 }
 
-/// What to change for each diagnostic: seed 004 §1.7's common mistakes first.
+/// What to change for each diagnostic: the common mistakes first.
 fn llms_fix(code: LlmsCode) -> &'static str {
     match code {
         LlmsCode::MissingH1 => {

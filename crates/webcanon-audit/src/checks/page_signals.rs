@@ -1,5 +1,5 @@
 //! `page-signals` 1.0.0: the usage signals pages carry, on a sample of the
-//! site's pages (seed 004 §4 and §7.4).
+//! site's pages (meta robots, `X-Robots-Tag`, `noai`/`noimageai`, TDMRep).
 //!
 //! Up to 10 pages are sampled from the sitemap ([`sitemap::sample_pages`],
 //! spread across it), else the home page; each is read once. Per page the

@@ -1,5 +1,5 @@
 //! `robots-txt` 1.0.0: the site publishes a fetchable, parseable
-//! `/robots.txt` (seed 003).
+//! `/robots.txt` (RFC 9309).
 //!
 //! Steps: `fetch` (0.3) — `/robots.txt` answers 2xx; `core-syntax` (0.45) —
 //! the body is robots.txt with at least one `User-agent` group and its core
@@ -55,7 +55,7 @@ const FETCH_TITLE: &str = "Fetch robots.txt";
 const CORE_TITLE: &str = "Validate RFC 9309 core syntax";
 const EXT_TITLE: &str = "Classify extension records";
 
-/// How crawlers read a robots.txt status (seed 003's table).
+/// How crawlers read a robots.txt status (RFC 9309 §2.3.1.2–§2.3.1.4).
 fn interpretation(status: Option<u16>) -> (&'static str, &'static str) {
     match status {
         Some(200..=299) => ("2xx", "fetched; crawlers parse it"),

@@ -1,6 +1,6 @@
 //! `sitemap` 1.0.0: the site publishes a sitemap that crawlers find and
-//! read ([sitemaps.org](https://www.sitemaps.org/protocol.html); seed 004
-//! §6.1 names it in robots.txt).
+//! read ([sitemaps.org](https://www.sitemaps.org/protocol.html), named by a
+//! robots.txt `Sitemap:` line, RFC 9309 §2.2.4).
 //!
 //! Steps:
 //! - `discoverable` (0.3) — robots.txt names the sitemap in `Sitemap:` lines

@@ -193,7 +193,8 @@ mod tests {
             llms_url("https://example.com/docs/llms.txt").unwrap().as_str(),
             "https://example.com/docs/llms.txt"
         );
-        assert_eq!(llms_url("http://example.com/docs/").unwrap().as_str(), "http://example.com/docs/");
+        // A directory means its own llms.txt (the rule the MCP tool shares).
+        assert_eq!(llms_url("http://example.com/docs/").unwrap().as_str(), "http://example.com/docs/llms.txt");
         assert!(llms_url("ftp://example.com/").is_err());
         assert!(llms_url("https://").is_err());
     }

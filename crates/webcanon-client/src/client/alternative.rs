@@ -1,4 +1,4 @@
-//! Markdown alternatives of a page (DESIGN.md, Fetch step 4): the copy an
+//! Markdown alternatives of a page (the fetch's fourth step): the copy an
 //! llms.txt lists, a `rel="alternate" type="text/markdown"` link, or the
 //! answer to `Accept: text/markdown`.
 //!

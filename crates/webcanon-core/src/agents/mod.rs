@@ -2,8 +2,8 @@
 //! and what they do.
 //!
 //! Tokens are not centrally registered and change every quarter; the list
-//! ships as data (`agents.tsv`, built by `scripts/gen-agents.py` from seed
-//! 003's lists, seed 004 §2, operators' documentation and ai.robots.txt).
+//! ships as data (`agents.tsv`, built by `scripts/gen-agents.py` from
+//! operators' documentation and the ai.robots.txt project's list).
 //! Lint, audit and render use it to tell training from live retrieval, to
 //! catch misspelled tokens and to name the successors of legacy tokens.
 
@@ -80,8 +80,7 @@ impl FromStr for Category {
     }
 }
 
-/// The agents most sites decide about, in the order seed 004 §6.1 names
-/// them: search crawlers, AI training crawlers (and Anthropic's legacy
+/// The agents most sites decide about, in this order: search crawlers, AI training crawlers (and Anthropic's legacy
 /// token), AI search, live retrieval, the AI opt-out tokens. Presets are
 /// written from this list, and reports show these agents whether a
 /// robots.txt names them or not.

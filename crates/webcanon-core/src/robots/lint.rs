@@ -316,7 +316,7 @@ fn delay_only_group(robots: &Robots, index: usize, first_record: Option<u32>, ou
     ));
 }
 
-/// Seed 004 §2.7: some crawlers take the first matching rule, not the
+/// Some crawlers take the first matching rule, not the
 /// longest. For each rule, a path it matches (its pattern with wildcards
 /// dropped) is decided both ways; where the verdicts differ, the rule that
 /// first-match crawlers would wrongly apply is reported.

@@ -11,8 +11,9 @@
 //! - [`Robots::lint`] reports what a site owner should fix, each finding with
 //!   a stable code ([`LintCode`]).
 //!
-//! Group selection, precedence and normalisation follow RFC 9309 as
-//! DESIGN.md settles it: the agent's product token is compared for equality
+//! Group selection, precedence and normalisation follow RFC 9309 (§2.2.1
+//! to §2.2.3), where it leaves room as Google's reference parser reads it:
+//! the agent's product token is compared for equality
 //! (case-insensitively) with each group's token; all matching groups merge;
 //! `*` applies only when no group names the agent; the longest matching
 //! pattern wins and Allow wins a tie; `/robots.txt` is always allowed.

@@ -256,7 +256,8 @@ pub enum RecordKind {
     Unknown,
 }
 
-/// How a record relates to the standard (seed 003's classification).
+/// How a record relates to the standard: RFC 9309 defines only
+/// `User-agent`, `Allow` and `Disallow` (and mentions `Sitemap`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]

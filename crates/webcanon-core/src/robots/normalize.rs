@@ -1,7 +1,7 @@
 //! Percent-encoding normalisation of rule patterns and URL paths.
 //!
 //! RFC 9309 §2.2.2 compares rules and URLs after both are brought to one
-//! form. The form chosen here (DESIGN.md, "what is matched"):
+//! form. The form chosen here:
 //!
 //! - octets outside printable US-ASCII (and the space) are `%XX`-encoded,
 //!   so a UTF-8 path written raw equals the same path written encoded;
@@ -121,7 +121,7 @@ pub(crate) struct NormalizedPattern {
     /// Whether the pattern ends with the `$` anchor.
     pub anchored: bool,
     /// The precedence length: octets after normalisation, counting each `*`
-    /// and the `$` anchor as one (DESIGN.md, "precedence").
+    /// and the `$` anchor as one, as Google's reference parser counts them.
     pub priority: u32,
 }
 
