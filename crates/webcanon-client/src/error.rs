@@ -152,6 +152,23 @@ impl FetchError {
         matches!(self, FetchError::Local { .. })
     }
 
+    /// The URL the failure is about (for a name that did not resolve, the
+    /// host name; for a refused address, what the guard refused).
+    pub fn url(&self) -> &str {
+        match self {
+            FetchError::Ssrf(ssrf) => ssrf.target(),
+            FetchError::Resolve { host, .. } => host,
+            FetchError::Timeout { url, .. }
+            | FetchError::Connect { url, .. }
+            | FetchError::Protocol { url, .. }
+            | FetchError::Status { url, .. }
+            | FetchError::TooManyRedirects { url, .. }
+            | FetchError::BadRedirect { url, .. }
+            | FetchError::UnsupportedContent { url, .. }
+            | FetchError::Local { url, .. } => url,
+        }
+    }
+
     /// A status code for the JSON error object, when one applies.
     pub fn status(&self) -> Option<u16> {
         match self {
@@ -206,6 +223,18 @@ impl Error {
             Error::Policy(_) => "policy",
             Error::Ssrf(_) => "ssrf",
             Error::Fetch(_) => "fetch",
+        }
+    }
+
+    /// The URL the error is about: the input that is not a URL, the URL
+    /// robots.txt refused (a redirect target included), what the SSRF guard
+    /// refused, or the URL whose fetch failed.
+    pub fn url(&self) -> &str {
+        match self {
+            Error::InvalidUrl { url, .. } => url,
+            Error::Policy(policy) => &policy.url,
+            Error::Ssrf(ssrf) => ssrf.target(),
+            Error::Fetch(fetch) => fetch.url(),
         }
     }
 
@@ -341,5 +370,37 @@ impl ErrorBody {
             Error::InvalidUrl { .. } => {}
         }
         body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use webcanon_core::policy::{PolicyError, RobotsEvidence};
+
+    use super::*;
+
+    #[test]
+    fn every_error_names_its_url() {
+        let fetch = |e: FetchError| Error::Fetch(e);
+        let rows = [
+            (Error::InvalidUrl { url: "not a url".into(), reason: "relative".into() }, "not a url"),
+            (
+                Error::Policy(Box::new(PolicyError {
+                    url: "https://a.test/private".into(),
+                    evidence: RobotsEvidence::skipped(),
+                })),
+                "https://a.test/private",
+            ),
+            (
+                fetch(FetchError::Timeout { url: "https://a.test/slow".into(), after: Duration::ZERO }),
+                "https://a.test/slow",
+            ),
+            (fetch(FetchError::Resolve { host: "nowhere.test".into(), message: "NXDOMAIN".into() }), "nowhere.test"),
+            (fetch(FetchError::Status { url: "https://a.test/gone".into(), status: 404 }), "https://a.test/gone"),
+            (fetch(FetchError::Local { url: "https://a.test/".into(), message: "EMFILE".into() }), "https://a.test/"),
+        ];
+        for (error, url) in rows {
+            assert_eq!(error.url(), url, "{error}");
+        }
     }
 }

@@ -20,11 +20,10 @@ use clap::{Args, Subcommand};
 use url::Url;
 use webcanon_client::error::{Error, FetchError};
 use webcanon_client::{Client, RawResponse};
-use webcanon_core::llms::{LinkRef, MAX_PARSE_BYTES};
+use webcanon_core::llms::LinkRef;
 
 use crate::error::CliError;
 use crate::fetch_cmd::{ClientArgs, report_error};
-use webcanon_client::llms_hint::LLMS_ACCEPT;
 
 /// The `llms` subcommands.
 #[derive(Debug, Subcommand)]
@@ -110,7 +109,7 @@ fn llms_url(input: &str) -> Result<Url, CliError> {
 /// Fetches the llms.txt at `url`. A refusal, a failure or a non-2xx answer
 /// is reported (as an error object with `json`) and becomes the exit status.
 async fn load_remote(client: &Client, url: &Url, json: bool) -> Result<Result<RawResponse, ExitCode>, CliError> {
-    let response = match client.get(url.as_str(), LLMS_ACCEPT, MAX_PARSE_BYTES + 1).await {
+    let response = match client.llms_txt(url.as_str()).await {
         Ok(response) => response,
         Err(err) => return Ok(Err(report_error(&err, url.as_str(), json)?)),
     };

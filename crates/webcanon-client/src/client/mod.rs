@@ -39,6 +39,7 @@ pub const DEFAULT_MAX_REDIRECTS: usize = 10;
 
 /// Where robots.txt outcomes are kept.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub enum CacheSetting {
     /// In this process only (the default).
     #[default]
@@ -606,6 +607,18 @@ impl Client {
             return Err(Error::Fetch(err));
         }
         Ok(cached)
+    }
+
+    /// The llms.txt that `url` means (the file named, a directory's own
+    /// llms.txt, or the site's for a page: see
+    /// [`llms_txt_url`](crate::llms_hint::llms_txt_url)), requested like
+    /// [`Client::get`] with the llms.txt `Accept` header and read up to one
+    /// byte past the parser's limit, so an over-long file shows as one. The
+    /// answer is raw (an HTTP error status included), for the caller to
+    /// parse with [`LlmsTxt`](webcanon_core::llms::LlmsTxt).
+    pub async fn llms_txt(&self, url: &str) -> Result<RawResponse, Error> {
+        let file = crate::llms_hint::llms_txt_url(&Self::parse_url(url)?);
+        self.get(file.as_str(), crate::llms_hint::LLMS_ACCEPT, webcanon_core::llms::MAX_PARSE_BYTES + 1).await
     }
 
     /// One guarded GET without conversion: the URL vetted by the SSRF guard

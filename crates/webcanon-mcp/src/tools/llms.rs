@@ -5,16 +5,13 @@ use std::fmt::Write;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use url::Url;
-use webcanon_core::llms::{Link, LlmsTxt, MAX_PARSE_BYTES, Severity};
+use webcanon_core::llms::{Link, LlmsTxt, Severity};
 
 use super::{Answer, Shared, parse_http_url};
 use crate::Initiator;
 use crate::output::{DiagnosticCounts, LinkOutput, LlmsOutput, RobotsOutput, SectionOutput};
 use crate::refusal::Failure;
 use crate::text::robots_lines;
-
-/// The `Accept` header of llms.txt requests.
-const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9, */*;q=0.1";
 
 /// Arguments of the `llms_txt` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -43,10 +40,8 @@ fn link_output(base: Option<&Url>, link: &Link) -> LinkOutput {
 pub(crate) async fn run(shared: &Shared, args: LlmsArgs) -> Result<Answer, Failure> {
     let url = llms_url(&args.url)?;
     let client = shared.client_for(args.agent.as_deref(), Initiator::Autonomous)?;
-    let response = client
-        .get(url.as_str(), LLMS_ACCEPT, MAX_PARSE_BYTES + 1)
-        .await
-        .map_err(|e| Failure::from_client(&e, url.as_str(), client.agent()))?;
+    let response =
+        client.llms_txt(url.as_str()).await.map_err(|e| Failure::from_client(&e, url.as_str(), client.agent()))?;
     if !response.is_success() {
         let kind = if matches!(response.status, 404 | 410) { "not_found" } else { "fetch" };
         let text = format!("No llms.txt at {url}: it answered HTTP {}.", response.status);
