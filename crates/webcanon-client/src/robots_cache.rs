@@ -143,12 +143,13 @@ struct Compiled {
 
 impl CachedRobots {
     /// What this may hold in memory, counted against the cache's budget when
-    /// it is stored: the bodies, about as much again for the parsed rules,
-    /// the allowance for compiled rules, and a fixed part.
+    /// it is stored: the bodies, the parsed file as it stands, the allowance
+    /// for compiled rules, and a fixed part.
     fn approx_bytes(&self) -> usize {
         let body = self.record.body.as_ref().map_or(0, Vec::len);
         let last_good = self.last_good_body.as_ref().map_or(0, Vec::len);
-        2 * (body + last_good) + self.compiled_allowance() + 512
+        let parsed = self.robots.as_ref().map_or(0, Robots::heap_bytes);
+        body + last_good + parsed + self.compiled_allowance() + 512
     }
 
     /// The most compiled rules kept for this file: six times the body whose

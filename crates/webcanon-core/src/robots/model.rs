@@ -407,6 +407,21 @@ impl Robots {
         self.size
     }
 
+    /// Roughly the bytes this parse holds on the heap (its text, patterns,
+    /// groups, rules, records and diagnostics), for caches that count what
+    /// they keep.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        std::mem::size_of::<Robots>()
+            + self.text.capacity()
+            + self.patterns.capacity()
+            + self.groups.capacity() * size_of::<GroupEntry>()
+            + self.agents.capacity() * size_of::<AgentEntry>()
+            + self.rules.capacity() * size_of::<RuleEntry>()
+            + self.records.capacity() * size_of::<RecordEntry>()
+            + self.diagnostics.iter().map(|d| size_of::<Diagnostic>() + d.message.capacity()).sum::<usize>()
+    }
+
     /// The number of lines read.
     pub fn line_count(&self) -> u32 {
         self.lines

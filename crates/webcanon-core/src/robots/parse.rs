@@ -249,6 +249,15 @@ pub(crate) fn parse(input: &[u8]) -> Robots {
         p.line(&body[pos..], line_no);
     }
     p.robots.lines = line_no;
+    // The arrays were sized from the body's length; a file of comments and
+    // blank lines leaves most of that room unused.
+    let robots = &mut p.robots;
+    if robots.rules.capacity() > 2 * robots.rules.len() + 16 {
+        robots.rules.shrink_to_fit();
+    }
+    if robots.patterns.capacity() > 2 * robots.patterns.len() + 256 {
+        robots.patterns.shrink_to_fit();
+    }
     p.classify(body);
     if truncated {
         p.robots.diagnostics.push(Diagnostic::new(
