@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use clap::Args;
 use webcanon_audit::{Report, Site, Target};
 
+use crate::client_args::{ClientArgs, runtime};
 use crate::error::CliError;
-use crate::fetch_cmd::{ClientArgs, runtime};
 
 /// Exit status when the score is under `--fail-under`.
 pub const EXIT_UNDER: u8 = 1;

@@ -14,8 +14,8 @@ use webcanon_batch::origin::Shard;
 use webcanon_batch::run::{BatchConfig, BatchSummary, Pass, Progress};
 use webcanon_batch::{BatchError, FailureKind, input, run};
 
+use crate::client_args::ClientArgs;
 use crate::error::CliError;
-use crate::fetch_cmd::ClientArgs;
 
 /// Exit status when the run failed (writing its output, its snapshot or its
 /// state); the same command resumes it.

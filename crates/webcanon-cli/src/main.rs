@@ -10,6 +10,7 @@
 mod agents_cmd;
 mod audit_cmd;
 mod batch_cmd;
+mod client_args;
 mod diagnostics;
 mod error;
 mod fetch_cmd;

@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 use webcanon_mcp::{Identity, MCP_PATH, WebcanonMcp};
 use webcanon_server::DEFAULT_SHUTDOWN_GRACE;
 
+use crate::client_args::{ClientArgs, runtime};
 use crate::error::CliError;
-use crate::fetch_cmd::{ClientArgs, runtime};
 use crate::listen_args::ListenArgs;
 use crate::signal::shutdown_signal;
 

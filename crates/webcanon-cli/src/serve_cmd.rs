@@ -8,8 +8,8 @@ use tokio_util::sync::CancellationToken;
 use webcanon_mcp::{Identity, WebcanonMcp};
 use webcanon_server::{AppState, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, Limits};
 
+use crate::client_args::{ClientArgs, runtime};
 use crate::error::CliError;
-use crate::fetch_cmd::{ClientArgs, runtime};
 use crate::listen_args::{ListenArgs, seconds};
 use crate::signal::shutdown_signal;
 

@@ -17,8 +17,8 @@ use webcanon_client::sitemap_discovery::{
     SitemapRead, SitemapSkipReason, SkippedSitemap,
 };
 
+use crate::client_args::{ClientArgs, EXIT_FETCH, report_error, runtime};
 use crate::error::CliError;
-use crate::fetch_cmd::{ClientArgs, EXIT_FETCH, report_error, runtime};
 use crate::progress;
 
 /// Exit status when no URL was found: no sitemap could be read, or those

@@ -87,9 +87,9 @@ use webcanon_core::llms::{LlmsTxt, NotLlms};
 use webcanon_core::policy::{PolicyError, RuleEvidence};
 use webcanon_core::robots::Severity;
 
+use crate::client_args::runtime;
 use crate::diagnostics::{Counts, Finding, markdown_lines, paint, use_color, write_diagnostic};
 use crate::error::CliError;
-use crate::fetch_cmd::runtime;
 use crate::input::read_all;
 use crate::polite::{MAX_IN_FLIGHT, run_polite};
 

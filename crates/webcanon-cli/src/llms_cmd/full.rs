@@ -41,8 +41,8 @@ use webcanon_client::FetchResult;
 use webcanon_client::error::Error;
 use webcanon_core::llms::{LinkRef, LlmsTxt};
 
+use crate::client_args::{EXIT_FETCH, runtime};
 use crate::error::CliError;
-use crate::fetch_cmd::{EXIT_FETCH, runtime};
 use crate::polite::{MAX_IN_FLIGHT, run_polite};
 
 use super::{FullArgs, Plan, llms_url, load_remote};

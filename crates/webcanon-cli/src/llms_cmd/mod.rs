@@ -22,8 +22,8 @@ use webcanon_client::error::{Error, FetchError};
 use webcanon_client::{Client, RawResponse};
 use webcanon_core::llms::LinkRef;
 
+use crate::client_args::{ClientArgs, report_error};
 use crate::error::CliError;
-use crate::fetch_cmd::{ClientArgs, report_error};
 
 /// The `llms` subcommands.
 #[derive(Debug, Subcommand)]

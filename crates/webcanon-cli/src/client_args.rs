@@ -1,0 +1,147 @@
+//! What every command that fetches shares: the client flags (read into the
+//! client's one options type), the async runtime, and how a client error is
+//! reported and becomes the exit status.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use webcanon_client::ClientBuilder;
+use webcanon_client::error::{Error, ErrorBody, ErrorJson};
+use webcanon_client::options::{CacheChoice, ClientOptions};
+use webcanon_core::policy::{RobotsMode, Verdict};
+
+use crate::error::CliError;
+
+/// Exit status when the fetch itself failed.
+pub const EXIT_FETCH: u8 = webcanon_client::error::code::FETCH;
+
+/// The client flags every command that fetches shares (`fetch`, `robots
+/// check`, `llms`, `sitemap`, `audit`, `serve`, `mcp`, `batch`), read into
+/// the client's one options type.
+#[derive(Debug, Args, Clone)]
+pub struct ClientArgs {
+    /// The product token matched against robots.txt `User-agent` lines.
+    #[arg(long, value_name = "TOKEN", default_value = webcanon_client::DEFAULT_AGENT)]
+    pub agent: String,
+    /// The `User-Agent` header (default: `<agent>/<version> (+project URL)`).
+    #[arg(long, value_name = "STRING")]
+    pub user_agent: Option<String>,
+    /// How the robots verdict is applied: respect (refuse disallowed and
+    /// unreachable), report_only (record, never refuse), ignore (do not fetch robots.txt).
+    #[arg(long, value_name = "MODE", default_value = "respect")]
+    pub mode: RobotsMode,
+    /// Time limit of every request, robots.txt included, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 20.0)]
+    pub timeout: f64,
+    /// Keep robots.txt outcomes in a SQLite file in this directory (shared
+    /// with other processes). Default: the user cache directory.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
+    /// Share robots.txt outcomes, one robots.txt fetch per origin and
+    /// per-host pacing with a fleet through Redis or Valkey
+    /// (redis://HOST:PORT). With --cache-dir, that SQLite file is the local
+    /// fallback while the server does not answer; memory otherwise.
+    #[arg(long, value_name = "URL", conflicts_with = "no_cache")]
+    pub cache: Option<String>,
+    /// Keep no robots.txt cache: load robots.txt for every request.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The least time between two requests to one host, in seconds
+    /// (shared by the fleet with --cache redis://).
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    pub min_interval: f64,
+    /// The longest robots.txt Crawl-delay honoured, in seconds; a larger
+    /// one is cut to this, with a warning.
+    #[arg(long, value_name = "SECS", default_value_t = webcanon_client::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64())]
+    pub max_crawl_delay: f64,
+    /// Allow addresses in this network although they are not public (repeatable).
+    #[arg(long, value_name = "CIDR")]
+    pub allow_private: Vec<String>,
+    /// Resolve HOST:PORT to ADDR instead of asking DNS, like curl (repeatable).
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+    /// Read robots.txt answering 401 or 403 as "disallow everything".
+    #[arg(long)]
+    pub auth_disallows: bool,
+}
+
+impl ClientArgs {
+    /// A client builder configured from these options.
+    pub fn builder(&self) -> Result<ClientBuilder, CliError> {
+        self.options().builder().map_err(|e| CliError::usage(e.message(&format!("--{}", e.option.replace('_', "-")))))
+    }
+
+    /// The flags as the client's one options type (checked by its builder).
+    /// The cache defaults to the SQLite file in the user's cache directory.
+    fn options(&self) -> ClientOptions {
+        let (cache, cache_dir) = if self.no_cache {
+            (CacheChoice::None, None)
+        } else if let Some(url) = &self.cache {
+            (CacheChoice::Redis(url.clone()), self.cache_dir.clone())
+        } else {
+            (CacheChoice::Memory, self.cache_dir.clone().or_else(default_cache_dir))
+        };
+        ClientOptions {
+            agent: self.agent.clone(),
+            user_agent: self.user_agent.clone(),
+            mode: self.mode,
+            timeout: self.timeout,
+            cache,
+            cache_dir,
+            allow_private: self.allow_private.clone(),
+            resolve: self.resolve.clone(),
+            min_interval: self.min_interval,
+            max_crawl_delay: self.max_crawl_delay,
+            auth_disallows: self.auth_disallows,
+            ..ClientOptions::default()
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/webcanon` or `~/.cache/webcanon`.
+fn default_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    Some(base.join("webcanon"))
+}
+
+/// The async runtime of the network commands.
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))
+}
+
+/// Reports a client error on stderr (or as a JSON error object on stdout
+/// with `json`) and returns its exit status.
+pub fn report_error(err: &Error, url: &str, json: bool) -> Result<ExitCode, CliError> {
+    let code = err.code();
+    if json {
+        let body = ErrorBody::from_error(err, url);
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        serde_json::to_writer_pretty(&mut out, &ErrorJson { error: body }).map_err(io::Error::from)?;
+        out.write_all(b"\n")?;
+    } else {
+        eprintln!("error: {err}");
+        match err {
+            Error::Policy(refusal) if refusal.evidence.verdict == Verdict::UnknownUnreachable => eprintln!(
+                "hint: robots.txt could not be fetched, which RFC 9309 reads as a full disallow until it can; \
+                 `--mode report_only` records the verdict without refusing"
+            ),
+            Error::Policy(_) => eprintln!(
+                "hint: the site asks agents not to fetch this URL; `--mode report_only` records the verdict without refusing"
+            ),
+            Error::Ssrf(_) => eprintln!(
+                "hint: private and local addresses are refused; `--allow-private CIDR` opts in for an intranet"
+            ),
+            _ => {}
+        }
+    }
+    Ok(ExitCode::from(code))
+}
