@@ -21,6 +21,10 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Features
+//!
+//! - `openapi`: OpenAPI schemas (utoipa `ToSchema`) of the report types.
 
 pub mod access;
 pub mod checks;

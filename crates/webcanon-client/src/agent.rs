@@ -119,6 +119,7 @@ impl<'de> serde::Deserialize<'de> for ProductToken {
 }
 
 #[cfg(feature = "openapi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 impl utoipa::PartialSchema for ProductToken {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         utoipa::openapi::ObjectBuilder::new()
@@ -133,6 +134,7 @@ impl utoipa::PartialSchema for ProductToken {
 }
 
 #[cfg(feature = "openapi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 impl utoipa::ToSchema for ProductToken {}
 
 #[cfg(test)]

@@ -4,6 +4,31 @@
 //! SSRF guard vets every address before a connection is made, robots.txt is
 //! evaluated (and cached) before every request, and HTML is converted to
 //! Markdown with hard caps on hostile input.
+//!
+//! # Example
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use webcanon_client::Client;
+//!
+//! let client = Client::builder().agent("ExampleBot").build()?;
+//! match client.fetch("https://example.com/docs/start").await {
+//!     Ok(page) => println!("{}", page.content),
+//!     Err(error) if error.is_policy() => eprintln!("robots.txt refuses {}", error.url()),
+//!     Err(error) => return Err(error.into()),
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! # Features
+//!
+//! - `redis`: the Redis/Valkey store for fleets (`CacheSetting::Redis`,
+//!   `store::RedisStore`): one robots.txt fetch per origin and per-host
+//!   pacing across processes.
+//! - `openapi`: OpenAPI schemas (utoipa `ToSchema`) of the result and error
+//!   types, and of [`agent::ProductToken`].
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
 mod client;

@@ -35,6 +35,8 @@
 //! # Features
 //!
 //! - `serde`: `Serialize`/`Deserialize` for the public value types.
+//! - `openapi`: OpenAPI schemas (utoipa `ToSchema`) of the serialisable
+//!   result types (implies `serde`).
 
 pub mod agents;
 pub mod ai_txt;

@@ -56,6 +56,7 @@ pub enum CacheSetting {
     /// `local_dir`, else memory) that keeps a copy and serves alone while
     /// the server does not answer. See [`RedisStore`](crate::store::RedisStore).
     #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
     Redis {
         /// The server, as `redis://HOST:PORT[/DB]`, `valkey://…` or
         /// `redis+unix:///PATH`.
@@ -201,7 +202,7 @@ impl ClientBuilder {
 
     /// The least time between two requests to one host (default: none;
     /// see [`pacing`](crate::pacing)). Shared across processes with
-    /// [`CacheSetting::Redis`].
+    /// `CacheSetting::Redis`.
     pub fn min_interval(mut self, interval: Duration) -> Self {
         self.pacing.min_interval = interval;
         self

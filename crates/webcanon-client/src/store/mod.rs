@@ -25,6 +25,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use memory::{DEFAULT_MEMORY_STORE_BYTES, MemoryStore};
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis::{RedisOptions, RedisStore};
 pub use sqlite::SqliteStore;
 use webcanon_core::policy::RobotsAvailability;
