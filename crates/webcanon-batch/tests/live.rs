@@ -102,7 +102,7 @@ async fn batch_verdicts_equal_live_verdicts() {
                 let pass = VerdictPass::new(snapshot.clone(), agent.parse().unwrap(), mode);
                 let live = client(&server, mode, auth_disallows, agent);
                 for url in &urls {
-                    let (evidence, _) = live.check(url).await.unwrap();
+                    let evidence = live.check(url).await.unwrap().robots;
                     let batch = pass.decide_one(url);
                     let context = format!("{url} agent={agent} auth={auth_disallows} mode={mode}");
                     assert_eq!(batch.verdict, evidence.verdict.as_str(), "{context}");

@@ -364,7 +364,7 @@ async fn the_default_policy_refuses_loopback() {
 async fn check_decides_without_fetching_the_page() {
     let server = server_with(Route::text(200, "User-agent: *\nDisallow: /private\n")).await;
     let client = builder().build().unwrap();
-    let (evidence, _) = client.check(&server.url("/private")).await.unwrap();
+    let evidence = client.check(&server.url("/private")).await.unwrap().robots;
     assert_eq!(evidence.verdict, Verdict::DisallowedExplicit);
     assert_eq!(server.hits("/private"), 0);
 }
@@ -450,8 +450,8 @@ async fn with_agent_shares_one_robots_cache_and_sends_its_own_identity() {
         .build()
         .unwrap();
     let gptbot = client.with_agent(&"GPTBot".parse().unwrap(), None).unwrap();
-    let (mine, _) = client.check(&server.url("/page")).await.unwrap();
-    let (theirs, _) = gptbot.check(&server.url("/page")).await.unwrap();
+    let mine = client.check(&server.url("/page")).await.unwrap().robots;
+    let theirs = gptbot.check(&server.url("/page")).await.unwrap().robots;
     assert_eq!((mine.verdict, theirs.verdict), (Verdict::AllowedExplicit, Verdict::DisallowedExplicit));
     assert_eq!(theirs.rule.unwrap().line, 2);
     assert!(theirs.from_cache, "the second agent's answer comes from the shared cache");

@@ -67,7 +67,7 @@ async fn running_out_of_descriptors_is_never_the_sites_answer() {
     // The machine recovers: nothing was kept, so robots.txt is fetched now
     // and the site's own rules decide.
     lookup.exhausted.store(false, Ordering::SeqCst);
-    let (evidence, _) = client.check(&url).await.unwrap();
+    let evidence = client.check(&url).await.unwrap().robots;
     assert_eq!(evidence.verdict, Verdict::DisallowedExplicit);
     assert_eq!(server.hits("/robots.txt"), 1);
     let _ = std::fs::remove_dir_all(&dir);

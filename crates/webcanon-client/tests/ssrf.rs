@@ -333,7 +333,7 @@ async fn names_that_do_not_resolve_are_network_failures_not_refusals() {
         let why = refusal.evidence.error.as_deref().unwrap_or_default();
         assert!(why.starts_with(&format!("cannot resolve {host}: ")), "{input}: {why}");
         assert!(refusal.to_string().contains(&format!("robots.txt could not be read: {why}")), "{refusal}");
-        let (evidence, _) = respect.check(&input).await.unwrap();
+        let evidence = respect.check(&input).await.unwrap().robots;
         assert_eq!(evidence.verdict, Verdict::UnknownUnreachable, "{input}");
 
         // Not refused: the page itself cannot be reached.
@@ -357,7 +357,7 @@ async fn names_that_do_not_resolve_are_network_failures_not_refusals() {
 
     // robots.txt redirected to a name that does not resolve: unreachable.
     server.route("/robots.txt", Route::redirect(301, &format!("http://nowhere.test:{port}/robots.txt")));
-    let (evidence, _) = respect.check(&format!("http://lost.test:{port}/page")).await.unwrap();
+    let evidence = respect.check(&format!("http://lost.test:{port}/page")).await.unwrap().robots;
     assert_eq!(evidence.verdict, Verdict::UnknownUnreachable);
     assert!(evidence.error.unwrap().starts_with("cannot resolve nowhere.test: "));
 }

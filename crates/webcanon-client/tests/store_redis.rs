@@ -218,8 +218,8 @@ async fn two_clients_fetch_a_slow_robots_txt_once() {
     let (one, two) = (loopback_client(&redis, "bot"), loopback_client(&redis, "bot"));
     let (private, public) = (site.url("/private/a"), site.url("/public"));
     let (a, b) = tokio::join!(one.check(&private), two.check(&public));
-    assert_eq!(a.unwrap().0.verdict, Verdict::DisallowedExplicit);
-    assert_eq!(b.unwrap().0.verdict, Verdict::AllowedImplicit);
+    assert_eq!(a.unwrap().robots.verdict, Verdict::DisallowedExplicit);
+    assert_eq!(b.unwrap().robots.verdict, Verdict::AllowedImplicit);
     assert_eq!(site.hits("/robots.txt"), 1, "one fetch for both clients");
     assert_eq!(one.cache_stats().fetches + two.cache_stats().fetches, 1);
     assert_eq!(one.cache_stats().store_errors + two.cache_stats().store_errors, 0);
@@ -243,7 +243,7 @@ async fn a_lock_never_released_is_taken_over_after_it_expires() {
         .unwrap();
     let client = loopback_client(&redis, "bot");
     let started = Instant::now();
-    let (evidence, _) = client.check(&site.url("/private/x")).await.unwrap();
+    let evidence = client.check(&site.url("/private/x")).await.unwrap().robots;
     let waited = started.elapsed();
     assert_eq!(evidence.verdict, Verdict::DisallowedExplicit);
     assert_eq!(site.hits("/robots.txt"), 1);

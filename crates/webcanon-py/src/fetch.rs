@@ -141,7 +141,7 @@ impl Client {
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let outcome = client.check(&url).await;
             Python::attach(|py| match outcome {
-                Ok((robots, warnings)) => {
+                Ok(webcanon_client::RobotsCheck { robots, warnings, .. }) => {
                     let answer = pyo3::types::PyDict::new(py);
                     answer.set_item("url", &url)?;
                     answer.set_item("robots", pythonize::pythonize(py, &robots)?)?;

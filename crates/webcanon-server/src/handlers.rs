@@ -85,7 +85,7 @@ pub async fn robots_check(
 ) -> Result<Json<CheckResponse>, ApiError> {
     let client = state.client_for(request.agent.as_deref())?;
     match client.check(&request.url).await {
-        Ok((robots, warnings)) => {
+        Ok(webcanon_client::RobotsCheck { robots, warnings, .. }) => {
             state.metrics().verdict(robots.verdict);
             Ok(Json(CheckResponse { robots, warnings }))
         }

@@ -349,6 +349,19 @@ pub struct Timings {
     pub total_ms: u64,
 }
 
+/// The answer of [`Client::check`]: the robots verdict for a URL, with its
+/// evidence, and the usage warnings robots.txt gives (`Content-Signal`, a
+/// stale copy), without the page.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct RobotsCheck {
+    /// The verdict, the recommendation, the matched rule and how robots.txt
+    /// was obtained.
+    pub robots: RobotsEvidence,
+    /// Usage warnings from robots.txt.
+    pub warnings: Vec<Warning>,
+}
+
 /// The answer of [`Client::get`]: status, headers and body as received.
 #[derive(Debug, Clone)]
 pub struct RawResponse {
@@ -566,10 +579,11 @@ impl Client {
     /// The robots verdict for `url` and this client's agent, with its
     /// evidence and warnings, without fetching the page. robots.txt is
     /// loaded through the cache; the SSRF guard applies to it.
-    pub async fn check(&self, url: &str) -> Result<(RobotsEvidence, Vec<Warning>), Error> {
+    pub async fn check(&self, url: &str) -> Result<RobotsCheck, Error> {
         let url = Self::parse_url(url)?;
         self.vet(&url).await?;
-        self.robots_for(&url).await
+        let (robots, warnings) = self.robots_for(&url).await?;
+        Ok(RobotsCheck { robots, warnings })
     }
 
     /// Vets `url` before anything is requested for it: the URL itself, and

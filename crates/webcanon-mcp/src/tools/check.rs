@@ -27,7 +27,7 @@ pub(crate) struct CheckArgs {
 pub(crate) async fn run(shared: &Shared, args: CheckArgs) -> Result<Answer, Failure> {
     let client = shared.client_for(args.agent.as_deref(), Initiator::Autonomous)?;
     let agent = client.agent().to_string();
-    let (evidence, warnings) =
+    let webcanon_client::RobotsCheck { robots: evidence, warnings, .. } =
         client.check(&args.url).await.map_err(|e| Failure::from_client(&e, &args.url, &agent))?;
     let mode = shared.mode();
     let output = CheckOutput {
