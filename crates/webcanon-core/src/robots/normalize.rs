@@ -66,7 +66,7 @@ fn is_plain_literal(bytes: &[u8]) -> bool {
 /// Whether no byte of `bytes` is `special`: sixteen bytes at a time without
 /// a branch per byte, which the compiler turns into vector compares.
 #[inline(always)]
-fn none_of(bytes: &[u8], special: impl Fn(u8) -> bool) -> bool {
+pub(crate) fn none_of(bytes: &[u8], special: impl Fn(u8) -> bool) -> bool {
     let mut chunks = bytes.chunks_exact(16);
     for chunk in &mut chunks {
         if chunk.iter().fold(false, |seen, &b| seen | special(b)) {
