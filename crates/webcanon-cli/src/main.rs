@@ -18,7 +18,6 @@ mod input;
 mod listen_args;
 mod llms_cmd;
 mod mcp_cmd;
-mod polite;
 mod progress;
 mod render_cmd;
 mod robots_cmd;

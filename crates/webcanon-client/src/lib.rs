@@ -43,6 +43,7 @@ pub mod options;
 pub mod os_limits;
 pub mod pacing;
 mod page;
+pub mod polite;
 pub mod robots_cache;
 pub mod robots_fetch;
 mod single_flight;

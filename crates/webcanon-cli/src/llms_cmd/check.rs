@@ -12,7 +12,7 @@
 //! (relative links too, a `#fragment` dropped) and each distinct URL is
 //! requested once with `Accept: text/markdown, text/plain`, at most four
 //! requests in flight and one at a time per host, each through the same
-//! guard and robots.txt admission as a fetch. llms.txt never overrides a
+//! guard and robots.txt admission as a fetch (`Client::check_links`). llms.txt never overrides a
 //! robots.txt disallow: a refused link is reported, not requested.
 //!
 //! Link outcomes (the client's one classification,
@@ -80,25 +80,17 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use url::Url;
-use webcanon_client::error::Error;
-use webcanon_client::link_check::{self, LinkOutcome as Outcome};
-use webcanon_client::{Client, RawResponse};
+use webcanon_client::link_check::{LinkCheck, LinkOutcome as Outcome};
 use webcanon_core::llms::{LlmsTxt, NotLlms};
-use webcanon_core::policy::{PolicyError, RuleEvidence};
+use webcanon_core::policy::RuleEvidence;
 use webcanon_core::robots::Severity;
 
 use crate::client_args::runtime;
 use crate::diagnostics::{Counts, Finding, markdown_lines, paint, use_color, write_diagnostic};
 use crate::error::CliError;
 use crate::input::read_all;
-use crate::polite::{MAX_IN_FLIGHT, run_polite};
 
 use super::{CheckArgs, Plan, is_url, llms_url, load_remote};
-
-/// `Accept` of a link check: Markdown preferred, plain text next.
-const LINK_ACCEPT: &str = "text/markdown, text/plain;q=0.9, text/html;q=0.2, */*;q=0.1";
-/// Enough of a linked page to judge what it is.
-const LINK_MAX_BYTES: usize = 256 * 1024;
 
 /// How the text output paints an outcome.
 fn severity(outcome: Outcome) -> Severity {
@@ -107,105 +99,6 @@ fn severity(outcome: Outcome) -> Severity {
         o if o.fails() => Severity::Error,
         _ => Severity::Warning,
     }
-}
-
-/// The result of requesting one distinct link URL.
-#[derive(Debug, Clone)]
-struct Checked {
-    outcome: Outcome,
-    status: Option<u16>,
-    final_url: Option<String>,
-    redirected: bool,
-    content_type: Option<String>,
-    message: Option<String>,
-    rule: Option<RuleEvidence>,
-    robots_url: Option<String>,
-}
-
-impl Checked {
-    fn new(outcome: Outcome, message: String) -> Checked {
-        Checked {
-            outcome,
-            status: None,
-            final_url: None,
-            redirected: false,
-            content_type: None,
-            message: Some(message),
-            rule: None,
-            robots_url: None,
-        }
-    }
-}
-
-async fn check_link(client: Client, url: Url) -> Checked {
-    match client.get(url.as_str(), LINK_ACCEPT, LINK_MAX_BYTES).await {
-        Ok(response) => judge(&response),
-        Err(err) => from_error(&err, &url),
-    }
-}
-
-/// The outcome of an answer, by the client's one link classification.
-fn judge(response: &RawResponse) -> Checked {
-    let redirected = !response.redirects.is_empty();
-    let (outcome, mut message) =
-        link_check::judge_answer(response.status, response.media_type().as_deref(), &response.body);
-    if redirected {
-        let to = format!("redirected to {}", response.final_url);
-        message = Some(match message.take() {
-            Some(message) => format!("{message}; {to}"),
-            None => to,
-        });
-    }
-    Checked {
-        outcome,
-        status: Some(response.status),
-        final_url: Some(response.final_url.clone()),
-        redirected,
-        content_type: response.header("content-type").map(str::to_string),
-        message,
-        rule: None,
-        robots_url: None,
-    }
-}
-
-/// The outcome of a refusal or a failure.
-fn from_error(err: &Error, requested: &Url) -> Checked {
-    let outcome = Outcome::of_error(err);
-    match err {
-        Error::Policy(policy) => {
-            let mut checked = Checked::new(outcome, policy_message(policy, requested));
-            checked.rule = policy.evidence.rule.clone();
-            checked.robots_url = policy.evidence.robots_url.clone();
-            checked
-        }
-        Error::Fetch(fetch) => {
-            let mut checked = Checked::new(outcome, fetch.to_string());
-            checked.status = fetch.status();
-            checked
-        }
-        other => Checked::new(outcome, other.to_string()),
-    }
-}
-
-/// `disallowed_explicit by line 2: \`Disallow: /private\` in …/robots.txt`,
-/// naming the redirect target when that is what was refused.
-fn policy_message(policy: &PolicyError, requested: &Url) -> String {
-    let e = &policy.evidence;
-    let mut text = String::new();
-    if policy.url != requested.as_str() {
-        text.push_str(&format!("redirects to {}, which robots.txt refuses: ", policy.url));
-    }
-    text.push_str(e.verdict.as_str());
-    if let Some(rule) = &e.rule {
-        text.push_str(&format!(" by line {}: `{}: {}`", rule.line, rule.directive, rule.pattern));
-    }
-    if let Some(robots_url) = &e.robots_url {
-        text.push_str(&format!(" in {robots_url}"));
-        if let Some(status) = e.status.filter(|s| !(200..300).contains(s)) {
-            text.push_str(&format!(" (HTTP {status})"));
-        }
-    }
-    text
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -271,7 +164,7 @@ struct Report<'a> {
     file: &'a LlmsTxt,
     plan: &'a Plan,
     /// Per distinct URL, when the links were requested.
-    results: Option<&'a [Checked]>,
+    results: Option<&'a [LinkCheck]>,
 }
 
 impl Report<'_> {
@@ -477,14 +370,17 @@ fn check_url(args: CheckArgs) -> Result<ExitCode, CliError> {
         let base = Url::parse(&response.final_url).unwrap_or_else(|_| url.clone());
         let file = LlmsTxt::parse(&response.body);
         let plan = Plan::new(file.links(), Some(&base));
-        let results: Option<Vec<Checked>> = if args.no_links {
+        let results: Option<Vec<LinkCheck>> = if args.no_links {
             None
         } else if plan.urls.is_empty() {
             Some(Vec::new())
         } else {
             let bar = crate::progress::bar(Some(plan.urls.len() as u64), "links");
-            let results =
-                run_polite(&plan.urls, MAX_IN_FLIGHT, &bar, move |link| check_link(client.clone(), link)).await;
+            let on_done = {
+                let bar = bar.clone();
+                move || bar.inc(1)
+            };
+            let results = client.check_links(&plan.urls, on_done).await;
             bar.finish_and_clear();
             Some(results)
         };

@@ -43,7 +43,7 @@ use webcanon_core::llms::{LinkRef, LlmsTxt};
 
 use crate::client_args::{EXIT_FETCH, runtime};
 use crate::error::CliError;
-use crate::polite::{MAX_IN_FLIGHT, run_polite};
+use webcanon_client::polite::{MAX_IN_FLIGHT, run_polite};
 
 use super::{FullArgs, Plan, llms_url, load_remote};
 
@@ -106,7 +106,11 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
         } else {
             let bar = crate::progress::bar(Some(plan.urls.len() as u64), "pages");
             let client = client.clone();
-            let results = run_polite(&plan.urls, MAX_IN_FLIGHT, &bar, move |page| {
+            let on_done = {
+                let bar = bar.clone();
+                move || bar.inc(1)
+            };
+            let results = run_polite(&plan.urls, MAX_IN_FLIGHT, on_done, move |page| {
                 let client = client.clone();
                 async move { client.fetch(page.as_str()).await }
             })

@@ -1,11 +1,15 @@
 //! Polite concurrent requests: a bound on requests in flight overall and
-//! one request at a time per host, with a progress bar.
+//! one request at a time per host.
+//!
+//! Used wherever one command requests many URLs of possibly many sites
+//! (the links of an llms.txt, the pages of `llms full`). Each request still
+//! goes through the client's own admission (SSRF guard, robots.txt, pacing);
+//! this only bounds how many are open at once.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use indicatif::ProgressBar;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use url::Url;
@@ -15,10 +19,12 @@ pub const MAX_IN_FLIGHT: usize = 4;
 
 /// Runs `op` on every URL, at most `in_flight` at a time overall and one at
 /// a time per host (hosts take turns in the order they first appear), and
-/// returns the results in the order of `urls`. The bar advances once per URL.
-pub async fn run_polite<T, F, Fut>(urls: &[Url], in_flight: usize, bar: &ProgressBar, op: F) -> Vec<T>
+/// returns the results in the order of `urls`. `on_done` is called once
+/// per URL as its request ends (to advance a progress bar).
+pub async fn run_polite<T, F, Fut, D>(urls: &[Url], in_flight: usize, on_done: D, op: F) -> Vec<T>
 where
     F: Fn(Url) -> Fut + Send + Sync + 'static,
+    D: Fn() + Send + Sync + 'static,
     Fut: Future<Output = T> + Send + 'static,
     T: Send + 'static,
 {
@@ -33,10 +39,11 @@ where
         queues[queue].push((index, url.clone()));
     }
     let op = Arc::new(op);
+    let on_done = Arc::new(on_done);
     let permits = Arc::new(Semaphore::new(in_flight.max(1)));
     let mut tasks = JoinSet::new();
     for queue in queues {
-        let (op, permits, bar) = (op.clone(), permits.clone(), bar.clone());
+        let (op, permits, on_done) = (op.clone(), permits.clone(), on_done.clone());
         tasks.spawn(async move {
             let mut done = Vec::with_capacity(queue.len());
             for (index, url) in queue {
@@ -44,7 +51,7 @@ where
                 let permit = permits.acquire().await.ok();
                 let result = op(url).await;
                 drop(permit);
-                bar.inc(1);
+                on_done();
                 done.push((index, result));
             }
             done
@@ -81,8 +88,12 @@ mod tests {
         let per_host: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
         let per_host_peak = Arc::new(AtomicUsize::new(0));
         let (f, p, h, hp) = (in_flight.clone(), peak.clone(), per_host.clone(), per_host_peak.clone());
-        let bar = ProgressBar::hidden();
-        let results = run_polite(&urls, 4, &bar, move |url: Url| {
+        let done = Arc::new(AtomicUsize::new(0));
+        let counted = done.clone();
+        let on_done = move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+        };
+        let results = run_polite(&urls, 4, on_done, move |url: Url| {
             let (f, p, h, hp) = (f.clone(), p.clone(), h.clone(), hp.clone());
             async move {
                 let host = url.host_str().unwrap().to_string();
@@ -106,6 +117,6 @@ mod tests {
         assert!(peak.load(Ordering::SeqCst) <= 4, "peak {}", peak.load(Ordering::SeqCst));
         assert!(peak.load(Ordering::SeqCst) >= 2, "requests ran one by one");
         assert_eq!(per_host_peak.load(Ordering::SeqCst), 1);
-        assert_eq!(bar.position(), 24);
+        assert_eq!(done.load(Ordering::SeqCst), 24);
     }
 }
