@@ -11,7 +11,7 @@ use url::Url;
 use crate::error::FetchError;
 use crate::http::Answer;
 use crate::markdown::{HtmlLimits, html_to_markdown};
-use crate::warning::{Warning, source};
+use crate::warning::{Warning, WarningCode, WarningSource};
 
 /// What the client asks for when it takes no hints: HTML or Markdown,
 /// then any text.
@@ -171,8 +171,8 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
             warnings.extend(meta_warnings(&converted.head, agent));
             if let Some(over) = converted.over_limit {
                 warnings.push(Warning::new(
-                    "html_over_limits",
-                    source::CONVERSION,
+                    WarningCode::HtmlOverLimits,
+                    WarningSource::Conversion,
                     format!(
                         "the page was read as text without structure: {} ({} elements, nested {} deep)",
                         over.describe(),
@@ -202,16 +202,8 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
 }
 
 fn dedupe(mut page: Page) -> Page {
-    let mut seen: Vec<(String, String)> = Vec::new();
-    page.warnings.retain(|w| {
-        let key = (w.code.clone(), w.source.clone());
-        if seen.contains(&key) {
-            false
-        } else {
-            seen.push(key);
-            true
-        }
-    });
+    let mut seen = std::collections::HashSet::new();
+    page.warnings.retain(|w| seen.insert((w.code, w.source)));
     page
 }
 
@@ -242,25 +234,33 @@ fn link_header(answer: &Answer, rel: &str, media_type: Option<&str>) -> Vec<Url>
 fn header_warnings(answer: &Answer, agent: &str) -> Vec<UsageWarning> {
     let mut out = Vec::new();
     let directives: Vec<_> = answer.header_all("x-robots-tag").flat_map(parse_x_robots_tag).collect();
-    out.extend(robots_warnings(&directives, agent, source::X_ROBOTS_TAG));
+    out.extend(robots_warnings(&directives, agent, WarningSource::XRobotsTag));
     for value in answer.header_all("tdm-reservation") {
         if parse_tdm_reservation(value) == Some(true) {
             out.push(tdm_warning("the tdm-reservation header"));
         }
     }
     for value in answer.header_all("content-usage") {
-        out.extend(preference_warnings(&parse_preferences(value), "content_usage", source::CONTENT_USAGE_HEADER));
+        out.extend(preference_warnings(
+            &parse_preferences(value),
+            WarningCode::ContentUsage,
+            WarningSource::ContentUsageHeader,
+        ));
     }
     for value in answer.header_all("content-signal") {
-        out.extend(preference_warnings(&parse_preferences(value), "content_signal", source::CONTENT_SIGNAL_HEADER));
+        out.extend(preference_warnings(
+            &parse_preferences(value),
+            WarningCode::ContentSignal,
+            WarningSource::ContentSignalHeader,
+        ));
     }
     out
 }
 
 fn tdm_warning(where_: &str) -> UsageWarning {
     Warning::new(
-        "tdm_reservation",
-        source::TDMREP,
+        WarningCode::TdmReservation,
+        WarningSource::Tdmrep,
         format!("{where_} reserves text and data mining rights (TDMRep tdm-reservation: 1)"),
     )
 }
@@ -279,7 +279,7 @@ fn meta_warnings(head: &[crate::markdown::HeadTag], agent: &str) -> Vec<UsageWar
             directives.extend(parse_meta_robots(name, content));
         }
     }
-    out.extend(robots_warnings(&directives, agent, source::META_ROBOTS));
+    out.extend(robots_warnings(&directives, agent, WarningSource::MetaRobots));
     out
 }
 

@@ -14,7 +14,7 @@ use crate::clock::Clock;
 use crate::error::FetchError;
 use crate::single_flight::KeyedLocks;
 use crate::store::{FetchLock, OffWorker, RobotsRecord, RobotsStore, StoreError, StoreHealth};
-use crate::warning::{Warning, source};
+use crate::warning::{Warning, WarningCode, WarningSource};
 
 /// RFC 9309 §2.4: a cached robots.txt is not used for more than 24 hours.
 pub const MAX_CACHE_SECONDS: u64 = 24 * 60 * 60;
@@ -277,8 +277,8 @@ impl CachedRobots {
         let rule = rule.map(RuleEvidence::from);
         if let Some(since) = self.stale_since {
             warnings.push(Warning::new(
-                "stale_robots_cache",
-                source::ROBOTS_TXT,
+                WarningCode::StaleRobotsCache,
+                WarningSource::RobotsTxt,
                 format!(
                     "robots.txt is unreachable ({}); using the last good copy from {} seconds ago",
                     self.record.error.as_deref().unwrap_or("no answer"),
@@ -288,14 +288,14 @@ impl CachedRobots {
         }
         match self.record.availability {
             RobotsAvailability::NotRobots => warnings.push(Warning::new(
-                "robots_parse_error",
-                source::ROBOTS_TXT,
+                WarningCode::RobotsParseError,
+                WarningSource::RobotsTxt,
                 "robots.txt answered with a body that is not a robots.txt (an HTML page or binary data)".into(),
             )),
             RobotsAvailability::Unavailable if matches!(self.record.status, Some(401 | 403)) => {
                 warnings.push(Warning::new(
-                    "robots_access_denied",
-                    source::ROBOTS_TXT,
+                    WarningCode::RobotsAccessDenied,
+                    WarningSource::RobotsTxt,
                     format!(
                         "robots.txt answered {}; RFC 9309 reads that as no restrictions",
                         self.record.status.unwrap_or_default()
@@ -303,8 +303,8 @@ impl CachedRobots {
                 ))
             }
             RobotsAvailability::Unreachable if self.stale_since.is_none() => warnings.push(Warning::new(
-                "robots_unreachable",
-                source::ROBOTS_TXT,
+                WarningCode::RobotsUnreachable,
+                WarningSource::RobotsTxt,
                 format!("robots.txt is unreachable: {}", self.record.error.as_deref().unwrap_or("no answer")),
             )),
             _ => {}
@@ -343,8 +343,8 @@ impl CachedRobots {
 fn content_signal_warning(signal: &ContentSignal) -> Warning {
     let scope = signal.path.as_deref().map(|p| format!(" for {p}")).unwrap_or_default();
     Warning::new(
-        "content_signal",
-        source::ROBOTS_TXT,
+        WarningCode::ContentSignal,
+        WarningSource::RobotsTxt,
         format!("robots.txt line {}: {} {}={}{scope}", signal.line, signal.record.name(), signal.key, signal.value),
     )
 }
@@ -821,7 +821,7 @@ mod tests {
             .await;
         let (evidence, warnings) = cached.evaluate("bot", "/", false, unix_now());
         assert_eq!(evidence.verdict, Verdict::UnknownParseError);
-        assert_eq!(warnings[0].code, "robots_parse_error");
+        assert_eq!(warnings[0].code, WarningCode::RobotsParseError);
     }
 
     #[tokio::test]
@@ -862,7 +862,7 @@ mod tests {
         assert_eq!(evidence.verdict, Verdict::DisallowedExplicit);
         assert!(evidence.from_cache);
         assert!(evidence.cache_age_seconds.unwrap() >= 3 * 24 * 3600);
-        assert_eq!(warnings[0].code, "stale_robots_cache");
+        assert_eq!(warnings[0].code, WarningCode::StaleRobotsCache);
         let (evidence, _) = cached.evaluate("bot", "/fine", false, unix_now());
         assert_eq!(evidence.verdict, Verdict::AllowedImplicit);
     }
@@ -901,7 +901,7 @@ mod tests {
             .await;
         let (evidence, warnings) = cached.evaluate("bot", "/x", false, unix_now());
         assert_eq!(evidence.verdict, Verdict::UnknownUnreachable);
-        assert_eq!(warnings[0].code, "robots_unreachable");
+        assert_eq!(warnings[0].code, WarningCode::RobotsUnreachable);
     }
 
     #[tokio::test]

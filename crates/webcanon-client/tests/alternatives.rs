@@ -317,7 +317,7 @@ async fn a_disallowed_page_is_refused_before_any_hint_is_read() {
 
 /// What a fetch did, apart from the candidate: verdict, warnings, status.
 fn effect(result: &FetchResult) -> (Verdict, Vec<String>, u16) {
-    (result.robots.verdict, result.warnings.iter().map(|w| w.code.clone()).collect(), result.status)
+    (result.robots.verdict, result.warnings.iter().map(|w| w.code.to_string()).collect(), result.status)
 }
 
 #[tokio::test]

@@ -111,7 +111,7 @@ async fn robots_401_and_403_allow_with_a_warning_unless_configured() {
         let server = server_with(Route::text(status, "denied")).await;
         let result = builder().build().unwrap().fetch(&server.url("/page")).await.unwrap();
         assert_eq!(result.robots.verdict, Verdict::AllowedImplicit);
-        assert!(result.warnings.iter().any(|w| w.code == "robots_access_denied"), "{:?}", result.warnings);
+        assert!(result.warnings.iter().any(|w| w.code.as_str() == "robots_access_denied"), "{:?}", result.warnings);
 
         let strict = builder().auth_status_disallows(true).build().unwrap();
         let policy = policy_error(strict.fetch(&server.url("/private")).await.unwrap_err());
@@ -138,7 +138,7 @@ async fn unreachable_under_report_only_fetches_with_a_warning() {
     let client = builder().mode(RobotsMode::ReportOnly).build().unwrap();
     let result = client.fetch(&server.url("/page")).await.unwrap();
     assert_eq!(result.robots.verdict, Verdict::UnknownUnreachable);
-    assert!(result.warnings.iter().any(|w| w.code == "robots_unreachable"));
+    assert!(result.warnings.iter().any(|w| w.code.as_str() == "robots_unreachable"));
 }
 
 #[tokio::test]
@@ -169,7 +169,7 @@ async fn html_served_as_robots_txt_is_a_parse_error() {
     let result = builder().build().unwrap().fetch(&server.url("/page")).await.unwrap();
     assert_eq!(result.robots.verdict, Verdict::UnknownParseError);
     assert_eq!(result.robots.recommendation, FetchRecommendation::AllowedButWarn);
-    assert!(result.warnings.iter().any(|w| w.code == "robots_parse_error"));
+    assert!(result.warnings.iter().any(|w| w.code.as_str() == "robots_parse_error"));
 }
 
 #[tokio::test]
@@ -276,7 +276,7 @@ async fn bodies_are_cut_at_the_limit_even_when_compressed() {
     for path in ["/big", "/bomb"] {
         let result = client.fetch(&server.url(path)).await.unwrap();
         assert_eq!(result.content.len(), 1024 * 1024, "{path}");
-        assert!(result.warnings.iter().any(|w| w.code == "body_truncated"), "{path}");
+        assert!(result.warnings.iter().any(|w| w.code.as_str() == "body_truncated"), "{path}");
     }
 }
 
@@ -344,7 +344,7 @@ async fn stale_copy_is_used_when_robots_becomes_unreachable() {
     let result = client.fetch(&server.url("/page")).await.unwrap();
     assert_eq!(result.robots.verdict, Verdict::AllowedImplicit);
     assert!(result.robots.from_cache);
-    assert!(result.warnings.iter().any(|w| w.code == "stale_robots_cache"), "{:?}", result.warnings);
+    assert!(result.warnings.iter().any(|w| w.code.as_str() == "stale_robots_cache"), "{:?}", result.warnings);
     let policy = policy_error(client.fetch(&server.url("/private")).await.unwrap_err());
     assert_eq!(policy.evidence.verdict, Verdict::DisallowedExplicit);
     assert_eq!(server.hits("/robots.txt"), 2, "the failure is cached, not retried at once");
@@ -427,7 +427,7 @@ async fn usage_signals_become_warnings_never_blocks() {
     let notes = client.fetch(&server.url("/notes.md")).await.unwrap();
     assert_eq!(notes.content, "# Notes\n\nPlain.");
     assert_eq!(notes.canonical_url, Some(server.url("/notes")));
-    assert!(notes.warnings.iter().any(|w| w.code == "tdm_reservation"));
+    assert!(notes.warnings.iter().any(|w| w.code.as_str() == "tdm_reservation"));
 }
 
 #[tokio::test]

@@ -207,7 +207,7 @@ async fn fetch_one(client: Client, url: String) -> Outcome {
             verdict: Some(result.robots.verdict.as_str().into()),
             fetched: true,
             error: None,
-            warnings: result.warnings.iter().map(|w| w.code.clone()).collect(),
+            warnings: result.warnings.iter().map(|w| w.code.to_string()).collect(),
         },
         Err(Error::Policy(refusal)) => Outcome {
             url,

@@ -50,7 +50,7 @@ async fn crawl_delay_spaces_requests_and_a_larger_one_is_capped_with_a_warning()
         let mut warned = Vec::new();
         for _ in 0..3 {
             let result = client.fetch(&url(&server, "a.test", "/page")).await.unwrap();
-            warned.push(result.warnings.iter().any(|w| w.code == "crawl_delay_capped"));
+            warned.push(result.warnings.iter().any(|w| w.code.as_str() == "crawl_delay_capped"));
         }
         assert_eq!(warned, [capped; 3], "{robots:?}");
         // robots.txt is not paced: the first page does not wait its delay.

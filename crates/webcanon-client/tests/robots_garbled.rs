@@ -56,7 +56,7 @@ async fn a_garbled_robots_txt_is_obeyed_in_respect_mode() {
         let allowed = client(RobotsMode::Respect).fetch(&server.url("/public")).await.unwrap();
         assert_eq!(allowed.robots.verdict, Verdict::AllowedImplicit, "{what}");
         assert!(
-            allowed.warnings.iter().all(|w| w.code != "robots_parse_error"),
+            allowed.warnings.iter().all(|w| w.code.as_str() != "robots_parse_error"),
             "{what}: a parsed file must not be reported as unparsed: {:?}",
             allowed.warnings
         );

@@ -302,8 +302,9 @@ async fn a_dead_server_gives_right_verdicts_and_a_warning() {
     assert!(refused.to_string().contains("robots"), "{refused}");
     let page = client.fetch(&site.url("/public")).await.unwrap();
     assert_eq!(page.robots.verdict, Verdict::AllowedImplicit);
-    let warning = page.warnings.iter().find(|w| w.code == "shared_cache_unavailable").expect("degradation warned");
-    assert_eq!(warning.source, "cache");
+    let warning =
+        page.warnings.iter().find(|w| w.code.as_str() == "shared_cache_unavailable").expect("degradation warned");
+    assert_eq!(warning.source.as_str(), "cache");
     assert!(warning.detail.contains(&redis.url()), "{}", warning.detail);
     assert_eq!(site.hits("/robots.txt"), 1, "the local cache still keeps the outcome");
     assert!(client.cache_stats().store_errors > 0);

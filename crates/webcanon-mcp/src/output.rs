@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use webcanon_client::Alternative;
-use webcanon_client::warning::Warning;
+use webcanon_client::warning::{Warning, WarningCode, WarningSource};
 use webcanon_core::policy::{RobotsEvidence, RuleEvidence};
 
 /// The matched robots.txt rule.
@@ -70,17 +70,33 @@ impl From<&RobotsEvidence> for RobotsOutput {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub(crate) struct WarningOutput {
     /// A stable snake_case code (`noai`, `tdm_reservation`, `body_truncated`, ...).
-    pub code: String,
+    #[schemars(schema_with = "warning_code_schema")]
+    pub code: &'static str,
     /// Where it came from (`meta_robots`, `x_robots_tag`, `robots_txt`, ...).
-    pub source: String,
+    #[schemars(schema_with = "warning_source_schema")]
+    pub source: &'static str,
     /// What it means, in a sentence.
     pub detail: String,
 }
 
 impl From<&Warning> for WarningOutput {
     fn from(w: &Warning) -> WarningOutput {
-        WarningOutput { code: w.code.clone(), source: w.source.clone(), detail: w.detail.clone() }
+        WarningOutput { code: w.code.as_str(), source: w.source.as_str(), detail: w.detail.clone() }
     }
+}
+
+/// A string schema that lists every spelling.
+fn string_enum_schema(values: impl Iterator<Item = &'static str>) -> schemars::Schema {
+    let values: Vec<&str> = values.collect();
+    schemars::json_schema!({ "type": "string", "enum": values })
+}
+
+fn warning_code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    string_enum_schema(WarningCode::ALL.iter().map(|c| c.as_str()))
+}
+
+fn warning_source_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    string_enum_schema(WarningSource::ALL.iter().map(|s| s.as_str()))
 }
 
 /// The Markdown copy used instead of the page.

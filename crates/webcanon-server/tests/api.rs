@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::{loopback_client, start, start_with};
+use webcanon_client::warning::{WarningCode, WarningSource};
 use webcanon_server::Limits;
 use webcanon_test::{Route, TestServer};
 
@@ -432,6 +433,15 @@ async fn openapi_documents_every_route() {
     }
     let score = &doc["components"]["schemas"]["Report"]["properties"]["score"];
     assert!(score["minimum"] == 0 && score["maximum"] == 100, "the bounds are stated: {score}");
+    // Warning codes and sources are enums with the spellings the JSON uses.
+    let spelled = |schema: &str| -> Vec<String> {
+        let values = doc["components"]["schemas"][schema]["enum"].as_array().unwrap_or_else(|| panic!("{schema}"));
+        values.iter().map(|v| v.as_str().unwrap().to_string()).collect()
+    };
+    let codes: Vec<String> = WarningCode::ALL.iter().map(|c| c.as_str().to_string()).collect();
+    let sources: Vec<String> = WarningSource::ALL.iter().map(|s| s.as_str().to_string()).collect();
+    assert_eq!(spelled("WarningCode"), codes);
+    assert_eq!(spelled("WarningSource"), sources);
 }
 
 async fn wait_until(condition: impl Fn() -> bool) {

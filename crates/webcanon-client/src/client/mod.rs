@@ -26,7 +26,7 @@ use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache, RobotsCacheConf
 use crate::robots_fetch::{fetch_robots, robots_url};
 use crate::ssrf::{NameLookup, SsrfGuard, SsrfPolicy};
 use crate::store::{MemoryStore, RobotsStore, SqliteStore, StoreHealth};
-use crate::warning::{Warning, source};
+use crate::warning::{Warning, WarningCode, WarningSource};
 
 /// The product token used when the caller names none.
 pub const DEFAULT_AGENT: &str = "webcanon";
@@ -219,7 +219,7 @@ impl ClientBuilder {
     pub fn build(self) -> Result<Client, BuildError> {
         let no_cache = matches!(self.cache, CacheSetting::None);
         let open_dir = |dir: &std::path::Path| -> Result<Arc<dyn RobotsStore>, BuildError> {
-            Ok(Arc::new(SqliteStore::open_dir(dir).map_err(|e| BuildError(e.to_string()))?))
+            Ok(Arc::new(SqliteStore::open_dir(dir).map_err(BuildError::Store)?))
         };
         let store: Arc<dyn RobotsStore> = match self.cache {
             CacheSetting::Memory => Arc::new(MemoryStore::new()),
@@ -233,7 +233,7 @@ impl ClientBuilder {
                     None => Arc::new(MemoryStore::new()),
                 };
                 let options = crate::store::RedisOptions::default();
-                Arc::new(crate::store::RedisStore::open(&url, local, options).map_err(|e| BuildError(e.to_string()))?)
+                Arc::new(crate::store::RedisStore::open(&url, local, options).map_err(BuildError::Store)?)
             }
         };
         let mut cache_config = self.cache_config;
@@ -251,8 +251,8 @@ impl ClientBuilder {
             Some(lookup) => SsrfGuard::with_lookup(self.ssrf, lookup),
             None => SsrfGuard::new(self.ssrf),
         });
-        let client = crate::ssrf::build_http_client(guard.clone(), self.timeout)
-            .map_err(|e| BuildError(format!("cannot build the HTTP client: {e}")))?;
+        let client =
+            crate::ssrf::build_http_client(guard.clone(), self.timeout).map_err(|e| BuildError::Http(e.to_string()))?;
         let cache = Arc::new(RobotsCache::with_clock(store.clone(), cache_config, self.clock.clone()));
         let pacing = Pacing {
             pacer: Arc::new(Pacer::new(self.pacing, store.clone())),
@@ -287,18 +287,27 @@ fn user_agent_header(agent: &str, explicit: Option<&str>) -> Result<HeaderValue,
         Some(value) => value.to_string(),
         None => format!("{agent}/{} (+https://github.com/webcanon/webcanon)", env!("CARGO_PKG_VERSION")),
     };
-    HeaderValue::from_str(&value).map_err(|_| BuildError(format!("user agent `{value}` is not a valid header value")))
+    HeaderValue::from_str(&value).map_err(|_| BuildError::UserAgent(value))
 }
 
-/// The client could not be built (a bad setting, an unusable cache directory).
+/// Why the client could not be built.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct BuildError(String);
-
-impl From<crate::agent::InvalidAgent> for BuildError {
-    fn from(error: crate::agent::InvalidAgent) -> BuildError {
-        BuildError(error.to_string())
-    }
+#[non_exhaustive]
+pub enum BuildError {
+    /// The agent is not a valid robots.txt product token.
+    #[error(transparent)]
+    Agent(#[from] crate::agent::InvalidAgent),
+    /// The `User-Agent` header value holds bytes a header cannot carry.
+    #[error("user agent `{0}` is not a valid header value")]
+    UserAgent(String),
+    /// The robots cache cannot be opened: a directory that cannot be
+    /// created or written, a SQLite file that is not one, a Redis URL that
+    /// does not parse.
+    #[error(transparent)]
+    Store(crate::store::StoreError),
+    /// The HTTP stack could not be set up (no TLS roots, for one).
+    #[error("cannot build the HTTP client: {0}")]
+    Http(String),
 }
 
 /// Fetches pages for LLM agents: robots.txt evaluated before every request
@@ -680,8 +689,8 @@ impl Client {
             && pacing.is_capped(Some(delay))
         {
             warnings.push(Warning::new(
-                "crawl_delay_capped",
-                source::ROBOTS_TXT,
+                WarningCode::CrawlDelayCapped,
+                WarningSource::RobotsTxt,
                 format!(
                     "robots.txt asks {} for a Crawl-delay of {delay} seconds; requests to {} are spaced {} seconds apart (the cap)",
                     inner.agent,
@@ -692,8 +701,8 @@ impl Client {
         }
         if let Some(reason) = inner.cache.store_health().degraded {
             warnings.push(Warning::new(
-                "shared_cache_unavailable",
-                source::CACHE,
+                WarningCode::SharedCacheUnavailable,
+                WarningSource::Cache,
                 format!(
                     "{reason}; robots.txt comes from the local cache or the site itself, and single flight and pacing hold within this process only"
                 ),
@@ -786,8 +795,8 @@ impl Client {
         }
         if answer.truncated {
             warnings.push(Warning::new(
-                "body_truncated",
-                crate::warning::source::FETCH,
+                WarningCode::BodyTruncated,
+                crate::warning::WarningSource::Fetch,
                 format!("the body was longer than {} bytes and was cut there", self.inner.max_bytes),
             ));
         }
@@ -869,8 +878,8 @@ impl Client {
             }
             if url.scheme() == "https" && next.scheme() == "http" {
                 warnings.push(Warning::new(
-                    "insecure_redirect",
-                    crate::warning::source::FETCH,
+                    WarningCode::InsecureRedirect,
+                    crate::warning::WarningSource::Fetch,
                     format!("{url} redirected from https to plain http: {next}"),
                 ));
             }
@@ -879,5 +888,25 @@ impl Client {
             merge_warnings(warnings, hop_warnings);
             url = next;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_bad_setting_has_its_build_error() {
+        let err = Client::builder().agent("Bad Bot").build().unwrap_err();
+        assert!(matches!(err, BuildError::Agent(_)), "{err}");
+        let err = Client::builder().user_agent("Bot/1.0\r\nX-Injected: yes").build().unwrap_err();
+        assert!(matches!(&err, BuildError::UserAgent(v) if v.contains("X-Injected")), "{err}");
+        // A cache "directory" that is a file.
+        let file = std::env::temp_dir().join(format!("webcanon-build-error-{}", std::process::id()));
+        std::fs::write(&file, b"not a directory").unwrap();
+        let err = Client::builder().cache(CacheSetting::Dir(file.clone())).build().unwrap_err();
+        std::fs::remove_file(&file).unwrap();
+        assert!(matches!(err, BuildError::Store(_)), "{err}");
+        assert!(err.to_string().contains("cannot create the cache directory"), "{err}");
     }
 }

@@ -12,29 +12,9 @@
 //!   `Content-Signal` (`ai-train=no`): any `n`/`no` is reported, a missing
 //!   key neither grants nor restricts.
 
-/// A usage warning: a stable code, where it came from, what it says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct UsageWarning {
-    /// The stable snake_case code (`noindex`, `noai`, `tdm_reservation`, ...).
-    pub code: String,
-    /// Where it came from (`meta_robots`, `x_robots_tag`, `tdmrep`, ...).
-    pub source: String,
-    /// A sentence for people.
-    pub detail: String,
-}
+mod warning;
 
-impl UsageWarning {
-    /// A warning with `code` from `source`.
-    pub fn new(code: &str, source: &str, detail: String) -> UsageWarning {
-        UsageWarning { code: code.to_string(), source: source.to_string(), detail }
-    }
-}
-
-/// The robots directives a warning is raised for.
-const WARNED: &[&str] =
-    &["noindex", "nofollow", "none", "noarchive", "nocache", "nosnippet", "noai", "noimageai", "noimageindex"];
+pub use self::warning::{UsageWarning, WarningCode, WarningSource};
 
 /// One directive of a meta robots tag or `X-Robots-Tag` value, lower-cased
 /// (`noindex`, `max-snippet:50`), with the agent it is for, if any.
@@ -132,11 +112,12 @@ pub fn applies_to(directive: &RobotsDirective, agent: &str) -> bool {
 
 /// Warnings for the robots directives that apply to `agent`, one per
 /// directive name, from `source` (`meta_robots` or `x_robots_tag`).
-pub fn robots_warnings(directives: &[RobotsDirective], agent: &str, source: &str) -> Vec<UsageWarning> {
+pub fn robots_warnings(directives: &[RobotsDirective], agent: &str, source: WarningSource) -> Vec<UsageWarning> {
     let mut out: Vec<UsageWarning> = Vec::new();
     for d in directives.iter().filter(|d| applies_to(d, agent)) {
         let name = d.name();
-        if !WARNED.contains(&name) || out.iter().any(|w| w.code == name) {
+        let Some(code) = WarningCode::of_robots_directive(name) else { continue };
+        if out.iter().any(|w| w.code == code) {
             continue;
         }
         let whom = d.agent.as_deref().map(|a| format!(" for {a}")).unwrap_or_default();
@@ -151,11 +132,7 @@ pub fn robots_warnings(directives: &[RobotsDirective], agent: &str, source: &str
             "noimageindex" => "do not index its images",
             _ => "",
         };
-        out.push(UsageWarning {
-            code: name.to_string(),
-            source: source.to_string(),
-            detail: format!("{source} says `{}`{whom}: {meaning}", d.directive),
-        });
+        out.push(UsageWarning::new(code, source, format!("{source} says `{}`{whom}: {meaning}", d.directive)));
     }
     out
 }
@@ -203,15 +180,11 @@ pub fn parse_preferences(value: &str) -> Vec<UsagePreference> {
 }
 
 /// Warnings for every "no" in a preference list, under `code` from `source`.
-pub fn preference_warnings(prefs: &[UsagePreference], code: &str, source: &str) -> Vec<UsageWarning> {
+pub fn preference_warnings(prefs: &[UsagePreference], code: WarningCode, source: WarningSource) -> Vec<UsageWarning> {
     prefs
         .iter()
         .filter(|p| p.is_no())
-        .map(|p| UsageWarning {
-            code: code.to_string(),
-            source: source.to_string(),
-            detail: format!("{source} says {}={}", p.key, p.value),
-        })
+        .map(|p| UsageWarning::new(code, source, format!("{source} says {}={}", p.key, p.value)))
         .collect()
 }
 
@@ -247,19 +220,19 @@ mod tests {
     #[test]
     fn meta_names_select_agents() {
         let generic = parse_meta_robots("robots", "noai, noimageai");
-        assert_eq!(robots_warnings(&generic, "GPTBot", "meta_robots").len(), 2);
+        assert_eq!(robots_warnings(&generic, "GPTBot", WarningSource::MetaRobots).len(), 2);
         let google = parse_meta_robots("Googlebot", "noindex");
-        assert_eq!(robots_warnings(&google, "googlebot", "meta_robots")[0].code, "noindex");
-        assert!(robots_warnings(&google, "GPTBot", "meta_robots").is_empty());
+        assert_eq!(robots_warnings(&google, "googlebot", WarningSource::MetaRobots)[0].code, WarningCode::Noindex);
+        assert!(robots_warnings(&google, "GPTBot", WarningSource::MetaRobots).is_empty());
     }
 
     #[test]
     fn warnings_are_one_per_directive() {
         let mut ds = parse_x_robots_tag("noindex");
         ds.extend(parse_meta_robots("robots", "noindex, follow, max-snippet:10"));
-        let w = robots_warnings(&ds, "bot", "x_robots_tag");
+        let w = robots_warnings(&ds, "bot", WarningSource::XRobotsTag);
         assert_eq!(w.len(), 1);
-        assert_eq!(w[0].code, "noindex");
+        assert_eq!(w[0].code, WarningCode::Noindex);
     }
 
     #[test]
@@ -273,10 +246,13 @@ mod tests {
     fn preferences() {
         let prefs = parse_preferences("train-ai=n, search=y;exp=1, bogus, ai-use=\"N\"");
         assert_eq!(prefs.len(), 3);
-        let w = preference_warnings(&prefs, "content_usage", "content_usage_header");
+        let w = preference_warnings(&prefs, WarningCode::ContentUsage, WarningSource::ContentUsageHeader);
         let details: Vec<&str> = w.iter().map(|w| w.detail.as_str()).collect();
         assert_eq!(details, ["content_usage_header says train-ai=n", "content_usage_header says ai-use=n"]);
         let signal = parse_preferences("search=yes, ai-input=yes, ai-train=no");
-        assert_eq!(preference_warnings(&signal, "content_signal", "content_signal_header").len(), 1);
+        assert_eq!(
+            preference_warnings(&signal, WarningCode::ContentSignal, WarningSource::ContentSignalHeader).len(),
+            1
+        );
     }
 }

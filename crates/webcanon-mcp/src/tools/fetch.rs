@@ -7,7 +7,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use webcanon_client::error::{Error, FetchError};
-use webcanon_client::warning::Warning;
+use webcanon_client::warning::{Warning, WarningCode, WarningSource};
 use webcanon_client::{Client, DEFAULT_MAX_BYTES, FetchResult, RawResponse};
 
 use super::{Answer, Shared};
@@ -113,8 +113,8 @@ pub(crate) async fn load(client: &Client, url: &str, raw: bool) -> Result<Fetche
     let mut warnings = response.warnings.clone();
     if response.truncated {
         warnings.push(Warning::new(
-            "body_truncated",
-            webcanon_client::warning::source::FETCH,
+            WarningCode::BodyTruncated,
+            WarningSource::Fetch,
             format!("the body was longer than {DEFAULT_MAX_BYTES} bytes and was cut there"),
         ));
     }
