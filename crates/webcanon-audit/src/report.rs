@@ -145,9 +145,11 @@ impl StepResult {
         StepResult { id, title, weight, status, evidence: Value::Object(Default::default()) }
     }
 
-    /// Sets the evidence.
-    pub fn evidence(mut self, evidence: Value) -> StepResult {
-        self.evidence = evidence;
+    /// Sets the evidence: a JSON object whose keys the check documents,
+    /// from a typed value (or a `json!` object).
+    pub fn evidence(mut self, evidence: impl Serialize) -> StepResult {
+        self.evidence = serde_json::to_value(evidence)
+            .unwrap_or_else(|err| serde_json::json!({"unserialisable_evidence": err.to_string()}));
         self
     }
 }

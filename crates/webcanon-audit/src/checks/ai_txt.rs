@@ -25,14 +25,14 @@
 //! message}], training: {by_type: {ext: verdict}, by_media: {images, text,
 //! audio, video: allowed | disallowed | no_rule | mixed}}}.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use webcanon_core::ai_txt::{AiTxt, AiTxtCode, AiTxtKind, Severity as AiSeverity, TrainingVerdict};
 
 use super::Context;
 use super::llms_txt::unavailable;
-use super::sitemap::resource_evidence;
 use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
-use crate::site::Resource;
+use crate::site::{ReadEvidence, Resource};
 
 /// The check id.
 pub const ID: &str = "ai-txt";
@@ -80,9 +80,16 @@ fn kind_name(kind: AiTxtKind) -> &'static str {
     }
 }
 
+/// The evidence of the `present` step: the read, and which kind of file.
+#[derive(Serialize)]
+struct PresentEvidence<'a> {
+    #[serde(flatten)]
+    read: ReadEvidence<'a>,
+    kind: Option<&'static str>,
+}
+
 fn present_step(ctx: &Context, resource: &Resource, file: Option<&AiTxt>, findings: &mut Vec<Finding>) -> StepResult {
-    let mut evidence = resource_evidence(resource);
-    evidence["kind"] = json!(file.map(|f| kind_name(f.kind)));
+    let evidence = PresentEvidence { read: resource.evidence(), kind: file.map(|f| kind_name(f.kind)) };
     let status = match file {
         None => {
             let finding = unavailable(ctx, resource, PATH, Severity::Warn);

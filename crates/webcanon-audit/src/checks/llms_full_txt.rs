@@ -20,14 +20,14 @@
 //! full_title, title_matches, pages, found, missing: [{line, title, url}],
 //! optional_ignored, reason}.
 
+use serde::Serialize;
 use serde_json::json;
-use webcanon_core::llms::LlmsTxt;
+use webcanon_core::llms::{LlmsTxt, NotLlms};
 
 use super::Context;
 use super::llms_txt::{MAX_LINKS, is_text_type, unavailable};
-use super::sitemap::{document_base, resource_evidence};
 use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
-use crate::site::Resource;
+use crate::site::{ReadEvidence, Resource};
 
 /// The check id.
 pub const ID: &str = "llms-full-txt";
@@ -59,11 +59,23 @@ pub async fn run(ctx: &Context) -> CheckResult {
     CheckResult::from_steps(ID, VERSION, TITLE, vec![present, consistent], findings)
 }
 
+/// The evidence of the `present` step: the read, and what the file is.
+#[derive(Serialize)]
+struct PresentEvidence<'a> {
+    #[serde(flatten)]
+    read: ReadEvidence<'a>,
+    not_llms: Option<NotLlms>,
+    title: Option<&'a str>,
+    lines: Option<u32>,
+}
+
 fn present_step(ctx: &Context, resource: &Resource, full: Option<&LlmsTxt>, findings: &mut Vec<Finding>) -> StepResult {
-    let mut evidence = resource_evidence(resource);
-    evidence["not_llms"] = json!(full.and_then(|f| f.not_llms));
-    evidence["title"] = json!(full.and_then(|f| f.title.as_deref()));
-    evidence["lines"] = json!(full.map(|f| f.line_count));
+    let evidence = PresentEvidence {
+        read: resource.evidence(),
+        not_llms: full.and_then(|f| f.not_llms),
+        title: full.and_then(|f| f.title.as_deref()),
+        lines: full.map(|f| f.line_count),
+    };
     let missing = resource.error.is_none() && resource.status.is_some_and(|s| (400..500).contains(&s));
     let status = match full {
         None if missing => {
@@ -122,7 +134,7 @@ async fn consistent_step(
         let wanted = title.trim().to_lowercase();
         full.title.as_deref().is_some_and(|t| t.trim().to_lowercase() == wanted) || text.contains(&wanted)
     });
-    let base = document_base(&ctx.site, &llms_resource, "/llms.txt");
+    let base = ctx.site.document_base(&llms_resource, "/llms.txt");
     let pages: Vec<_> = llms.links().filter(|l| !l.optional).take(MAX_LINKS).collect();
     let missing: Vec<_> = pages
         .iter()
@@ -131,7 +143,7 @@ async fn consistent_step(
             let named = [l.link.title.as_str(), l.link.url.as_str(), absolute.as_str()];
             !named.iter().map(|s| s.trim().to_lowercase()).any(|s| !s.is_empty() && text.contains(&s))
         })
-        .map(|l| json!({"line": l.link.line, "title": l.link.title, "url": l.link.url}))
+        .map(|l| MissingPage { line: l.link.line, title: &l.link.title, url: &l.link.url })
         .collect();
     if title_matches == Some(false) {
         let llms_title = llms.title.as_deref().unwrap_or_default();
@@ -162,17 +174,20 @@ async fn consistent_step(
     StepResult::new("consistent", CONSISTENT_TITLE, 0.5, status).evidence(evidence)
 }
 
-fn pages_status(
-    missing: &[serde_json::Value],
-    pages: usize,
-    resource: &Resource,
-    findings: &mut Vec<Finding>,
-) -> Status {
+/// A page llms.txt lists that llms-full.txt does not name.
+#[derive(Serialize)]
+struct MissingPage<'a> {
+    line: u32,
+    title: &'a str,
+    url: &'a str,
+}
+
+fn pages_status(missing: &[MissingPage<'_>], pages: usize, resource: &Resource, findings: &mut Vec<Finding>) -> Status {
     if missing.is_empty() {
         return Status::Pass;
     }
     let all = missing.len() == pages;
-    let named: Vec<&str> = missing.iter().take(NAMED_MISSING).filter_map(|m| m["title"].as_str()).collect();
+    let named: Vec<&str> = missing.iter().take(NAMED_MISSING).map(|m| m.title).collect();
     let more = if missing.len() > NAMED_MISSING { ", …" } else { "" };
     let message = format!(
         "{} of the {pages} pages llms.txt lists do not appear in llms-full.txt: {}{more}",

@@ -31,13 +31,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use webcanon_client::link_check::{LinkOutcome, judge_answer};
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 use webcanon_core::llms::{LinkRef, LlmsCode, LlmsTxt, NotLlms, Severity as LlmsSeverity};
 
 use super::Context;
-use super::sitemap::{document_base, is_html, locate, read_many, resource_evidence};
 use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
-use crate::site::{ReadError, Resource};
+use crate::site::{ReadError, ReadEvidence, Resource};
 
 /// The check id.
 pub const ID: &str = "llms-txt";
@@ -103,10 +103,18 @@ pub(crate) fn is_text_type(media_type: Option<&str>) -> bool {
     media_type.is_none_or(webcanon_client::markdown::is_markdown_media_type)
 }
 
+/// The evidence of the `present` step: the read, and what the body is
+/// when it is not an llms.txt.
+#[derive(Serialize)]
+struct PresentEvidence<'a> {
+    #[serde(flatten)]
+    read: ReadEvidence<'a>,
+    not_llms: Option<NotLlms>,
+}
+
 fn present_step(ctx: &Context, resource: &Resource, file: Option<&LlmsTxt>, findings: &mut Vec<Finding>) -> StepResult {
     let not_llms = file.and_then(|f| f.not_llms);
-    let mut evidence = resource_evidence(resource);
-    evidence["not_llms"] = json!(not_llms);
+    let evidence = PresentEvidence { read: resource.evidence(), not_llms };
     let status = match (file, not_llms) {
         (None, _) => {
             let mut finding = unavailable(ctx, resource, PATH, Severity::Fail);
@@ -284,7 +292,7 @@ fn outcome(resource: &Resource) -> Outcome {
     };
     let why = resource.error.as_ref().map_or_else(|| resource.outcome(), |e| e.message().to_string());
     match link {
-        LinkOutcome::Ok | LinkOutcome::NotMarkdown => Outcome::Ok { html: is_html(resource) },
+        LinkOutcome::Ok | LinkOutcome::NotMarkdown => Outcome::Ok { html: resource.is_html() },
         LinkOutcome::Broken => Outcome::Broken(why),
         LinkOutcome::RefusedRobots => Outcome::Refused,
         LinkOutcome::RefusedSsrf | LinkOutcome::Unreachable | LinkOutcome::Invalid => {
@@ -296,22 +304,79 @@ fn outcome(resource: &Resource) -> Outcome {
 /// The distinct links to check, in file order, each with where to read it
 /// (or why it cannot be read).
 fn plan<'a>(ctx: &Context, file: &'a LlmsTxt, resource: &Resource) -> Vec<(LinkRef<'a>, Result<String, String>)> {
-    let base = document_base(&ctx.site, resource, PATH);
+    let base = ctx.site.document_base(resource, PATH);
     let mut seen = HashSet::new();
     file.links()
-        .map(|link| (link, locate(&ctx.site, &base, &link.link.url)))
+        .map(|link| (link, ctx.site.locate(&base, &link.link.url)))
         .filter(|(link, key)| seen.insert(key.clone().unwrap_or_else(|_| link.link.url.clone())))
         .collect()
 }
 
+/// A link with a non-2xx answer.
+#[derive(Serialize)]
+struct BrokenLink<'a> {
+    line: u32,
+    title: &'a str,
+    url: &'a str,
+    outcome: String,
+}
+
+/// A link robots.txt keeps the audit's agent from.
+#[derive(Serialize)]
+struct RefusedLink<'a> {
+    line: u32,
+    title: &'a str,
+    url: &'a str,
+}
+
+/// A link that serves HTML rather than Markdown.
+#[derive(Serialize)]
+struct HtmlLink<'a> {
+    line: u32,
+    title: &'a str,
+    url: &'a str,
+    media_type: Option<String>,
+}
+
+/// A link that could not be read, and why.
+#[derive(Serialize)]
+struct UncheckedLink<'a> {
+    line: u32,
+    url: &'a str,
+    reason: String,
+}
+
+/// A link without a description after its `:`.
+#[derive(Serialize)]
+struct UndescribedLink<'a> {
+    line: u32,
+    title: &'a str,
+}
+
 /// Findings and evidence lists built while judging the links.
 #[derive(Default)]
-struct Tally {
+struct Tally<'a> {
     ok: usize,
-    broken: Vec<Value>,
-    refused: Vec<Value>,
-    html: Vec<Value>,
-    not_checked: Vec<Value>,
+    broken: Vec<BrokenLink<'a>>,
+    refused: Vec<RefusedLink<'a>>,
+    html: Vec<HtmlLink<'a>>,
+    not_checked: Vec<UncheckedLink<'a>>,
+}
+
+/// The evidence of the `links` step.
+#[derive(Serialize)]
+struct LinksEvidence<'a> {
+    listed: usize,
+    unique: usize,
+    checked: usize,
+    ok: usize,
+    cap: usize,
+    skipped_over_cap: usize,
+    broken: Vec<BrokenLink<'a>>,
+    refused: Vec<RefusedLink<'a>>,
+    html: Vec<HtmlLink<'a>>,
+    without_description: Vec<UndescribedLink<'a>>,
+    not_checked: Vec<UncheckedLink<'a>>,
 }
 
 async fn links_step(ctx: &Context, file: &LlmsTxt, resource: &Resource, findings: &mut Vec<Finding>) -> StepResult {
@@ -319,18 +384,18 @@ async fn links_step(ctx: &Context, file: &LlmsTxt, resource: &Resource, findings
     let unique = planned.len();
     let checked = &planned[..unique.min(MAX_LINKS)];
     let keys: Vec<String> = checked.iter().filter_map(|(_, k)| k.clone().ok()).collect();
-    let mut reads = read_many(&ctx.site, &keys).await.into_iter();
+    let mut reads = ctx.site.read_many(&keys).await.into_iter();
     let mut tally = Tally::default();
     for (link, key) in checked {
         let read: Option<Arc<Resource>> = key.as_ref().ok().and_then(|_| reads.next());
         judge(link, key, read.as_deref(), &mut tally);
     }
-    let without: Vec<Value> = file
+    let without: Vec<UndescribedLink<'_>> = file
         .links()
         .filter(|l| l.link.notes.is_none())
-        .map(|l| json!({"line": l.link.line, "title": l.link.title}))
+        .map(|l| UndescribedLink { line: l.link.line, title: &l.link.title })
         .collect();
-    let location = |line: &Value| format!("{}:{}", resource.url, line);
+    let location = |line: u32| format!("{}:{}", resource.url, line);
     report_links(ctx, &tally, &without, &location, findings);
     if unique > MAX_LINKS {
         findings.push(
@@ -357,24 +422,24 @@ async fn links_step(ctx: &Context, file: &LlmsTxt, resource: &Resource, findings
     } else {
         Status::Pass
     };
-    let evidence = json!({
-        "listed": listed,
-        "unique": unique,
-        "checked": read,
-        "ok": tally.ok,
-        "cap": MAX_LINKS,
-        "skipped_over_cap": unique.saturating_sub(MAX_LINKS),
-        "broken": tally.broken,
-        "refused": tally.refused,
-        "html": tally.html,
-        "without_description": without,
-        "not_checked": tally.not_checked,
-    });
+    let evidence = LinksEvidence {
+        listed,
+        unique,
+        checked: read,
+        ok: tally.ok,
+        cap: MAX_LINKS,
+        skipped_over_cap: unique.saturating_sub(MAX_LINKS),
+        broken: tally.broken,
+        refused: tally.refused,
+        html: tally.html,
+        without_description: without,
+        not_checked: tally.not_checked,
+    };
     StepResult::new("links", LINKS_TITLE, 0.4, status).evidence(evidence)
 }
 
-fn judge(link: &LinkRef<'_>, key: &Result<String, String>, read: Option<&Resource>, tally: &mut Tally) {
-    let (line, title, url) = (link.link.line, &link.link.title, &link.link.url);
+fn judge<'a>(link: &LinkRef<'a>, key: &Result<String, String>, read: Option<&Resource>, tally: &mut Tally<'a>) {
+    let (line, title, url) = (link.link.line, link.link.title.as_str(), link.link.url.as_str());
     let result = match (key, read) {
         (Err(why), _) => Outcome::NotChecked(why.clone()),
         (Ok(_), None) => Outcome::NotChecked("not read".into()),
@@ -385,35 +450,30 @@ fn judge(link: &LinkRef<'_>, key: &Result<String, String>, read: Option<&Resourc
             tally.ok += 1;
             if html {
                 let media_type = read.and_then(|r| r.media_type.clone());
-                tally.html.push(json!({"line": line, "title": title, "url": url, "media_type": media_type}));
+                tally.html.push(HtmlLink { line, title, url, media_type });
             }
         }
-        Outcome::Broken(why) => tally.broken.push(json!({"line": line, "title": title, "url": url, "outcome": why})),
-        Outcome::Refused => tally.refused.push(json!({"line": line, "title": title, "url": url})),
-        Outcome::NotChecked(why) => tally.not_checked.push(json!({"line": line, "url": url, "reason": why})),
+        Outcome::Broken(outcome) => tally.broken.push(BrokenLink { line, title, url, outcome }),
+        Outcome::Refused => tally.refused.push(RefusedLink { line, title, url }),
+        Outcome::NotChecked(reason) => tally.not_checked.push(UncheckedLink { line, url, reason }),
     }
 }
 
 fn report_links(
     ctx: &Context,
-    tally: &Tally,
-    without: &[Value],
-    location: &dyn Fn(&Value) -> String,
+    tally: &Tally<'_>,
+    without: &[UndescribedLink<'_>],
+    location: &dyn Fn(u32) -> String,
     findings: &mut Vec<Finding>,
 ) {
     for broken in tally.broken.iter().take(FINDINGS_PER_KIND) {
         findings.push(
             Finding::new(
                 Severity::Fail,
-                format!(
-                    "the link [{}]({}) is broken: {}",
-                    text(&broken["title"]),
-                    text(&broken["url"]),
-                    text(&broken["outcome"])
-                ),
+                format!("the link [{}]({}) is broken: {}", broken.title, broken.url, broken.outcome),
             )
             .fix("Point the link at a page that answers 200 with the content its description promises, or remove it.")
-            .at(location(&broken["line"])),
+            .at(location(broken.line)),
         );
     }
     if tally.broken.len() > FINDINGS_PER_KIND {
@@ -426,17 +486,19 @@ fn report_links(
         findings.push(
             Finding::new(
                 Severity::Warn,
-                format!("robots.txt keeps {} from {}, which llms.txt lists", ctx.agent, text(&refused["url"])),
+                format!("robots.txt keeps {} from {}, which llms.txt lists", ctx.agent, refused.url),
             )
             .fix("Allow the page in robots.txt for the agents meant to read it, or drop it from llms.txt.")
-            .at(location(&refused["line"])),
+            .at(location(refused.line)),
         );
     }
     let html = format!("{} link(s) serve HTML rather than Markdown", tally.html.len());
-    summary_finding(&tally.html, &html, llms_fix(LlmsCode::NonMarkdownLink), location, findings);
+    let html_lines: Vec<u32> = tally.html.iter().map(|l| l.line).collect();
+    summary_finding(&html_lines, &html, llms_fix(LlmsCode::NonMarkdownLink), location, findings);
     let undescribed = format!("L007 {} link(s) have no description", without.len());
-    summary_finding(without, &undescribed, llms_fix(LlmsCode::LinkWithoutNotes), location, findings);
-    if !tally.not_checked.is_empty() {
+    let undescribed_lines: Vec<u32> = without.iter().map(|l| l.line).collect();
+    summary_finding(&undescribed_lines, &undescribed, llms_fix(LlmsCode::LinkWithoutNotes), location, findings);
+    if let Some(first) = tally.not_checked.first() {
         let fix = if ctx.site.is_origin() {
             "Nothing to change if the targets are public; the audit could not read them from here."
         } else {
@@ -445,42 +507,33 @@ fn report_links(
         findings.push(
             Finding::new(
                 Severity::Info,
-                format!(
-                    "{} link(s) were not checked, e.g. {} ({})",
-                    tally.not_checked.len(),
-                    text(&tally.not_checked[0]["url"]),
-                    text(&tally.not_checked[0]["reason"])
-                ),
+                format!("{} link(s) were not checked, e.g. {} ({})", tally.not_checked.len(), first.url, first.reason),
             )
             .fix(fix)
-            .at(location(&tally.not_checked[0]["line"])),
+            .at(location(first.line)),
         );
     }
 }
 
 /// One warning for a list of links (`message`), naming their lines.
 fn summary_finding(
-    items: &[Value],
+    lines_of_links: &[u32],
     message: &str,
     fix: &str,
-    location: &dyn Fn(&Value) -> String,
+    location: &dyn Fn(u32) -> String,
     findings: &mut Vec<Finding>,
 ) {
-    let Some(first) = items.first() else { return };
-    let mut lines: Vec<String> = items.iter().take(FINDINGS_PER_KIND).map(|i| i["line"].to_string()).collect();
-    if items.len() > FINDINGS_PER_KIND {
+    let Some(&first) = lines_of_links.first() else { return };
+    let mut lines: Vec<String> = lines_of_links.iter().take(FINDINGS_PER_KIND).map(u32::to_string).collect();
+    if lines_of_links.len() > FINDINGS_PER_KIND {
         lines.push("…".into());
     }
     findings.push(
         Finding::new(
             Severity::Warn,
-            format!("{message} ({} {})", if items.len() == 1 { "line" } else { "lines" }, lines.join(", ")),
+            format!("{message} ({} {})", if lines_of_links.len() == 1 { "line" } else { "lines" }, lines.join(", ")),
         )
         .fix(fix)
-        .at(location(&first["line"])),
+        .at(location(first)),
     );
-}
-
-fn text(value: &Value) -> &str {
-    value.as_str().unwrap_or_default()
 }

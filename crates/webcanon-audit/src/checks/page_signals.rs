@@ -47,7 +47,7 @@ use webcanon_core::signals::{
 };
 
 use super::Context;
-use super::sitemap::{self, is_html, read_many};
+use super::sitemap;
 use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
 use crate::site::{ReadError, Resource};
 
@@ -77,7 +77,7 @@ pub async fn run(ctx: &Context) -> CheckResult {
     let (source, keys) =
         if sampled_pages.is_empty() { ("home", vec![ctx.site.url_of("/")]) } else { ("sitemap", sampled_pages) };
     let tdm = tdmrep(ctx).await;
-    let resources = read_many(&ctx.site, &keys).await;
+    let resources = ctx.site.read_many(&keys).await;
     let pages: Vec<PageSignals> =
         keys.into_iter().zip(resources).map(|(key, r)| PageSignals::read(key, r, &ctx.agent, &tdm.rules)).collect();
     let mut findings = Vec::new();
@@ -164,7 +164,7 @@ struct PageSignals {
 /// The `<meta>` and `<link>` tags of an HTML page (the client's linear
 /// head scan: no tree is built).
 fn head_tags(resource: &Resource) -> Vec<HeadTag> {
-    if !resource.is_success() || !is_html(resource) {
+    if !resource.is_success() || !resource.is_html() {
         return Vec::new();
     }
     webcanon_client::markdown::head_tags(&resource.text())

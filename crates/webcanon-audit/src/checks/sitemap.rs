@@ -38,14 +38,13 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 use url::Url;
 use webcanon_core::sitemap::{self, MAX_BYTES, MAX_ENTRIES, Sitemap, SitemapCode, SitemapKind};
 
 use super::Context;
 use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
-use crate::site::{ReadError, Resource, Site, Target};
+use crate::site::{FOLDER_BASE, Resource, Site, Target, path_and_query};
 
 /// The check id.
 pub const ID: &str = "sitemap";
@@ -57,16 +56,12 @@ const TITLE: &str = "A sitemap is discoverable and valid";
 pub const MAX_CHILDREN: usize = 20;
 /// `Sitemap:` lines of robots.txt read.
 const MAX_LISTED: usize = 10;
-/// Reads in flight at once, for every check that reads many resources.
-pub(crate) const CONCURRENCY: usize = 4;
 /// Diagnostics reported as findings per file; all are in the evidence.
 const FINDINGS_PER_FILE: usize = 10;
 /// Diagnostics kept in the evidence per file.
 const EVIDENCE_DIAGNOSTICS: usize = 50;
 /// Where a sitemap is looked for when robots.txt names none.
 const WELL_KNOWN: &str = "/sitemap.xml";
-/// The base URL a folder without a known public origin is read under.
-const FOLDER_BASE: &str = "http://folder.invalid/";
 
 const DISCOVERABLE_TITLE: &str = "Sitemap is discoverable";
 const VALID_TITLE: &str = "Sitemap parses without errors";
@@ -143,95 +138,6 @@ fn same_site(a: &Url, b: &Url) -> bool {
     bare(a).is_some() && bare(a) == bare(b)
 }
 
-fn path_and_query(url: &Url) -> String {
-    match url.query() {
-        Some(query) => format!("{}?{query}", url.path()),
-        None => url.path().to_string(),
-    }
-}
-
-// --- Reading, shared with the other checks of this crate -------------------
-
-/// The URL the site's paths resolve against: the origin, or for a folder
-/// the origin it is published at (a placeholder host when unknown).
-pub(crate) fn site_base(site: &Site) -> Url {
-    let fallback = || Url::parse(FOLDER_BASE).expect("a constant, valid URL");
-    match site.target() {
-        Target::Origin(origin) => origin.join("/").unwrap_or_else(|_| origin.clone()),
-        Target::Folder(_) => site.published_origin().cloned().unwrap_or_else(fallback),
-    }
-}
-
-/// The URL a document read from the site resolves its relative links
-/// against: where it ended after redirects, or its site path.
-pub(crate) fn document_base(site: &Site, resource: &Resource, path: &str) -> Url {
-    let base = site_base(site);
-    match site.target() {
-        Target::Origin(_) => Url::parse(&resource.final_url).unwrap_or(base),
-        Target::Folder(_) => base.join(path).unwrap_or(base),
-    }
-}
-
-/// Where to read `target` (a URL, or a path relative to `base`): the key for
-/// [`Site::get_url`], or why it cannot be read. For a folder only the
-/// site's own host can be read (as a site path).
-pub(crate) fn locate(site: &Site, base: &Url, target: &str) -> Result<String, String> {
-    let url = base.join(target.trim()).map_err(|e| format!("not a valid URL ({e})"))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("a {}: URL, which agents do not fetch", url.scheme()));
-    }
-    if site.is_origin() {
-        return Ok(url.to_string());
-    }
-    if url.host_str().map(str::to_ascii_lowercase) == base.host_str().map(str::to_ascii_lowercase) {
-        Ok(path_and_query(&url))
-    } else {
-        Err(format!("on another host ({}), which a folder cannot hold", url.host_str().unwrap_or("no host")))
-    }
-}
-
-/// Reads every key (at most [`CONCURRENCY`] at a time), in order.
-///
-/// The keys are cloned into the stream so that the future is `Send` for
-/// callers that spawn audits (a closure over borrowed keys is not, to the
-/// compiler: rust-lang/rust#64552).
-pub(crate) async fn read_many(site: &Site, keys: &[String]) -> Vec<Arc<Resource>> {
-    futures_util::stream::iter(keys.iter().cloned())
-        .map(|key| async move { site.get_url(&key).await })
-        .buffered(CONCURRENCY)
-        .collect()
-        .await
-}
-
-/// Locates and reads each target: the resource, or why it was not read.
-pub(crate) async fn read_located(site: &Site, base: &Url, targets: &[String]) -> Vec<Result<Arc<Resource>, String>> {
-    let planned: Vec<Result<String, String>> = targets.iter().map(|t| locate(site, base, t)).collect();
-    let keys: Vec<String> = planned.iter().filter_map(|k| k.clone().ok()).collect();
-    let mut read = read_many(site, &keys).await.into_iter();
-    planned.into_iter().map(|key| key.and_then(|_| read.next().ok_or_else(|| "not read".to_string()))).collect()
-}
-
-/// What a read gave, as evidence.
-pub(crate) fn resource_evidence(r: &Resource) -> Value {
-    json!({
-        "url": r.url,
-        "final_url": r.final_url,
-        "status": r.status,
-        "media_type": r.media_type,
-        "redirects": r.redirects.iter().map(|(u, s)| json!({"url": u, "status": s})).collect::<Vec<_>>(),
-        "bytes": r.body.len(),
-        "error": r.error.as_ref().map(ReadError::message),
-    })
-}
-
-/// Whether an answer is an HTML page (by media type or by its first bytes).
-pub(crate) fn is_html(r: &Resource) -> bool {
-    if matches!(r.media_type.as_deref(), Some("text/html" | "application/xhtml+xml")) {
-        return true;
-    }
-    webcanon_core::sniff::looks_like_html(&r.body)
-}
-
 // --- Collecting the sitemaps -------------------------------------------------
 
 /// How a sitemap URL was come by.
@@ -268,7 +174,7 @@ impl Candidate {
 
     fn evidence(&self) -> Value {
         let mut value = match &self.read {
-            Ok(r) => resource_evidence(r),
+            Ok(r) => serde_json::to_value(r.evidence()).unwrap_or_default(),
             Err(why) => json!({"not_read": why}),
         };
         value["named"] = json!(self.named);
@@ -319,7 +225,7 @@ async fn listed_sitemaps(ctx: &Context) -> Vec<String> {
 }
 
 async fn read_named(site: &Site, names: &[String], source: Source) -> Vec<Candidate> {
-    let reads = read_located(site, &site_base(site), names).await;
+    let reads = site.read_located(&site.base(), names).await;
     names.iter().zip(reads).map(|(named, read)| Candidate { named: named.clone(), source, read }).collect()
 }
 
@@ -416,7 +322,7 @@ fn listed_status(ctx: &Context, c: &Collected, findings: &mut Vec<Finding>) -> S
 
 fn well_known_status(ctx: &Context, c: &Collected, findings: &mut Vec<Finding>) -> Status {
     let location = ctx.site.url_of(WELL_KNOWN);
-    let public = site_base(&ctx.site).join(WELL_KNOWN).map(|u| u.to_string()).unwrap_or_else(|_| WELL_KNOWN.into());
+    let public = ctx.site.base().join(WELL_KNOWN).map(|u| u.to_string()).unwrap_or_else(|_| WELL_KNOWN.into());
     let public = if public.starts_with(FOLDER_BASE) { "https://<your-domain>/sitemap.xml".into() } else { public };
     if !c.files.is_empty() {
         findings.push(
@@ -758,15 +664,5 @@ mod tests {
         let u = |s: &str| Url::parse(s).unwrap();
         assert!(same_site(&u("https://www.example.com/a"), &u("https://example.com/")));
         assert!(!same_site(&u("https://cdn.example.com/a"), &u("https://example.com/")));
-    }
-
-    #[test]
-    fn folders_read_only_their_own_host() {
-        let site = Site::folder(std::env::temp_dir().join("webcanon-no-such-folder"));
-        let base = site_base(&site);
-        assert_eq!(locate(&site, &base, "/docs/a.md?x=1"), Ok("/docs/a.md?x=1".to_string()));
-        assert_eq!(locate(&site, &base.join("/docs/").unwrap(), "b.md"), Ok("/docs/b.md".to_string()));
-        assert!(locate(&site, &base, "https://other.test/a").unwrap_err().contains("other.test"));
-        assert!(locate(&site, &base, "mailto:a@b.test").unwrap_err().contains("mailto"));
     }
 }

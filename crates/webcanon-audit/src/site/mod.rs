@@ -3,6 +3,8 @@
 //! output. Every resource is read once per audit, whatever the number of
 //! checks that look at it.
 
+mod locate;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,6 +14,8 @@ use url::Url;
 use webcanon_client::Client;
 use webcanon_client::error::Error;
 use webcanon_core::policy::RobotsAvailability;
+
+pub(crate) use self::locate::{FOLDER_BASE, ReadEvidence, path_and_query};
 
 /// The largest body an audit reads for one resource (sitemaps may be 50 MB).
 pub const MAX_RESOURCE_BYTES: usize = webcanon_core::sitemap::MAX_BYTES + 1;
