@@ -1,0 +1,321 @@
+//! [`ClientBuilder`]: every setting of a [`Client`], its defaults, and
+//! [`BuildError`] when one cannot be honoured.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::HeaderValue;
+use webcanon_core::policy::RobotsMode;
+
+use super::{Client, Inner};
+use crate::agent::ProductToken;
+use crate::clock::Clock;
+use crate::http::{Http, Pacing};
+use crate::llms_hint::LlmsCache;
+use crate::pacing::{Pacer, PacingConfig};
+use crate::robots_cache::{RobotsCache, RobotsCacheConfig};
+use crate::ssrf::{NameLookup, SsrfGuard, SsrfPolicy};
+use crate::store::{MemoryStore, RobotsStore, SqliteStore};
+
+/// The product token used when the caller names none.
+pub const DEFAULT_AGENT: &str = "webcanon";
+/// The default time limit for each request.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+/// The default body limit, counted after decompression.
+pub const DEFAULT_MAX_BYTES: usize = 10 * 1024 * 1024;
+/// The default number of page redirects followed.
+pub const DEFAULT_MAX_REDIRECTS: usize = 10;
+
+/// Where robots.txt outcomes are kept.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub enum CacheSetting {
+    /// In this process only (the default).
+    #[default]
+    Memory,
+    /// A SQLite file in this directory, shared with other processes.
+    Dir(PathBuf),
+    /// No cache: every fetch loads robots.txt again.
+    None,
+    /// A store of the caller's.
+    Store(Arc<dyn RobotsStore>),
+    /// A Redis or Valkey server shared by a fleet (`redis://HOST:PORT`):
+    /// robots.txt outcomes, one fetch per origin across processes, and
+    /// per-host pacing shared by all. Over a local store (a SQLite file in
+    /// `local_dir`, else memory) that keeps a copy and serves alone while
+    /// the server does not answer. See [`RedisStore`](crate::store::RedisStore).
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    Redis {
+        /// The server, as `redis://HOST:PORT[/DB]`, `valkey://…` or
+        /// `redis+unix:///PATH`.
+        url: String,
+        /// A directory for the local SQLite fallback; memory when `None`.
+        local_dir: Option<PathBuf>,
+    },
+}
+
+/// Builds a [`Client`].
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    agent: String,
+    user_agent: Option<String>,
+    mode: RobotsMode,
+    timeout: Duration,
+    max_bytes: usize,
+    max_redirects: usize,
+    cache: CacheSetting,
+    cache_config: RobotsCacheConfig,
+    auth_disallows: bool,
+    alternatives: bool,
+    ssrf: SsrfPolicy,
+    name_lookup: Option<Arc<dyn NameLookup>>,
+    pacing: PacingConfig,
+    clock: Clock,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            agent: DEFAULT_AGENT.into(),
+            user_agent: None,
+            mode: RobotsMode::Respect,
+            timeout: DEFAULT_TIMEOUT,
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_redirects: DEFAULT_MAX_REDIRECTS,
+            cache: CacheSetting::Memory,
+            cache_config: RobotsCacheConfig::default(),
+            auth_disallows: false,
+            alternatives: true,
+            ssrf: SsrfPolicy::default(),
+            name_lookup: None,
+            pacing: PacingConfig::default(),
+            clock: Clock::system(),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The product token matched against robots.txt `User-agent` lines
+    /// (checked as a [`ProductToken`] when the client is built).
+    pub fn agent(mut self, token: impl Into<String>) -> Self {
+        self.agent = token.into();
+        self
+    }
+
+    /// The `User-Agent` header; by default `<agent>/<version> (+https://github.com/webcanon/webcanon)`.
+    pub fn user_agent(mut self, value: impl Into<String>) -> Self {
+        self.user_agent = Some(value.into());
+        self
+    }
+
+    /// How the robots verdict is applied.
+    pub fn mode(mut self, mode: RobotsMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The time limit of every request (robots.txt and pages alike).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The page body limit, counted after decompression.
+    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// How many page redirects are followed.
+    pub fn max_redirects(mut self, max_redirects: usize) -> Self {
+        self.max_redirects = max_redirects;
+        self
+    }
+
+    /// Where robots.txt outcomes are kept.
+    pub fn cache(mut self, cache: CacheSetting) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// How long robots.txt outcomes stay fresh (capped at 24 hours).
+    pub fn max_cache_seconds(mut self, seconds: u64) -> Self {
+        self.cache_config.max_cache_seconds = seconds;
+        self
+    }
+
+    /// The whole cache configuration.
+    pub fn cache_config(mut self, config: RobotsCacheConfig) -> Self {
+        self.cache_config = config;
+        self
+    }
+
+    /// The clock that robots.txt and llms.txt freshness is counted on (the
+    /// system clock by default; a [`Clock::manual`] one for deterministic
+    /// tests and simulations).
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Reads robots.txt answering 401 or 403 as "disallow everything"
+    /// instead of RFC 9309's "no restrictions".
+    pub fn auth_status_disallows(mut self, yes: bool) -> Self {
+        self.auth_disallows = yes;
+        self
+    }
+
+    /// Whether [`Client::fetch`] looks for a Markdown alternative of the
+    /// page (llms.txt, `rel="alternate" type="text/markdown"`, `Accept:
+    /// text/markdown`). On by default.
+    pub fn alternatives(mut self, yes: bool) -> Self {
+        self.alternatives = yes;
+        self
+    }
+
+    /// The SSRF policy (private networks allowed, resolve overrides).
+    pub fn ssrf_policy(mut self, policy: SsrfPolicy) -> Self {
+        self.ssrf = policy;
+        self
+    }
+
+    /// How host names are resolved (default: DNS with the system's
+    /// configuration, [`HickoryLookup`](crate::ssrf::HickoryLookup)). Every
+    /// address it answers is still vetted by the SSRF guard; a
+    /// [`StaticLookup`](crate::ssrf::StaticLookup) keeps tests off DNS.
+    pub fn name_lookup(mut self, lookup: Arc<dyn NameLookup>) -> Self {
+        self.name_lookup = Some(lookup);
+        self
+    }
+
+    /// The least time between two requests to one host (default: none;
+    /// see [`pacing`](crate::pacing)). Shared across processes with
+    /// `CacheSetting::Redis`.
+    pub fn min_interval(mut self, interval: Duration) -> Self {
+        self.pacing.min_interval = interval;
+        self
+    }
+
+    /// The longest robots.txt `Crawl-delay` honoured (default 10 s); a
+    /// larger one is cut to this, with a `crawl_delay_capped` warning.
+    pub fn max_crawl_delay(mut self, cap: Duration) -> Self {
+        self.pacing.max_crawl_delay = cap;
+        self
+    }
+
+    /// Builds the client.
+    pub fn build(self) -> Result<Client, BuildError> {
+        let no_cache = matches!(self.cache, CacheSetting::None);
+        let open_dir = |dir: &std::path::Path| -> Result<Arc<dyn RobotsStore>, BuildError> {
+            Ok(Arc::new(SqliteStore::open_dir(dir).map_err(BuildError::Store)?))
+        };
+        let store: Arc<dyn RobotsStore> = match self.cache {
+            CacheSetting::Memory => Arc::new(MemoryStore::new()),
+            CacheSetting::Dir(dir) => open_dir(&dir)?,
+            CacheSetting::None => Arc::new(MemoryStore::new()),
+            CacheSetting::Store(store) => store,
+            #[cfg(feature = "redis")]
+            CacheSetting::Redis { url, local_dir } => {
+                let local = match local_dir {
+                    Some(dir) => open_dir(&dir)?,
+                    None => Arc::new(MemoryStore::new()),
+                };
+                let options = crate::store::RedisOptions::default();
+                Arc::new(crate::store::RedisStore::open(&url, local, options).map_err(BuildError::Store)?)
+            }
+        };
+        let mut cache_config = self.cache_config;
+        if no_cache {
+            cache_config.max_cache_seconds = 0;
+        }
+        // A fleet lock must outlast the fetch it guards: robots.txt is not
+        // paced, but its fetch may take one request timeout per hop, the
+        // first request and every redirect followed.
+        let hops = u32::try_from(crate::robots_fetch::MAX_ROBOTS_REDIRECTS + 1).unwrap_or(u32::MAX);
+        cache_config.fleet_lock_ttl = cache_config.fleet_lock_ttl.max(self.timeout.saturating_mul(hops));
+        let agent = ProductToken::new(&self.agent)?;
+        let user_agent = user_agent_header(&agent, self.user_agent.as_deref())?;
+        let guard = Arc::new(match self.name_lookup {
+            Some(lookup) => SsrfGuard::with_lookup(self.ssrf, lookup),
+            None => SsrfGuard::new(self.ssrf),
+        });
+        let client =
+            crate::ssrf::build_http_client(guard.clone(), self.timeout).map_err(|e| BuildError::Http(e.to_string()))?;
+        let cache = Arc::new(RobotsCache::with_clock(store.clone(), cache_config, self.clock.clone()));
+        let pacing = Pacing {
+            pacer: Arc::new(Pacer::new(self.pacing, store.clone())),
+            robots: cache.clone(),
+            agent: self.agent.as_str().into(),
+        };
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http: Http { client, guard, user_agent, timeout: self.timeout, pacing },
+                cache,
+                llms: Arc::new(LlmsCache::new(
+                    store,
+                    cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS),
+                    self.clock,
+                )),
+                explicit_user_agent: self.user_agent,
+                alternatives: self.alternatives,
+                agent,
+                mode: self.mode,
+                max_bytes: self.max_bytes,
+                max_redirects: self.max_redirects,
+                auth_disallows: self.auth_disallows,
+            }),
+        })
+    }
+}
+
+/// The `User-Agent` header: `explicit` when given, else
+/// `<agent>/<version> (+project URL)`.
+pub(super) fn user_agent_header(agent: &str, explicit: Option<&str>) -> Result<HeaderValue, BuildError> {
+    let value = match explicit {
+        Some(value) => value.to_string(),
+        None => format!("{agent}/{} (+https://github.com/webcanon/webcanon)", env!("CARGO_PKG_VERSION")),
+    };
+    HeaderValue::from_str(&value).map_err(|_| BuildError::UserAgent(value))
+}
+
+/// Why the client could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The agent is not a valid robots.txt product token.
+    #[error(transparent)]
+    Agent(#[from] crate::agent::InvalidAgent),
+    /// The `User-Agent` header value holds bytes a header cannot carry.
+    #[error("user agent `{0}` is not a valid header value")]
+    UserAgent(String),
+    /// The robots cache cannot be opened: a directory that cannot be
+    /// created or written, a SQLite file that is not one, a Redis URL that
+    /// does not parse.
+    #[error(transparent)]
+    Store(crate::store::StoreError),
+    /// The HTTP stack could not be set up (no TLS roots, for one).
+    #[error("cannot build the HTTP client: {0}")]
+    Http(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_bad_setting_has_its_build_error() {
+        let err = Client::builder().agent("Bad Bot").build().unwrap_err();
+        assert!(matches!(err, BuildError::Agent(_)), "{err}");
+        let err = Client::builder().user_agent("Bot/1.0\r\nX-Injected: yes").build().unwrap_err();
+        assert!(matches!(&err, BuildError::UserAgent(v) if v.contains("X-Injected")), "{err}");
+        // A cache "directory" that is a file.
+        let file = std::env::temp_dir().join(format!("webcanon-build-error-{}", std::process::id()));
+        std::fs::write(&file, b"not a directory").unwrap();
+        let err = Client::builder().cache(CacheSetting::Dir(file.clone())).build().unwrap_err();
+        std::fs::remove_file(&file).unwrap();
+        assert!(matches!(err, BuildError::Store(_)), "{err}");
+        assert!(err.to_string().contains("cannot create the cache directory"), "{err}");
+    }
+}

@@ -1,0 +1,131 @@
+//! What the client's calls return: [`FetchResult`], [`RawResponse`],
+//! [`RobotsCheck`] and their parts.
+
+use serde::Serialize;
+use webcanon_core::policy::RobotsEvidence;
+
+use super::Alternative;
+use crate::page;
+use crate::warning::Warning;
+
+/// One redirect on the way to the content.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RedirectHop {
+    /// The URL that redirected.
+    pub url: String,
+    /// Its status.
+    pub status: u16,
+}
+
+/// How long the parts of a fetch took, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Timings {
+    /// Deciding robots.txt for the requested URL (cached or fetched).
+    pub robots_ms: u64,
+    /// Fetching the page, redirects included.
+    pub fetch_ms: u64,
+    /// Decoding and converting the content.
+    pub convert_ms: u64,
+    /// The whole call.
+    pub total_ms: u64,
+}
+
+/// The answer of [`Client::check`](super::Client::check): the robots verdict for a URL, with its
+/// evidence, and the usage warnings robots.txt gives (`Content-Signal`, a
+/// stale copy), without the page.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct RobotsCheck {
+    /// The verdict, the recommendation, the matched rule and how robots.txt
+    /// was obtained.
+    pub robots: RobotsEvidence,
+    /// Usage warnings from robots.txt.
+    pub warnings: Vec<Warning>,
+}
+
+/// The answer of [`Client::get`](super::Client::get): status, headers and body as received.
+#[derive(Debug, Clone)]
+pub struct RawResponse {
+    /// The URL asked for.
+    pub requested_url: String,
+    /// Where it ended after redirects.
+    pub final_url: String,
+    /// The final HTTP status.
+    pub status: u16,
+    pub(super) headers: reqwest::header::HeaderMap,
+    /// The body, at most the limit asked for (after decompression).
+    pub body: Vec<u8>,
+    /// Whether the body was longer than the limit and cut there.
+    pub truncated: bool,
+    /// The robots verdict for the requested URL.
+    pub robots: RobotsEvidence,
+    /// Redirects followed.
+    pub redirects: Vec<RedirectHop>,
+    /// Warnings from robots.txt and the redirects.
+    pub warnings: Vec<Warning>,
+}
+
+impl RawResponse {
+    /// A response header as text, if present and printable.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Every value of a header that may repeat.
+    pub fn header_all<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.headers.get_all(name).iter().filter_map(|v| v.to_str().ok())
+    }
+
+    /// The media type of `Content-Type`, lower-cased, without parameters.
+    pub fn media_type(&self) -> Option<String> {
+        self.header("content-type").map(|t| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+    }
+
+    /// Whether the status is 2xx.
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body decoded as text (charset from `Content-Type`, a `<meta>`
+    /// or a BOM; UTF-8 otherwise, invalid bytes replaced).
+    pub fn text(&self) -> String {
+        page::decode_body(&self.body, self.header("content-type"))
+    }
+}
+
+/// The result of [`Client::fetch`](super::Client::fetch).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct FetchResult {
+    /// The URL asked for.
+    pub requested_url: String,
+    /// The URL whose content is returned.
+    pub fetched_url: String,
+    /// Where `fetched_url` ended after redirects.
+    pub final_url: String,
+    /// The final HTTP status.
+    pub status: u16,
+    /// The `Content-Type` of the answer.
+    pub content_type: Option<String>,
+    /// The page title, when there is one.
+    pub title: Option<String>,
+    /// The canonical URL (`rel=canonical` link or `Link` header).
+    pub canonical_url: Option<String>,
+    /// The content: Markdown for HTML, the text itself for Markdown and text.
+    pub content: String,
+    /// The robots verdict for the requested URL, with its evidence.
+    pub robots: RobotsEvidence,
+    /// The alternative that decided the content: the one used, else the
+    /// first one tried and skipped; `None` when none was tried.
+    pub alternative: Option<Alternative>,
+    /// Every alternative tried, in order.
+    pub alternatives: Vec<Alternative>,
+    /// Usage warnings: never blocks, always worth telling.
+    pub warnings: Vec<Warning>,
+    /// Redirects followed.
+    pub redirects: Vec<RedirectHop>,
+    /// Where the time went.
+    pub timings: Timings,
+}
