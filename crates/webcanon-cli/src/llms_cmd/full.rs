@@ -37,8 +37,8 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use url::Url;
-use webcanon_client::FetchResult;
 use webcanon_client::error::Error;
+use webcanon_client::{Client, FetchResult};
 use webcanon_core::llms::{LinkRef, LlmsTxt};
 
 use crate::client_args::{EXIT_FETCH, runtime};
@@ -72,6 +72,10 @@ struct PageJson<'a> {
     bytes: usize,
 }
 
+/// One link of the llms.txt to include: the index of its URL in the plan,
+/// or why it has none.
+type Entry<'a> = (LinkRef<'a>, Result<usize, String>);
+
 pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
     let url = llms_url(&args.url)?;
     let client =
@@ -87,86 +91,10 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
         let all: Vec<LinkRef<'_>> = file.links().collect();
         let skipped_optional = if args.optional { 0 } else { all.iter().filter(|l| l.optional).count() };
         let chosen: Vec<LinkRef<'_>> = all.iter().copied().filter(|l| args.optional || !l.optional).collect();
-        // Each distinct URL once, in llms.txt order; unresolvable links are pages that failed.
         let plan = Plan::new(chosen.iter().copied(), Some(&base));
-        let mut first_of: HashMap<usize, usize> = HashMap::new();
-        let mut entries: Vec<(LinkRef<'_>, Result<usize, String>)> = Vec::new();
-        for (link, slot) in chosen.iter().zip(&plan.slots) {
-            match slot {
-                Ok(index) => {
-                    if first_of.insert(*index, entries.len()).is_none() {
-                        entries.push((*link, Ok(*index)));
-                    }
-                }
-                Err(reason) => entries.push((*link, Err(reason.clone()))),
-            }
-        }
-        let results: Vec<Result<FetchResult, Error>> = if plan.urls.is_empty() {
-            Vec::new()
-        } else {
-            let bar = crate::progress::bar(Some(plan.urls.len() as u64), "pages");
-            let client = client.clone();
-            let on_done = {
-                let bar = bar.clone();
-                move || bar.inc(1)
-            };
-            let results = run_polite(&plan.urls, MAX_IN_FLIGHT, on_done, move |page| {
-                let client = client.clone();
-                async move { client.fetch(page.as_str()).await }
-            })
-            .await;
-            bar.finish_and_clear();
-            results
-        };
-
-        let mut pages = Vec::with_capacity(entries.len());
-        let mut blocks: Vec<(&str, &str)> = Vec::new();
-        for (link, slot) in &entries {
-            let mut page = PageJson {
-                url: link.link.url.clone(),
-                title: &link.link.title,
-                section: link.section,
-                optional: link.optional,
-                fetched_url: None,
-                status: None,
-                ok: false,
-                error: None,
-                error_kind: None,
-                bytes: 0,
-            };
-            match slot {
-                Err(reason) => {
-                    page.error = Some(reason.clone());
-                    page.error_kind = Some("invalid");
-                }
-                Ok(index) => {
-                    page.url = plan.urls[*index].to_string();
-                    match &results[*index] {
-                        Ok(result) if result.content.trim().is_empty() => {
-                            page.fetched_url = Some(result.final_url.clone());
-                            page.status = Some(result.status);
-                            page.error = Some("the page has no text content".into());
-                            page.error_kind = Some("fetch");
-                        }
-                        Ok(result) => {
-                            page.fetched_url = Some(result.final_url.clone());
-                            page.status = Some(result.status);
-                            page.ok = true;
-                            page.bytes = result.content.len();
-                            blocks.push((plan.urls[*index].as_str(), &result.content));
-                        }
-                        Err(err) => {
-                            page.error = Some(err.to_string());
-                            page.error_kind = Some(err.kind());
-                            if let Error::Fetch(fetch) = err {
-                                page.status = fetch.status();
-                            }
-                        }
-                    }
-                }
-            }
-            pages.push(page);
-        }
+        let entries = distinct_entries(&chosen, &plan);
+        let results = fetch_pages(&client, &plan.urls).await;
+        let (pages, blocks) = judge_pages(&entries, &plan, &results);
         for page in pages.iter().filter(|p| !p.ok) {
             eprintln!("warning: skipped {}: {}", page.url, page.error.as_deref().unwrap_or("failed"));
         }
@@ -179,43 +107,19 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
         if let (Some(content), Some(path)) = (&content, &args.output) {
             write_atomically(path, content.as_bytes())?;
         }
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
-        if args.json {
-            let report = FullJson {
-                source: &source,
-                title: file.title.as_deref(),
-                pages,
-                included,
-                skipped_optional,
-                output: args.output.as_ref().filter(|_| content.is_some()).map(|p| p.display().to_string()),
-                content: content.as_deref().filter(|_| args.output.is_none()),
-            };
-            serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from)?;
-            out.write_all(b"\n")?;
-        } else if let (Some(content), None) = (&content, &args.output) {
-            out.write_all(content.as_bytes())?;
-        }
-        out.flush()?;
+        let report = FullJson {
+            source: &source,
+            title: file.title.as_deref(),
+            pages,
+            included,
+            skipped_optional,
+            output: args.output.as_ref().filter(|_| content.is_some()).map(|p| p.display().to_string()),
+            content: content.as_deref().filter(|_| args.output.is_none()),
+        };
+        print_output(&report, args.json)?;
 
         if included == 0 {
-            let why = match file.not_llms {
-                Some(kind) => format!("{source} is not an llms.txt file ({})", kind.describe()),
-                None if chosen.is_empty() && skipped_optional > 0 => {
-                    format!("{source} lists links only in `## Optional`")
-                }
-                None if chosen.is_empty() => format!("{source} lists no links"),
-                None => format!("no page listed in {source} could be included"),
-            };
-            eprintln!("error: {why}");
-            match file.not_llms {
-                Some(_) => eprintln!("hint: give the URL of the llms.txt file itself"),
-                None if chosen.is_empty() && skipped_optional > 0 => {
-                    eprintln!("hint: `--optional` includes the links of `## Optional`")
-                }
-                None if chosen.is_empty() => {}
-                None => eprintln!("hint: the warnings above say why each page was skipped"),
-            }
+            explain_nothing_included(&source, &file, chosen.is_empty(), skipped_optional);
             return Ok(ExitCode::from(EXIT_FETCH));
         }
         let bytes = content.as_ref().map_or(0, String::len);
@@ -228,6 +132,139 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Each distinct URL once, in llms.txt order; unresolvable links are
+/// entries too (pages that failed).
+fn distinct_entries<'a>(chosen: &[LinkRef<'a>], plan: &Plan) -> Vec<Entry<'a>> {
+    let mut first_of: HashMap<usize, usize> = HashMap::new();
+    let mut entries: Vec<Entry<'a>> = Vec::new();
+    for (link, slot) in chosen.iter().zip(&plan.slots) {
+        match slot {
+            Ok(index) => {
+                if first_of.insert(*index, entries.len()).is_none() {
+                    entries.push((*link, Ok(*index)));
+                }
+            }
+            Err(reason) => entries.push((*link, Err(reason.clone()))),
+        }
+    }
+    entries
+}
+
+/// Fetches every page with the client's fetch, politely, with a progress bar.
+async fn fetch_pages(client: &Client, urls: &[Url]) -> Vec<Result<FetchResult, Error>> {
+    if urls.is_empty() {
+        return Vec::new();
+    }
+    let bar = crate::progress::bar(Some(urls.len() as u64), "pages");
+    let client = client.clone();
+    let on_done = {
+        let bar = bar.clone();
+        move || bar.inc(1)
+    };
+    let results = run_polite(urls, MAX_IN_FLIGHT, on_done, move |page| {
+        let client = client.clone();
+        async move { client.fetch(page.as_str()).await }
+    })
+    .await;
+    bar.finish_and_clear();
+    results
+}
+
+/// What each entry gave, and the pages to include as (URL, Markdown).
+fn judge_pages<'a>(
+    entries: &[Entry<'a>],
+    plan: &'a Plan,
+    results: &'a [Result<FetchResult, Error>],
+) -> (Vec<PageJson<'a>>, Vec<(&'a str, &'a str)>) {
+    let mut pages = Vec::with_capacity(entries.len());
+    let mut blocks: Vec<(&str, &str)> = Vec::new();
+    for (link, slot) in entries {
+        let mut page = PageJson {
+            url: link.link.url.clone(),
+            title: link.link.title.as_str(),
+            section: link.section,
+            optional: link.optional,
+            fetched_url: None,
+            status: None,
+            ok: false,
+            error: None,
+            error_kind: None,
+            bytes: 0,
+        };
+        let index = match slot {
+            Err(reason) => {
+                page.error = Some(reason.clone());
+                page.error_kind = Some("invalid");
+                pages.push(page);
+                continue;
+            }
+            Ok(index) => *index,
+        };
+        page.url = plan.urls[index].to_string();
+        match &results[index] {
+            Ok(result) => {
+                page.fetched_url = Some(result.final_url.clone());
+                page.status = Some(result.status);
+                if result.content.trim().is_empty() {
+                    page.error = Some("the page has no text content".into());
+                    page.error_kind = Some("fetch");
+                } else {
+                    page.ok = true;
+                    page.bytes = result.content.len();
+                    blocks.push((plan.urls[index].as_str(), &result.content));
+                }
+            }
+            Err(err) => {
+                page.error = Some(err.to_string());
+                page.error_kind = Some(err.kind());
+                if let Error::Fetch(fetch) = err {
+                    page.status = fetch.status();
+                }
+            }
+        }
+        pages.push(page);
+    }
+    (pages, blocks)
+}
+
+/// The JSON report, or the assembled file when it goes to stdout.
+fn print_output(report: &FullJson<'_>, json: bool) -> Result<(), CliError> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if json {
+        serde_json::to_writer_pretty(&mut out, report).map_err(io::Error::from)?;
+        out.write_all(b"\n")?;
+    } else if let Some(content) = report.content {
+        out.write_all(content.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Says on stderr why no page was included, and what to try.
+fn explain_nothing_included(source: &str, file: &LlmsTxt, none_chosen: bool, skipped_optional: usize) {
+    let only_optional = none_chosen && skipped_optional > 0;
+    let (why, hint) = match file.not_llms {
+        Some(kind) => (
+            format!("{source} is not an llms.txt file ({})", kind.describe()),
+            Some("give the URL of the llms.txt file itself"),
+        ),
+        None if only_optional => (
+            format!("{source} lists links only in `## Optional`"),
+            Some("`--optional` includes the links of `## Optional`"),
+        ),
+        None if none_chosen => (format!("{source} lists no links"), None),
+        None => (
+            format!("no page listed in {source} could be included"),
+            Some("the warnings above say why each page was skipped"),
+        ),
+    };
+    eprintln!("error: {why}");
+    if let Some(hint) = hint {
+        eprintln!("hint: {hint}");
+    }
 }
 
 /// Writes `path` through a temporary file beside it, so a failed run never

@@ -2,7 +2,7 @@
 //! quick-xml events with a small stack of what each open element means.
 
 use quick_xml::Reader;
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::{BytesRef, BytesStart, BytesText, Event};
 
 use super::codes::SitemapCode;
 use super::{Alternate, ChangeFreq, DateTime, Entry, Image, News, Sink, SitemapKind, Video};
@@ -106,97 +106,44 @@ pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
     config.allow_dangling_amp = true;
     config.check_end_names = false;
     let mut lines = Lines { bytes: text.as_bytes(), pos: 0, line: 1 };
-    let mut parser = Parser {
-        sink,
-        stack: Vec::with_capacity(8),
-        text: String::new(),
-        field_line: 0,
-        pending: None,
-        image: None,
-        video: None,
-        news: None,
-        root_seen: false,
-        unknown_entity_reported: false,
-        bare_amp_reported: false,
-    };
+    let mut parser = Parser::new(sink);
     let mut errors = 0;
     let mut last_error_at = u64::MAX;
     loop {
         let event = reader.read_event();
+        let mut line = || lines.at(reader.buffer_position());
         match event {
             Ok(Event::Start(e)) => {
-                let line = lines.at(reader.buffer_position());
-                if !parser.start(&e, line) {
+                if !parser.start(&e, line()) {
                     return;
                 }
             }
             Ok(Event::Empty(e)) => {
-                let line = lines.at(reader.buffer_position());
+                let line = line();
                 if !parser.start(&e, line) {
                     return;
                 }
                 parser.end(line);
             }
-            Ok(Event::End(_)) => {
-                let line = lines.at(reader.buffer_position());
-                parser.end(line);
-            }
-            Ok(Event::Text(t)) => {
-                // With dangling `&` allowed, a bare one arrives as text.
-                if !parser.bare_amp_reported && t.contains('&') {
-                    parser.bare_amp_reported = true;
-                    let line = lines.at(reader.buffer_position());
-                    let message = "not well-formed XML: a bare `&` (write `&amp;`); read as written".into();
-                    parser.sink.diag(SitemapCode::NotWellFormed, Some(line), message);
-                }
-                if parser.collecting() {
-                    parser.text.push_str(&t.xml10_content());
-                }
-            }
+            Ok(Event::End(_)) => parser.end(line()),
+            Ok(Event::Text(t)) => parser.text(&t, line),
             Ok(Event::CData(t)) => {
                 if parser.collecting() {
                     parser.text.push_str(&t);
                 }
             }
-            Ok(Event::GeneralRef(r)) => {
-                if parser.collecting() {
-                    let resolved = match &*r {
-                        "lt" => Some('<'),
-                        "gt" => Some('>'),
-                        "amp" => Some('&'),
-                        "apos" => Some('\''),
-                        "quot" => Some('"'),
-                        _ => r.resolve_char_ref().ok().flatten(),
-                    };
-                    match resolved {
-                        Some(c) => parser.text.push(c),
-                        None => {
-                            if !parser.unknown_entity_reported {
-                                parser.unknown_entity_reported = true;
-                                let line = lines.at(reader.buffer_position());
-                                let message = format!("unknown entity &{}; kept as written", &*r);
-                                parser.sink.diag(SitemapCode::UnknownEntity, Some(line), message);
-                            }
-                            parser.text.push('&');
-                            parser.text.push_str(&r);
-                            parser.text.push(';');
-                        }
-                    }
-                }
-            }
+            Ok(Event::GeneralRef(r)) => parser.reference(&r, line),
             Ok(Event::DocType(_)) => {
-                let line = lines.at(reader.buffer_position());
                 let message = "a DOCTYPE is refused (entity declarations could expand without bound)".into();
-                parser.sink.diag(SitemapCode::DoctypeRefused, Some(line), message);
+                parser.sink.diag(SitemapCode::DoctypeRefused, Some(line()), message);
                 return;
             }
             Ok(Event::Eof) => break,
             Ok(Event::Decl(_) | Event::PI(_) | Event::Comment(_)) => {}
             Err(e) => {
                 let at = reader.error_position();
-                let line = lines.at(at);
                 errors += 1;
-                parser.sink.diag(SitemapCode::NotWellFormed, Some(line), format!("not well-formed XML: {e}"));
+                parser.sink.diag(SitemapCode::NotWellFormed, Some(lines.at(at)), format!("not well-formed XML: {e}"));
                 if errors >= MAX_XML_ERRORS || at == last_error_at {
                     break;
                 }
@@ -204,14 +151,7 @@ pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
             }
         }
     }
-    if let Some(open) = parser.stack.len().checked_sub(1) {
-        let line = lines.at(u64::MAX);
-        let message = format!("the file ends inside {} open element(s); it may be truncated", open + 1);
-        parser.sink.diag(SitemapCode::NotWellFormed, Some(line), message);
-    }
-    if !parser.root_seen {
-        parser.sink.diag(SitemapCode::UnknownRoot, None, "no root element".into());
-    }
+    parser.finish(lines.at(u64::MAX));
 }
 
 /// An attribute's value by local name, unescaped when possible.
@@ -230,7 +170,76 @@ fn has_sitemap_namespace(e: &BytesStart<'_>) -> bool {
     })
 }
 
-impl Parser<'_, '_> {
+impl<'s, 'f> Parser<'s, 'f> {
+    fn new(sink: &'s mut Sink<'f>) -> Self {
+        Parser {
+            sink,
+            stack: Vec::with_capacity(8),
+            text: String::new(),
+            field_line: 0,
+            pending: None,
+            image: None,
+            video: None,
+            news: None,
+            root_seen: false,
+            unknown_entity_reported: false,
+            bare_amp_reported: false,
+        }
+    }
+
+    /// Text between tags; `line` gives its line when a diagnostic needs it.
+    fn text(&mut self, t: &BytesText<'_>, line: impl FnOnce() -> u32) {
+        // With dangling `&` allowed, a bare one arrives as text.
+        if !self.bare_amp_reported && t.contains('&') {
+            self.bare_amp_reported = true;
+            let message = "not well-formed XML: a bare `&` (write `&amp;`); read as written".into();
+            self.sink.diag(SitemapCode::NotWellFormed, Some(line()), message);
+        }
+        if self.collecting() {
+            self.text.push_str(&t.xml10_content());
+        }
+    }
+
+    /// An entity or character reference: the five XML entities and
+    /// character references resolved, anything else kept as written.
+    fn reference(&mut self, r: &BytesRef<'_>, line: impl FnOnce() -> u32) {
+        if !self.collecting() {
+            return;
+        }
+        let resolved = match &**r {
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "amp" => Some('&'),
+            "apos" => Some('\''),
+            "quot" => Some('"'),
+            _ => r.resolve_char_ref().ok().flatten(),
+        };
+        match resolved {
+            Some(c) => self.text.push(c),
+            None => {
+                if !self.unknown_entity_reported {
+                    self.unknown_entity_reported = true;
+                    let message = format!("unknown entity &{}; kept as written", &**r);
+                    self.sink.diag(SitemapCode::UnknownEntity, Some(line()), message);
+                }
+                self.text.push('&');
+                self.text.push_str(r);
+                self.text.push(';');
+            }
+        }
+    }
+
+    /// At the end of the input: elements left open, a missing root.
+    fn finish(&mut self, last_line: u32) {
+        if let Some(open) = self.stack.len().checked_sub(1) {
+            let message = format!("the file ends inside {} open element(s); it may be truncated", open + 1);
+            self.sink.diag(SitemapCode::NotWellFormed, Some(last_line), message);
+        }
+        if !self.root_seen {
+            self.sink.diag(SitemapCode::UnknownRoot, None, "no root element".into());
+        }
+    }
+
     fn collecting(&self) -> bool {
         matches!(self.stack.last(), Some(Tag::Field(_)))
     }
