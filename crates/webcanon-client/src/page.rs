@@ -83,30 +83,9 @@ fn kind_of(essence: Option<&str>, body: &[u8]) -> Option<Kind> {
     }
 }
 
-/// Decodes `body` by the charset of `content_type`, else a `<meta charset>`
-/// in the first 1024 bytes, else a BOM, else UTF-8 (invalid bytes replaced).
-pub(crate) fn decode_body(body: &[u8], content_type: Option<&str>) -> String {
-    let from_header = content_type.and_then(|t| {
-        t.split(';').skip(1).find_map(|p| {
-            let (k, v) = p.split_once('=')?;
-            k.trim().eq_ignore_ascii_case("charset").then(|| v.trim().trim_matches('"').to_string())
-        })
-    });
-    let from_meta = || {
-        let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
-        let at = head.find("charset=")?;
-        let value: String = head[at + 8..]
-            .trim_start_matches(['"', '\''])
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
-            .collect();
-        (!value.is_empty()).then_some(value)
-    };
-    let label = from_header.or_else(from_meta);
-    let encoding = label.and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes())).unwrap_or(encoding_rs::UTF_8);
-    // `decode` honours a BOM over the label, as browsers do.
-    let (text, _, _) = encoding.decode(body);
-    text.into_owned()
+/// Decodes `body` by the rules of [`crate::charset`].
+pub(crate) fn decode_body(body: &[u8], content_type: Option<&str>, url: Option<&Url>) -> String {
+    crate::charset::decode(body, content_type, url).text
 }
 
 /// HTML to Markdown on a blocking thread, within the limits' wall-clock cap:
@@ -153,7 +132,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
         url: answer.url.to_string(),
         content_type: content_type.unwrap_or("binary data").to_string(),
     })?;
-    let text = decode_body(&answer.body, content_type);
+    let text = decode_body(&answer.body, content_type, Some(&answer.url));
     let mut warnings = header_warnings(answer, agent);
     let page = match kind {
         Kind::Text => Page {
@@ -286,15 +265,6 @@ fn meta_warnings(head: &[crate::markdown::HeadTag], agent: &str) -> Vec<UsageWar
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn charsets() {
-        assert_eq!(decode_body(b"caf\xe9", Some("text/plain; charset=windows-1252")), "café");
-        assert_eq!(decode_body(b"\xef\xbb\xbfhi", Some("text/plain")), "hi");
-        let sjis = b"<meta charset=shift_jis><p>\x82\xa0</p>";
-        assert!(decode_body(sjis, Some("text/html")).contains('\u{3042}'));
-        assert_eq!(decode_body(b"plain \xff", None), "plain \u{fffd}");
-    }
 
     #[test]
     fn kinds() {

@@ -91,7 +91,7 @@ impl RawResponse {
     /// The body decoded as text (charset from `Content-Type`, a `<meta>`
     /// or a BOM; UTF-8 otherwise, invalid bytes replaced).
     pub fn text(&self) -> String {
-        page::decode_body(&self.body, self.header("content-type"))
+        page::decode_body(&self.body, self.header("content-type"), url::Url::parse(&self.final_url).ok().as_ref())
     }
 }
 
