@@ -11,6 +11,7 @@
 //! conversion runs on its own thread with a large stack, as a second line
 //! of defence.
 
+mod clean;
 mod scan;
 
 pub use scan::{HeadTag, decode_entities};
@@ -245,7 +246,10 @@ const SKIPPED: &[&str] =
 fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
     let converter = htmd::HtmlToMarkdown::builder().skip_tags(SKIPPED.to_vec()).build();
     let config = dom_smoothie::Config { max_elements_to_parse: limits.max_elements, ..Default::default() };
-    let article = dom_smoothie::Readability::new(html, Some(base.as_str()), Some(config))
+    let doc = dom_query::Document::from(html);
+    clean::clean(&doc);
+    let cleaned = doc.html();
+    let article = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
         .ok()
         .and_then(|mut r| r.parse().ok())
         .filter(|a| a.text_content.trim().chars().count() >= limits.min_article_chars);
@@ -257,7 +261,7 @@ fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
             return (markdown, Method::Article);
         }
     }
-    match converter.convert(html) {
+    match converter.convert(&cleaned) {
         Ok(markdown) => (absolutize_links(markdown.trim(), base), Method::WholeBody),
         Err(_) => (strip_tags(html), Method::TextOnly),
     }
