@@ -118,12 +118,12 @@ pub(crate) fn clean(doc: &Document) {
     unwrap_swallowing_noscript(doc, body_chars);
     let mut removed: HashSet<dom_query::NodeId> = HashSet::new();
     let candidates: Vec<(NodeRef<'_>, Kind)> =
-        doc.select("body *").nodes().iter().filter_map(|node| kind(node).map(|k| (node.clone(), k))).collect();
+        doc.select("body *").nodes().iter().filter_map(|node| kind(node).map(|k| (*node, k))).collect();
     for (node, kind) in candidates {
         if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
             continue;
         }
-        let selection = dom_query::Selection::from(node.clone());
+        let selection = dom_query::Selection::from(node);
         if selection.is("body, html") || selection.is(MAIN_CONTENT) || selection.select(MAIN_CONTENT).exists() {
             continue;
         }
