@@ -37,7 +37,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let text = charset::decode(&body, Some("text/html"), url.as_ref()).text;
         let converted = html_to_markdown(&text, &base, &HtmlLimits::default());
         let seconds = start.elapsed().as_secs_f64();
-        let method = format!("{:?}", converted.method);
+        let method = match converted.over_limit {
+            Some(over) => format!("{:?} ({})", converted.method, over.describe()),
+            None => format!("{:?}", converted.method),
+        };
         results.insert(key, serde_json::json!({"content": converted.markdown, "seconds": seconds, "method": method}));
     }
     std::fs::write(out, serde_json::to_vec(&results)?)?;

@@ -2,6 +2,9 @@
 //! structures that are never the main text, found by their role, their
 //! element and the words of their `class` and `id`, never by site.
 //!
+//! An `<article>`'s own `<header>` (its title and standfirst) is made a
+//! plain block, so that the extractor's rule for site headers spares it.
+//!
 //! Removed: elements hidden from readers (`hidden`, `aria-hidden`,
 //! `display:none`, screen-reader-only text); navigation, banners, dialogs
 //! and forms by ARIA role or element; figure captions and photo credits;
@@ -113,6 +116,9 @@ const MAIN_CONTENT: &str = "article, main, [role=main], [itemprop=articleBody], 
 /// Cleans `doc` in place (see the module documentation).
 pub(crate) fn clean(doc: &Document) {
     doc.select(BOILERPLATE_ELEMENTS).remove();
+    // An article's own header holds its title and standfirst, not the
+    // site's banner: keep it from the extractor's header rule.
+    doc.select("article header, main header, [itemprop=articleBody] header").rename("div");
     fix_lazy_images(doc);
     let body_chars = visible_chars(&doc.select("body").text()).max(1);
     unwrap_swallowing_noscript(doc, body_chars);
@@ -330,6 +336,16 @@ mod tests {
                     <div class=\"share\">Share</div>";
         let text = cleaned(&format!("<body>{body}</body>"));
         assert!(text.contains("Unmarked content") && !text.contains("Share"), "{text}");
+    }
+
+    #[test]
+    fn an_article_s_own_header_is_kept() {
+        let html = "<body><header>Site banner</header><article><header><h1>T</h1><p class=lead>The standfirst.</p></header>\
+                    <p>Body.</p></article></body>";
+        let doc = Document::from(html);
+        clean(&doc);
+        assert_eq!(doc.select("article header").length(), 0);
+        assert_eq!(doc.select("body > header").length(), 1);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 mod clean;
 mod scan;
+mod tidy;
 
 pub use scan::{HeadTag, decode_entities};
 use url::Url;
@@ -256,7 +257,7 @@ fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
     if let Some(article) = article
         && let Ok(markdown) = converter.convert(&article.content)
     {
-        let markdown = absolutize_links(markdown.trim(), base);
+        let markdown = absolutize_links(tidy::tidy(markdown.trim()).trim(), base);
         if !markdown.is_empty() {
             return (markdown, Method::Article);
         }

@@ -174,16 +174,29 @@ fn ampersand_work(text: &[u8]) -> u64 {
 /// The end of the tag starting at `start` (just past `>`), honouring quoted
 /// attribute values, whether it is self-closing (`/>`), and how many
 /// attributes it has (runs of name characters after white space).
+///
+/// As in the HTML tokenizer, a quote opens a value only right after `=`
+/// (white space between allowed); elsewhere (`<a title=Don't>`) it is an
+/// ordinary character, and must not make the rest of the page one tag.
 fn tag_end(bytes: &[u8], start: usize) -> (usize, bool, usize) {
     let mut quote = None;
     let mut i = start;
     let mut attributes = 0;
+    let mut after_equals = false;
     while i < bytes.len() {
         let b = bytes[i];
+        if quote.is_none() && !b.is_ascii_whitespace() {
+            let opens = after_equals && (b == b'"' || b == b'\'');
+            after_equals = b == b'=';
+            if opens {
+                quote = Some(b);
+                i += 1;
+                continue;
+            }
+        }
         match quote {
             Some(q) if b == q => quote = None,
             Some(_) => {}
-            None if b == b'"' || b == b'\'' => quote = Some(b),
             None if b == b'>' => return (i + 1, i > start && bytes[i - 1] == b'/', attributes),
             None if !b.is_ascii_whitespace() && !matches!(b, b'/' | b'=') && bytes[i - 1].is_ascii_whitespace() => {
                 attributes += 1;
@@ -316,5 +329,18 @@ mod tests {
     fn quoted_gt_and_comments_do_not_confuse_it() {
         let s = scan("<!-- <div><div> --><a title=\"x > y\" href=/z>t</a>");
         assert_eq!((s.elements, s.max_depth), (1, 1));
+    }
+
+    #[test]
+    fn a_stray_quote_in_a_tag_does_not_swallow_the_page() {
+        // Seen on real pages: an apostrophe in an unquoted value, a quote in
+        // an attribute name. Neither opens a quoted value.
+        let page = "<p><a title=Don't href=/a>x</a> It's a page with many words in its text.</p>\
+                    <img alt=\"a\" b\"=1 src=x> More words here, and 'quoted' ones too.</p>";
+        let s = scan(page);
+        assert!(s.max_attributes <= 3, "{}", s.max_attributes);
+        assert_eq!(s.elements, 3);
+        // Quoted values still hide `>` and white space.
+        assert_eq!(scan("<a title = 'x > y z w' href=/z>t</a>").max_attributes, 2);
     }
 }

@@ -1,0 +1,242 @@
+//! The extracted Markdown tidied for a reader: what the extractor kept but
+//! no one reads removed, by the shape of the blocks alone.
+//!
+//! - a block that repeats an earlier one (a caption under each photo of a
+//!   gallery, a pull quote) is dropped;
+//! - a related-story teaser, a paragraph that is a short label and one link
+//!   (`**Read more:** [Headline](…)`), is dropped;
+//! - a run of two or more lines that are each nothing but a link (a "more
+//!   on this" list), and the short heading or label that introduces it,
+//!   are dropped; a link inside prose stays;
+//! - a heading whose section is empty (the next block is a heading of the
+//!   same or a higher level, or nothing) is dropped, and so is a rule at
+//!   the end.
+//!
+//! Code blocks and tables are never touched.
+
+use std::collections::HashSet;
+
+/// One block: lines between blank lines (a code fence is one block).
+struct Block<'a> {
+    lines: Vec<&'a str>,
+    code: bool,
+}
+
+fn blocks(markdown: &str) -> Vec<Block<'_>> {
+    let mut out: Vec<Block<'_>> = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    let mut fence: Option<&str> = None;
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        if let Some(open) = fence {
+            current.push(line);
+            if trimmed.starts_with(open) {
+                out.push(Block { lines: std::mem::take(&mut current), code: true });
+                fence = None;
+            }
+            continue;
+        }
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            if !current.is_empty() {
+                out.push(Block { lines: std::mem::take(&mut current), code: false });
+            }
+            fence = Some(&trimmed[..3]);
+            current.push(line);
+            continue;
+        }
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                out.push(Block { lines: std::mem::take(&mut current), code: false });
+            }
+        } else {
+            current.push(line);
+        }
+    }
+    if !current.is_empty() {
+        let code = fence.is_some();
+        out.push(Block { lines: current, code });
+    }
+    out
+}
+
+/// The visible text of a Markdown line and how much of it is link text:
+/// `[text](target)` counts its text as link text, `![alt](…)` nothing.
+fn text_and_link_chars(line: &str) -> (String, usize) {
+    let mut text = String::with_capacity(line.len());
+    let mut link_chars = 0;
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        let image = open > 0 && rest.as_bytes()[open - 1] == b'!';
+        text.push_str(&rest[..if image { open - 1 } else { open }]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find("](") else {
+            text.push('[');
+            rest = after;
+            continue;
+        };
+        let inner = &after[..close];
+        let target = &after[close + 2..];
+        let end = target.find(')').map_or(target.len(), |e| e + 1);
+        if !image {
+            let (inner_text, _) = text_and_link_chars(inner);
+            link_chars += visible(&inner_text);
+            text.push_str(&inner_text);
+        }
+        rest = &target[end..];
+    }
+    text.push_str(rest);
+    (text, link_chars)
+}
+
+/// Characters that are not whitespace or Markdown punctuation.
+fn visible(text: &str) -> usize {
+    text.chars().filter(|c| !c.is_whitespace() && !matches!(c, '*' | '_' | '>' | '#' | '-' | '|' | '`' | '\\')).count()
+}
+
+/// The line without its list marker, quote marker and emphasis.
+fn bare(line: &str) -> &str {
+    let mut s = line.trim_start().trim_start_matches('>').trim_start();
+    for marker in ["* ", "- ", "+ "] {
+        if let Some(rest) = s.strip_prefix(marker) {
+            s = rest.trim_start();
+        }
+    }
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 && s[digits..].starts_with(". ") {
+        s = s[digits + 2..].trim_start();
+    }
+    s
+}
+
+/// Whether a line is nothing but a link (bar punctuation).
+fn is_link_line(line: &str) -> bool {
+    let (text, links) = text_and_link_chars(bare(line));
+    let all = visible(&text);
+    all > 0 && links * 10 >= all * 9
+}
+
+fn heading_level(line: &str) -> Option<usize> {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    (1..=6).contains(&hashes).then_some(hashes).filter(|&n| line[n..].starts_with(' '))
+}
+
+/// A short label: a heading or a line of at most six words.
+fn is_short_label(block: &Block<'_>) -> bool {
+    block.lines.len() == 1 && !block.code && {
+        let line = bare(block.lines[0]);
+        heading_level(line).is_some() || text_and_link_chars(line).0.split_whitespace().count() <= 6
+    }
+}
+
+/// `**Label:** [Headline](…)`: a label of at most five words ending in a
+/// colon, then one link that is the rest of the line.
+fn is_teaser(block: &Block<'_>) -> bool {
+    if block.code || block.lines.len() != 1 {
+        return false;
+    }
+    let line = bare(block.lines[0]);
+    let Some(link) = line.find('[') else { return false };
+    let label = line[..link].trim().trim_matches(['*', '_']).trim();
+    let words = label.split_whitespace().count();
+    (1..=5).contains(&words) && label.ends_with(':') && is_link_line(&line[link..])
+}
+
+fn is_link_list(block: &Block<'_>) -> bool {
+    !block.code && block.lines.len() >= 2 && block.lines.iter().all(|l| is_link_line(l))
+}
+
+fn normalised(block: &Block<'_>) -> String {
+    let joined = block.lines.iter().map(|l| text_and_link_chars(bare(l)).0).collect::<Vec<_>>().join(" ");
+    joined.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// Tidies extracted Markdown (see the module documentation).
+pub(crate) fn tidy(markdown: &str) -> String {
+    let blocks = blocks(markdown);
+    let mut keep = vec![true; blocks.len()];
+    let mut seen = HashSet::new();
+    for (i, block) in blocks.iter().enumerate() {
+        if block.code || block.lines.iter().any(|l| l.trim_start().starts_with('|')) {
+            continue;
+        }
+        if is_teaser(block) {
+            keep[i] = false;
+            continue;
+        }
+        if is_link_list(block) {
+            keep[i] = false;
+            if i > 0 && keep[i - 1] && is_short_label(&blocks[i - 1]) {
+                keep[i - 1] = false;
+            }
+            continue;
+        }
+        let text = normalised(block);
+        if heading_level(block.lines[0]).is_none() && !text.is_empty() && !seen.insert(text) {
+            keep[i] = false;
+        }
+    }
+    // Headings whose sections are empty, from the end, so that a heading
+    // left empty by the one after it goes too; then a closing rule.
+    let mut next_level: Option<usize> = Some(0);
+    for i in (0..blocks.len()).rev() {
+        if !keep[i] {
+            continue;
+        }
+        let block = &blocks[i];
+        let at_end = next_level == Some(0);
+        if at_end && !block.code && matches!(block.lines[0].trim(), "* * *" | "---" | "***" | "- - -" | "___") {
+            keep[i] = false;
+            continue;
+        }
+        match (!block.code && block.lines.len() == 1).then(|| heading_level(block.lines[0])).flatten() {
+            Some(level) if next_level.is_some_and(|next| next <= level) => keep[i] = false,
+            Some(level) => next_level = Some(level),
+            None => next_level = None,
+        }
+    }
+    let kept: Vec<String> = blocks.iter().zip(keep).filter(|(_, k)| *k).map(|(b, _)| b.lines.join("\n")).collect();
+    kept.join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boilerplate_blocks_are_dropped_and_prose_is_kept() {
+        let rows: &[(&str, &str)] = &[
+            // A caption repeated under every photo.
+            ("Para one.\n\nPhoto: AP\n\nPara two.\n\nPhoto: AP", "Para one.\n\nPhoto: AP\n\nPara two."),
+            // A teaser between paragraphs.
+            ("Para one.\n\n> **PUEDES VER:** [Otra noticia](https://x.test/a)\n\nPara two.", "Para one.\n\nPara two."),
+            ("Para one.\n\nRead more: [Headline](https://x.test/a)\n\nPara two.", "Para one.\n\nPara two."),
+            // A link list and its heading.
+            ("Para one.\n\n## Mehr zum Thema\n\n*   [A](https://x.test/a)\n*   [B](https://x.test/b)", "Para one."),
+            // A trailing empty section and rule.
+            ("Para one.\n\n* * *\n\n## Related", "Para one."),
+            // An empty section between two others.
+            ("## A\n\n## B\n\nText of B.", "## B\n\nText of B."),
+        ];
+        for (input, expected) in rows {
+            assert_eq!(tidy(input), *expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn what_readers_need_is_left_alone() {
+        let rows: &[&str] = &[
+            // A link inside prose, and a short link-heavy paragraph.
+            "See [the report](https://x.test/r) for the figures behind this story.\n\n[Sign the petition](https://x.test/p)",
+            // Nested headings with content.
+            "# Title\n\n## Part\n\nText.",
+            // Repeated lines inside code and tables.
+            "```\n}\n```\n\n```\n}\n```",
+            "| a | b |\n|---|---|\n| 1 | 2 |\n\n| a | b |\n|---|---|\n| 1 | 2 |",
+            // One link line alone is not a list.
+            "Text.\n\n*   [Only one](https://x.test/a)",
+        ];
+        for input in rows {
+            assert_eq!(tidy(input), *input);
+        }
+    }
+}
