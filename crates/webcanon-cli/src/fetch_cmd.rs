@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use webcanon_client::FetchResult;
+use webcanon_client::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use webcanon_core::policy::RobotsEvidence;
 
 use crate::client_args::{ClientArgs, report_error, runtime};
@@ -28,6 +29,16 @@ pub struct FetchArgs {
     /// Accept: text/markdown): fetch the URL itself.
     #[arg(long)]
     no_alternatives: bool,
+    /// The content as Markdown or as plain text.
+    #[arg(long, value_name = "markdown|text", default_value = "markdown", value_parser = str::parse::<ContentFormat>)]
+    format: ContentFormat,
+    /// Links where they are (inline), as numbered references listed once
+    /// at the end (references), or as their text only (drop).
+    #[arg(long, value_name = "inline|references|drop", default_value = "references", value_parser = str::parse::<LinkStyle>)]
+    links: LinkStyle,
+    /// Images as Markdown images (keep) or not at all (drop).
+    #[arg(long, value_name = "keep|drop", default_value = "drop", value_parser = str::parse::<ImageStyle>)]
+    images: ImageStyle,
 }
 
 /// Runs `webcanon fetch`.
@@ -37,26 +48,45 @@ pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
         .builder()?
         .max_bytes(args.max_bytes)
         .alternatives(!args.no_alternatives)
+        .content_shape(ContentShape { format: args.format, links: args.links, images: args.images })
         .build()
         .map_err(|e| CliError::usage(e.to_string()))?;
     let runtime = runtime()?;
     let outcome = runtime.block_on(client.fetch(&args.url));
     match outcome {
         Ok(result) => {
-            print_result(&result, args.json)?;
+            print_result(&result, args.json, args.format)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(err) => report_error(&err, &args.url, args.json),
     }
 }
 
-fn print_result(result: &FetchResult, json: bool) -> Result<(), CliError> {
+/// The title line the printed page starts with, when the content does
+/// not already start with it: the JSON keeps the title in its own field.
+fn title_line(result: &FetchResult, format: ContentFormat) -> Option<String> {
+    let title = result.title.as_deref()?.trim();
+    let first = result.content.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let first = first.trim_start_matches('#').trim();
+    if title.is_empty() || first.eq_ignore_ascii_case(title) {
+        return None;
+    }
+    Some(match format {
+        ContentFormat::Markdown => format!("# {title}\n\n"),
+        _ => format!("{title}\n\n"),
+    })
+}
+
+fn print_result(result: &FetchResult, json: bool, format: ContentFormat) -> Result<(), CliError> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     if json {
         serde_json::to_writer_pretty(&mut out, result).map_err(io::Error::from)?;
         out.write_all(b"\n")?;
     } else {
+        if let Some(line) = title_line(result, format) {
+            out.write_all(line.as_bytes())?;
+        }
         out.write_all(result.content.as_bytes())?;
         if !result.content.ends_with('\n') {
             out.write_all(b"\n")?;

@@ -215,3 +215,61 @@ async fn fetch_reports_a_skipped_alternative() {
     assert_eq!(v["alternative"]["skipped_reason"], "robots");
     assert_eq!(server.hits("/private.md"), 0);
 }
+
+/// A page with a link cited twice and an image, for the content shapes.
+const LINKED: &str = "<!doctype html><html><head><title>Shapes</title></head><body><main><h1>Shapes</h1>\
+<p>Agents read <a href=\"/docs/robots\">the robots guide</a> first, a paragraph long enough to be the main content \
+of the page for the extractor, with <strong>bold</strong> words in it.</p><p><img src=\"/chart.png\" alt=\"A chart\"></p>\
+<p>Then they read <a href=\"/docs/robots\">the guide</a> again, in a second paragraph of the same page.</p></main></body></html>";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn content_shapes_from_the_flags() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/page", Route::html(200, LINKED));
+    let guide = server.url("/docs/robots");
+    let chart = server.url("/chart.png");
+    // (flags, present, absent)
+    let rows: Vec<(Vec<&str>, Vec<String>, Vec<String>)> = vec![
+        (
+            vec![],
+            vec!["[the robots guide][1]".into(), "[the guide][1]".into(), format!("[1]: {guide}")],
+            vec!["chart".into(), format!("]({guide})")],
+        ),
+        (
+            vec!["--links", "inline", "--images", "keep"],
+            vec![format!("[the robots guide]({guide})"), format!("![A chart]({chart})")],
+            vec!["[1]".into()],
+        ),
+        (vec!["--links", "drop"], vec!["read the robots guide first".into()], vec![guide.clone()]),
+        (
+            vec!["--format", "text"],
+            vec!["Shapes".into(), "the robots guide [1]".into(), "with bold words".into(), format!("[1] {guide}")],
+            vec!["**".into(), "# ".into()],
+        ),
+    ];
+    for (flags, present, absent) in rows {
+        let mut args = vec!["--no-cache"];
+        args.extend(flags.iter().copied());
+        let url = server.url("/page");
+        args.push(&url);
+        let r = run(fetch_args(&args)).await;
+        assert_eq!(r.code, 0, "{flags:?}: {}", r.stderr);
+        for text in &present {
+            assert!(r.stdout.contains(text.as_str()), "{flags:?}: `{text}` missing from {}", r.stdout);
+        }
+        for text in &absent {
+            assert!(!r.stdout.contains(text.as_str()), "{flags:?}: `{text}` in {}", r.stdout);
+        }
+        // The printed page starts with its title once.
+        assert_eq!(r.stdout.matches("Shapes").count(), 1, "{flags:?}: {}", r.stdout);
+    }
+    // The JSON keeps the title in its own field, not in the content.
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/page")])).await;
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["title"], "Shapes");
+    assert!(!v["content"].as_str().unwrap().contains("Shapes"), "{v}");
+    let r = run(fetch_args(&["--links", "footnotes", &server.url("/page")])).await;
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("expected one of `inline`, `references`, `drop`"), "{}", r.stderr);
+}

@@ -228,7 +228,7 @@ async fn lists_tools_and_the_prompt(session: &Session) {
     names.sort_unstable();
     assert_eq!(names, ["audit_site", "check_url", "fetch", "llms_txt", "sitemap_urls"]);
     let optional = [
-        ("fetch", &["agent", "max_length", "start_index", "raw"][..]),
+        ("fetch", &["agent", "max_length", "start_index", "raw", "format", "links", "images"][..]),
         ("check_url", &["agent"]),
         ("llms_txt", &["agent"]),
         ("sitemap_urls", &["agent", "offset", "limit"]),
@@ -273,6 +273,7 @@ async fn fetches_pages(session: &Session, site: &TestServer) {
     let header = parts[0];
     for line in [
         &format!("URL requested: {}", site.url("/page")),
+        "Title: Test page",
         "Status: 200 (text/html; charset=utf-8)",
         "Robots verdict: allowed_explicit (recommendation: recommended)",
         "Matched rule: robots.txt line 3: Allow: /",
@@ -290,6 +291,13 @@ async fn fetches_pages(session: &Session, site: &TestServer) {
     assert_eq!(meta["robots"]["verdict"], "allowed_explicit");
     assert_eq!(meta["robots"]["rule"], json!({"line": 3, "directive": "allow", "pattern": "/"}));
     assert_eq!(meta["next_start_index"], Value::Null);
+
+    // The content shapes: plain text without Markdown, links dropped.
+    let text = call(session, "fetch", json!({"url": site.url("/page"), "format": "text", "links": "drop"})).await;
+    assert_ok(&text, "fetch as text");
+    assert!(texts(&text)[1].contains("Hello agents") && !texts(&text)[1].contains("# "), "{}", texts(&text)[1]);
+    let bad = call(session, "fetch", json!({"url": site.url("/page"), "links": "footnotes"})).await;
+    assert!(bad.is_error == Some(true) || texts(&bad).iter().any(|t| t.contains("footnotes")), "{bad:?}");
 
     let raw = call(session, "fetch", json!({"url": site.url("/page"), "raw": true})).await;
     assert_ok(&raw, "fetch raw");

@@ -57,7 +57,7 @@ pub mod web_url;
 
 pub use client::{
     Alternative, AlternativeSource, BuildError, CHECK_MANY_ORIGINS_AT_ONCE, CacheSetting, CheckOutcome, Client,
-    ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchResult, RawResponse,
-    RedirectHop, RobotsCheck, SkipReason, Timings,
+    ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchOptions, FetchResult,
+    RawResponse, RedirectHop, RobotsCheck, SkipReason, Timings,
 };
 pub use sitemap_discovery::{DiscoveryConfig, DiscoveryEvent, DiscoverySummary};

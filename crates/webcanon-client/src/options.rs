@@ -9,6 +9,7 @@ use std::time::Duration;
 use webcanon_core::policy::RobotsMode;
 
 use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT};
+use crate::markdown::ContentShape;
 use crate::ssrf::{ResolveOverride, SsrfPolicy};
 
 /// The longest timeout, interval or delay accepted, in seconds (a day).
@@ -52,6 +53,8 @@ pub struct ClientOptions {
     pub max_bytes: usize,
     /// Whether to look for a Markdown alternative of each page.
     pub alternatives: bool,
+    /// The shape of fetched content (Markdown or text, links, images).
+    pub shape: ContentShape,
     /// Seconds between requests to one host; 0 to [`MAX_SECONDS`].
     pub min_interval: f64,
     /// The largest robots.txt `Crawl-delay` honoured, in seconds; 0 to
@@ -74,6 +77,7 @@ impl Default for ClientOptions {
             resolve: Vec::new(),
             max_bytes: DEFAULT_MAX_BYTES,
             alternatives: true,
+            shape: ContentShape::default(),
             min_interval: 0.0,
             max_crawl_delay: crate::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
             auth_disallows: false,
@@ -158,6 +162,7 @@ impl ClientOptions {
             .cache(cache)
             .max_bytes(self.max_bytes)
             .alternatives(self.alternatives)
+            .content_shape(self.shape)
             .auth_status_disallows(self.auth_disallows)
             .min_interval(min_interval)
             .max_crawl_delay(max_crawl_delay)

@@ -43,6 +43,10 @@ pub(crate) struct Page {
     /// `rel="describedby"` targets (`<link>` and `Link:`): the page's llms.txt.
     pub described_by: Vec<Url>,
     pub warnings: Vec<Warning>,
+    /// Whether `content` is Markdown (converted HTML, or a Markdown or
+    /// plain-text answer), which the content shape applies to; JSON, XML
+    /// and other text are left as served.
+    pub markdown: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +104,16 @@ async fn convert_html(
     url: &url::Url,
     limits: HtmlLimits,
 ) -> Result<crate::markdown::Converted, tokio::task::JoinError> {
+    convert_html_with(text, url, limits, html_to_markdown).await
+}
+
+/// [`convert_html`] with the tree conversion given (tests give a slow one).
+async fn convert_html_with(
+    text: String,
+    url: &url::Url,
+    limits: HtmlLimits,
+    convert: fn(&str, &Url, &HtmlLimits) -> crate::markdown::Converted,
+) -> Result<crate::markdown::Converted, tokio::task::JoinError> {
     static CONVERSIONS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
     let permits = CONVERSIONS.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -111,7 +125,7 @@ async fn convert_html(
     // The permit goes with the work: a conversion abandoned at its time
     // limit still counts until its thread ends.
     let full = tokio::task::spawn_blocking(move || {
-        let converted = html_to_markdown(&html, &base, &limits);
+        let converted = convert(&html, &base, &limits);
         drop(permit);
         converted
     });
@@ -136,6 +150,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
     let mut warnings = header_warnings(answer, agent);
     let page = match kind {
         Kind::Text => Page {
+            markdown: essence.as_deref().is_none_or(crate::markdown::is_markdown_media_type),
             content: text,
             title: None,
             canonical_url: link_header(answer, "canonical", None).into_iter().next().map(String::from),
@@ -165,6 +180,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
             let mut described_by = converted.described_by;
             described_by.extend(link_header(answer, "describedby", None));
             Page {
+                markdown: true,
                 content: converted.markdown,
                 title: converted.title,
                 canonical_url: converted
@@ -276,13 +292,20 @@ mod tests {
         assert_eq!(kind_of(Some("application/octet-stream"), b"\0\x01"), None);
     }
 
+    /// A conversion that outlasts any limit a test sets.
+    fn stuck(html: &str, base: &Url, limits: &HtmlLimits) -> crate::markdown::Converted {
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        html_to_markdown(html, base, limits)
+    }
+
+    // The stuck conversion holds its thread forty times the limit: the
+    // limit decides, not the machine's load.
     #[tokio::test]
     async fn a_conversion_past_its_time_limit_returns_the_text_with_the_reason() {
         let html = "<html><head><title>T</title></head><body><main><p>Some words.</p></main></body></html>";
         let url = url::Url::parse("https://example.com/").unwrap();
-        // A zero limit has passed before the blocking thread can answer.
-        let limits = HtmlLimits { time_limit: std::time::Duration::ZERO, ..HtmlLimits::default() };
-        let converted = convert_html(html.to_string(), &url, limits).await.unwrap();
+        let limits = HtmlLimits { time_limit: std::time::Duration::from_millis(50), ..HtmlLimits::default() };
+        let converted = convert_html_with(html.to_string(), &url, limits, stuck).await.unwrap();
         assert_eq!(converted.over_limit, Some(crate::markdown::OverLimit::Time));
         assert_eq!(converted.markdown, "T\n\nSome words.");
         assert_eq!(converted.title.as_deref(), Some("T"));

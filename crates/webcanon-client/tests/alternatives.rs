@@ -60,9 +60,28 @@ async fn markdown_copy_from_llms_txt_is_used() {
     assert!(alternative.used);
     assert_eq!(alternative.skipped_reason, None);
     assert_eq!(alternative.llms_txt.as_deref(), Some(server.url("/llms.txt").as_str()));
-    // The HTML page was never needed.
+    // The HTML page was never needed, and the result says that its own
+    // signals were therefore not read.
     assert_eq!(server.hits("/docs/guide"), 0);
     assert_eq!(server.hits("/docs/guide.md"), 1);
+    let codes: Vec<&str> = result.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(codes, ["page_signals_not_read"], "{:?}", result.warnings);
+}
+
+#[tokio::test]
+async fn a_copy_named_by_the_page_keeps_the_page_s_own_signals() {
+    let page = PAGE.replace(
+        "<title>Guide</title>",
+        "<title>Guide</title><meta name=\"robots\" content=\"noai\">\
+        <link rel=\"alternate\" type=\"text/markdown\" href=\"/docs/guide.md\">",
+    );
+    let server = site("User-agent: *\nAllow: /\n", "# Site\n").await;
+    server.route("/docs/guide", Route::html(200, &page));
+    server.route("/docs/guide.md", markdown(COPY));
+    let result = fetch(&server.url("/docs/guide")).await;
+    assert_eq!(result.content, COPY);
+    let codes: Vec<&str> = result.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(codes, ["noai"], "the page was read, so its signals are known: {:?}", result.warnings);
 }
 
 #[tokio::test]

@@ -62,12 +62,13 @@ const PATHS: [&str; 20] = [
     "/tmp/",
 ];
 const AGENT: &str = "fleetbot";
-/// The pacing interval of every worker.
-const MIN_INTERVAL: Duration = Duration::from_millis(100);
+/// The pacing interval of every worker: long beside how long a starved
+/// process on a loaded 2-core machine may hold a request it has sent.
+const MIN_INTERVAL: Duration = Duration::from_millis(250);
 /// How much shorter than the sum of its intervals the span of a host's
 /// requests may look from the server (its first request late, its last
 /// early: scheduling on a busy machine).
-const TOLERANCE: Duration = Duration::from_millis(100);
+const TOLERANCE: Duration = Duration::from_millis(250);
 /// The least gap between two requests to a host, as a share of the
 /// interval: one request may reach the server late, but never do two
 /// processes' requests come together.

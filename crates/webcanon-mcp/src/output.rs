@@ -91,6 +91,21 @@ fn string_enum_schema(values: impl Iterator<Item = &'static str>) -> schemars::S
     schemars::json_schema!({ "type": "string", "enum": values })
 }
 
+/// `format`: `markdown` or `text`.
+pub(crate) fn content_format_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    string_enum_schema(["markdown", "text"].into_iter())
+}
+
+/// `links`: `inline`, `references` or `drop`.
+pub(crate) fn link_style_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    string_enum_schema(["inline", "references", "drop"].into_iter())
+}
+
+/// `images`: `keep` or `drop`.
+pub(crate) fn image_style_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    string_enum_schema(["keep", "drop"].into_iter())
+}
+
 fn warning_code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     string_enum_schema(WarningCode::ALL.iter().map(|c| c.as_str()))
 }

@@ -27,6 +27,8 @@ pub(crate) struct PageKey {
     pub agent: String,
     /// Whether the body was kept as received.
     pub raw: bool,
+    /// The shape the content was given.
+    pub shape: webcanon_client::markdown::ContentShape,
 }
 
 /// A fetched page: its content and what is known about it.
@@ -81,7 +83,7 @@ mod tests {
     use super::*;
 
     fn key(url: &str) -> PageKey {
-        PageKey { url: url.into(), agent: "webcanon".into(), raw: false }
+        PageKey { url: url.into(), agent: "webcanon".into(), raw: false, shape: Default::default() }
     }
 
     #[test]

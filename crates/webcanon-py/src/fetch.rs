@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use webcanon_batch::origin::origin_of;
 use webcanon_batch::snapshot;
+use webcanon_client::markdown::ContentShape;
 use webcanon_client::options::{CacheChoice, ClientOptions};
 use webcanon_client::{DEFAULT_AGENT, DEFAULT_MAX_BYTES};
 
@@ -36,7 +37,9 @@ impl Client {
     /// file in `cache_dir` when that is given), `"none"`, or
     /// `redis://HOST:PORT` for a fleet (with `cache_dir` as the local
     /// fallback); `allow_private` takes networks (`127.0.0.0/8`), `resolve`
-    /// curl-style `HOST:PORT:ADDR` entries.
+    /// curl-style `HOST:PORT:ADDR` entries; `format` (`"markdown"` or
+    /// `"text"`), `links` (`"inline"`, `"references"`, `"drop"`) and
+    /// `images` (`"keep"`, `"drop"`) shape the content.
     #[new]
     #[pyo3(signature = (
         agent = DEFAULT_AGENT,
@@ -53,6 +56,9 @@ impl Client {
         min_interval = 0.0,
         max_crawl_delay = webcanon_client::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
         auth_disallows = false,
+        format = "markdown",
+        links = "references",
+        images = "drop",
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -70,7 +76,15 @@ impl Client {
         min_interval: f64,
         max_crawl_delay: f64,
         auth_disallows: bool,
+        format: &str,
+        links: &str,
+        images: &str,
     ) -> PyResult<Client> {
+        let shape = ContentShape {
+            format: format.parse().map_err(|e| usage_error(py, format!("format: {e}")))?,
+            links: links.parse().map_err(|e| usage_error(py, format!("links: {e}")))?,
+            images: images.parse().map_err(|e| usage_error(py, format!("images: {e}")))?,
+        };
         let cache = match cache {
             None | Some("memory") => CacheChoice::Memory,
             Some("none") => CacheChoice::None,
@@ -93,6 +107,7 @@ impl Client {
             resolve,
             max_bytes,
             alternatives,
+            shape,
             min_interval,
             max_crawl_delay,
             auth_disallows,

@@ -25,7 +25,8 @@ async def test_fetch_returns_markdown_with_the_robots_evidence(site):
     assert result["status"] == 200
     assert result["final_url"] == site.url("/page")
     assert result["title"] == "Hello"
-    assert "# Hello" in result["content"] and "Some text for readers." in result["content"]
+    # The title is its own field; the content does not repeat it.
+    assert "Hello" not in result["content"] and "Some text for readers." in result["content"]
     assert result["robots"]["verdict"] == "allowed_implicit"
     assert result["robots"]["recommendation"] == "recommended"
     assert result["robots"]["robots_url"] == site.url("/robots.txt")
@@ -123,6 +124,9 @@ async def test_module_level_fetch_takes_client_options(site):
     ({"resolve": ["nonsense"]}, "resolve `nonsense`"),
     ({"cache": "disk"}, "expected \"memory\", \"none\" or a redis:// URL"),
     ({"min_interval": -1.0}, "min_interval must be"),
+    ({"links": "footnotes"}, "links: unknown value `footnotes`, expected one of"),
+    ({"format": "html"}, "format: unknown value `html`"),
+    ({"images": "blur"}, "images: unknown value `blur`"),
 ])
 def test_bad_options_are_usage_errors(options, message):
     with pytest.raises(webcanon.WebcanonError, match=message) as raised:
@@ -143,3 +147,23 @@ def test_methods_are_coroutines_that_asyncio_run_accepts(site):
     assert asyncio.iscoroutine(coroutine)
     assert asyncio.run(coroutine)["content"].strip() == "text"
     assert isinstance(client(), webcanon.Client) and repr(client()).startswith("<Client agent=TestBot")
+
+
+LINKED = (
+    "<html><head><title>Shapes</title></head><body><main><p>Read <a href='/guide'>the guide</a> before the rest, "
+    "in a paragraph long enough to be the page's main content for the extractor.</p>"
+    "<p><img src='/chart.png' alt='A chart'></p></main></body></html>"
+)
+
+
+@pytest.mark.asyncio
+async def test_content_shapes_are_client_options(site):
+    site.route("/robots.txt", 200, ROBOTS)
+    site.route("/page", 200, LINKED, "text/html")
+    guide = site.url("/guide")
+    shaped = (await client().fetch(site.url("/page")))["content"]
+    assert "[the guide][1]" in shaped and f"[1]: {guide}" in shaped and "chart" not in shaped
+    inline = (await client(links="inline", images="keep").fetch(site.url("/page")))["content"]
+    assert f"[the guide]({guide})" in inline and "![A chart](" in inline
+    text = (await client(format="text", links="drop").fetch(site.url("/page")))["content"]
+    assert "Read the guide before the rest" in text and guide not in text

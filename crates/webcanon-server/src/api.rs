@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use webcanon_client::agent::ProductToken;
 use webcanon_client::error::ErrorBody;
+use webcanon_client::markdown::{ContentFormat, ImageStyle, LinkStyle};
 use webcanon_client::warning::Warning;
 use webcanon_core::policy::{FetchRecommendation, RobotsEvidence, RuleEvidence, Verdict};
 
@@ -23,6 +24,13 @@ pub struct FetchRequest {
     /// Whether to look for a Markdown copy of the page (llms.txt,
     /// `rel="alternate"`, `Accept: text/markdown`); default true.
     pub alternatives: Option<bool>,
+    /// `markdown` (default) or `text`.
+    pub format: Option<ContentFormat>,
+    /// Links `inline`, as numbered `references` listed once at the end
+    /// (default), or `drop`ped to their text.
+    pub links: Option<LinkStyle>,
+    /// Images: `keep` or `drop` (default).
+    pub images: Option<ImageStyle>,
 }
 
 /// `POST /v1/robots/check` and `POST /v1/audit`: a URL and an agent.

@@ -6,7 +6,9 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use url::Url;
 use webcanon_audit::{Report, Site};
+use webcanon_client::FetchOptions;
 use webcanon_client::error::ErrorJson;
+use webcanon_client::markdown::ContentShape;
 use webcanon_client::{DEFAULT_MAX_BYTES, FetchResult};
 
 use crate::AppState;
@@ -47,12 +49,17 @@ pub async fn fetch(
             ));
         }
     };
-    let alternatives = request.alternatives.unwrap_or(client.alternatives());
-    let client = if max_bytes == client.max_bytes() && alternatives == client.alternatives() {
-        client
-    } else {
-        client.with_fetch_options(max_bytes, alternatives)
+    let defaults = client.fetch_options();
+    let options = FetchOptions {
+        max_bytes,
+        alternatives: request.alternatives.unwrap_or(defaults.alternatives),
+        shape: ContentShape {
+            format: request.format.unwrap_or(defaults.shape.format),
+            links: request.links.unwrap_or(defaults.shape.links),
+            images: request.images.unwrap_or(defaults.shape.images),
+        },
     };
+    let client = if options == defaults { client } else { client.with_fetch_options(options) };
     match client.fetch(&request.url).await {
         Ok(result) => {
             state.metrics().verdict(result.robots.verdict);

@@ -79,6 +79,35 @@ async fn fetch_answers_the_same_object_as_the_cli() {
 }
 
 #[tokio::test]
+async fn fetch_takes_the_content_shape() {
+    let server = site().await;
+    server.route(
+        "/linked",
+        Route::html(
+            200,
+            "<html><head><title>L</title></head><body><main><p>Read <a href=\"/guide\">the guide</a> first, in a \
+             paragraph long enough to be the page's main content for the extractor.</p></main></body></html>",
+        ),
+    );
+    let service = start().await;
+    let guide = server.url("/guide");
+    let rows = [
+        (json!({}), "[the guide][1]".to_string()),
+        (json!({"links": "inline"}), format!("[the guide]({guide})")),
+        (json!({"links": "drop", "format": "text"}), "Read the guide first".to_string()),
+    ];
+    for (shape, expected) in rows {
+        let mut request = json!({"url": server.url("/linked")});
+        request.as_object_mut().unwrap().extend(shape.as_object().unwrap().clone());
+        let (status, body) = service.post("/v1/fetch", &request).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body["content"].as_str().unwrap().contains(&expected), "{shape}: {body}");
+    }
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/linked"), "links": "footnotes"})).await;
+    assert_eq!(status, 422, "{body}");
+}
+
+#[tokio::test]
 async fn fetch_honours_max_bytes() {
     let server = site().await;
     server.route("/long", Route::text(200, &"a".repeat(5000)));

@@ -10,7 +10,7 @@
 //! llms-full.txt: the H1, the summary blockquote and the intro prose of the
 //! llms.txt, then each page in llms.txt order, introduced by a `---` rule and
 //! a `Source: URL` line; the pages' own headings and links are kept as they
-//! are (a code fence a page leaves open is closed, a leading YAML front
+//! are (links inline and images kept, whatever the fetch default) (a code fence a page leaves open is closed, a leading YAML front
 //! matter block is dropped). A page that fails is skipped with a `warning:`
 //! line on stderr.
 //!
@@ -38,6 +38,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use url::Url;
 use webcanon_client::error::Error;
+use webcanon_client::markdown::ContentShape;
 use webcanon_client::{Client, FetchResult};
 use webcanon_core::llms::{LinkRef, LlmsTxt};
 
@@ -78,8 +79,13 @@ type Entry<'a> = (LinkRef<'a>, Result<usize, String>);
 
 pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
     let url = llms_url(&args.url)?;
-    let client =
-        args.client.builder()?.max_bytes(args.max_bytes).build().map_err(|e| CliError::usage(e.to_string()))?;
+    let client = args
+        .client
+        .builder()?
+        .max_bytes(args.max_bytes)
+        .content_shape(ContentShape::AS_CONVERTED)
+        .build()
+        .map_err(|e| CliError::usage(e.to_string()))?;
     runtime()?.block_on(async move {
         let response = match load_remote(&client, &url, args.json).await? {
             Ok(response) => response,

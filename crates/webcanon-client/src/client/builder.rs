@@ -13,10 +13,31 @@ use crate::agent::ProductToken;
 use crate::clock::Clock;
 use crate::http::{Http, Pacing};
 use crate::llms_hint::LlmsCache;
+use crate::markdown::ContentShape;
 use crate::pacing::{Pacer, PacingConfig};
 use crate::robots_cache::{RobotsCache, RobotsCacheConfig};
 use crate::ssrf::{NameLookup, SsrfGuard, SsrfPolicy};
 use crate::store::{MemoryStore, RobotsStore, SqliteStore};
+
+/// What [`Client::fetch`] does with a page, chosen per client or per
+/// request ([`Client::with_fetch_options`]): the one set of fetch options
+/// every face (CLI flags, HTTP request fields, MCP tool arguments, Python
+/// keywords) fills in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchOptions {
+    /// The page body limit in bytes, after decompression.
+    pub max_bytes: usize,
+    /// Whether to look for a Markdown alternative of the page.
+    pub alternatives: bool,
+    /// The shape of the content.
+    pub shape: ContentShape,
+}
+
+impl Default for FetchOptions {
+    fn default() -> FetchOptions {
+        FetchOptions { max_bytes: DEFAULT_MAX_BYTES, alternatives: true, shape: ContentShape::default() }
+    }
+}
 
 /// The product token used when the caller names none.
 pub const DEFAULT_AGENT: &str = "webcanon";
@@ -69,6 +90,7 @@ pub struct ClientBuilder {
     cache_config: RobotsCacheConfig,
     auth_disallows: bool,
     alternatives: bool,
+    shape: ContentShape,
     ssrf: SsrfPolicy,
     name_lookup: Option<Arc<dyn NameLookup>>,
     pacing: PacingConfig,
@@ -88,6 +110,7 @@ impl Default for ClientBuilder {
             cache_config: RobotsCacheConfig::default(),
             auth_disallows: false,
             alternatives: true,
+            shape: ContentShape::default(),
             ssrf: SsrfPolicy::default(),
             name_lookup: None,
             pacing: PacingConfig::default(),
@@ -175,6 +198,19 @@ impl ClientBuilder {
         self
     }
 
+    /// The shape of fetched content: Markdown or plain text, links and
+    /// images (default: Markdown, links as numbered references, no images;
+    /// see [`ContentShape`]).
+    pub fn content_shape(mut self, shape: ContentShape) -> Self {
+        self.shape = shape;
+        self
+    }
+
+    /// The options of [`Client::fetch`] at once.
+    pub fn fetch_options(self, options: FetchOptions) -> Self {
+        self.max_bytes(options.max_bytes).alternatives(options.alternatives).content_shape(options.shape)
+    }
+
     /// The SSRF policy (private networks allowed, resolve overrides).
     pub fn ssrf_policy(mut self, policy: SsrfPolicy) -> Self {
         self.ssrf = policy;
@@ -260,6 +296,7 @@ impl ClientBuilder {
                 )),
                 explicit_user_agent: self.user_agent,
                 alternatives: self.alternatives,
+                shape: self.shape,
                 agent,
                 mode: self.mode,
                 max_bytes: self.max_bytes,

@@ -17,12 +17,14 @@ pub use self::batch::{CHECK_MANY_ORIGINS_AT_ONCE, CheckOutcome};
 use self::builder::user_agent_header;
 pub use self::builder::{
     BuildError, CacheSetting, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT,
+    FetchOptions,
 };
 pub use self::results::{FetchResult, RawResponse, RedirectHop, RobotsCheck, Timings};
 use crate::agent::ProductToken;
 use crate::error::{Error, FetchError};
 use crate::http::{Answer, Http, Pace, Pacing};
 use crate::llms_hint::LlmsCache;
+use crate::markdown::ContentShape;
 use crate::page;
 use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache};
 use crate::robots_fetch::{fetch_robots, robots_url};
@@ -46,6 +48,7 @@ struct Inner {
     /// The `User-Agent` set on the builder, kept by [`Client::with_agent`].
     explicit_user_agent: Option<String>,
     alternatives: bool,
+    shape: ContentShape,
     agent: ProductToken,
     mode: RobotsMode,
     max_bytes: usize,
@@ -121,6 +124,7 @@ impl Client {
                 llms: inner.llms.clone(),
                 explicit_user_agent: explicit,
                 alternatives: inner.alternatives,
+                shape: inner.shape,
                 agent: agent.clone(),
                 mode: inner.mode,
                 max_bytes: inner.max_bytes,
@@ -131,9 +135,9 @@ impl Client {
     }
 
     /// A client on the same connections and caches whose [`Client::fetch`]
-    /// reads at most `max_bytes` of a page and looks for a Markdown
-    /// alternative only when `alternatives` is true: per-request options.
-    pub fn with_fetch_options(&self, max_bytes: usize, alternatives: bool) -> Client {
+    /// uses `options`: what the HTTP API and the MCP server take per
+    /// request.
+    pub fn with_fetch_options(&self, options: FetchOptions) -> Client {
         let inner = &self.inner;
         Client {
             inner: Arc::new(Inner {
@@ -141,14 +145,20 @@ impl Client {
                 cache: inner.cache.clone(),
                 llms: inner.llms.clone(),
                 explicit_user_agent: inner.explicit_user_agent.clone(),
-                alternatives,
+                alternatives: options.alternatives,
+                shape: options.shape,
                 agent: inner.agent.clone(),
                 mode: inner.mode,
-                max_bytes,
+                max_bytes: options.max_bytes,
                 max_redirects: inner.max_redirects,
                 auth_disallows: inner.auth_disallows,
             }),
         }
+    }
+
+    /// The options of [`Client::fetch`].
+    pub fn fetch_options(&self) -> FetchOptions {
+        FetchOptions { max_bytes: self.inner.max_bytes, alternatives: self.inner.alternatives, shape: self.inner.shape }
     }
 
     /// The page body limit of [`Client::fetch`], in bytes after decompression.
@@ -349,6 +359,18 @@ impl Client {
         let (mut answer, mut redirects, mut fetched_url) = match taken {
             Some(Taken { answer, redirects, warnings: hint_warnings }) => {
                 merge_warnings(&mut warnings, hint_warnings);
+                // The HTML page is not requested (that is the point of the
+                // copy), so its own signals are unknown: say so rather than
+                // let "no warnings" read as "no restrictions".
+                warnings.push(Warning::new(
+                    WarningCode::PageSignalsNotRead,
+                    WarningSource::Fetch,
+                    format!(
+                        "served from the Markdown copy {} that llms.txt lists; the page {requested} was not \
+                         requested, so its own usage signals (meta robots, X-Robots-Tag, TDMRep) were not read",
+                        alternatives[0].url
+                    ),
+                ));
                 (answer, redirects, alternatives[0].url.clone())
             }
             None => {
@@ -408,7 +430,7 @@ impl Client {
             content_type: answer.header("content-type").map(str::to_string),
             title: page.title,
             canonical_url: page.canonical_url,
-            content: page.content,
+            content: if page.markdown { self.inner.shape.apply(&page.content) } else { page.content },
             robots,
             alternative,
             alternatives,

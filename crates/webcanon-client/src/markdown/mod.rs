@@ -13,9 +13,11 @@
 
 mod clean;
 mod scan;
+mod shape;
 mod tidy;
 
 pub use scan::{HeadTag, decode_entities};
+pub use shape::{ContentFormat, ContentShape, ImageStyle, LinkStyle, UnknownValue};
 use url::Url;
 
 /// Caps checked before any tree is built.
@@ -178,19 +180,13 @@ pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converte
     } else {
         None
     };
-    let (mut markdown, method) = if over_limit.is_some() {
+    let (markdown, method) = if over_limit.is_some() {
         (strip_tags(html), Method::TextOnly)
     } else {
         convert_on_big_stack(html.to_string(), base.clone(), *limits)
     };
-    // Extractors drop the heading that repeats the title; an LLM reading
-    // the Markdown alone should still see what the page is.
-    if method == Method::Article
-        && let Some(title) = &found.title
-        && !markdown.lines().next().is_some_and(|first| first.starts_with('#'))
-    {
-        markdown = format!("# {title}\n\n{markdown}");
-    }
+    // The title is its own field of every result; the content does not
+    // repeat it (an extractor keeps the page's H1 when it has one).
     Converted {
         markdown,
         title: found.title.clone(),

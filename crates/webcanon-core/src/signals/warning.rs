@@ -107,6 +107,10 @@ spelled_enum! {
         SharedCacheUnavailable => "shared_cache_unavailable",
         /// robots.txt asked for a longer `Crawl-delay` than is honoured.
         CrawlDelayCapped => "crawl_delay_capped",
+        /// The page was served through its Markdown copy without requesting
+        /// the HTML page, whose own usage signals were therefore not read:
+        /// no usage warning is not the same as no restriction.
+        PageSignalsNotRead => "page_signals_not_read",
     }
 }
 

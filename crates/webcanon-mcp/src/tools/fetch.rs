@@ -7,8 +7,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use webcanon_client::error::{Error, FetchError};
+use webcanon_client::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use webcanon_client::warning::{Warning, WarningCode, WarningSource};
-use webcanon_client::{Client, DEFAULT_MAX_BYTES, FetchResult, RawResponse};
+use webcanon_client::{Client, DEFAULT_MAX_BYTES, FetchOptions, FetchResult, RawResponse};
 
 use super::{Answer, Shared};
 use crate::output::{AlternativeOutput, FetchOutput, PageMeta, RobotsOutput, WarningOutput};
@@ -49,6 +50,30 @@ pub(crate) struct FetchArgs {
     /// Return the body as received (HTML, JSON, text), not Markdown (default false); robots.txt still applies.
     #[serde(default)]
     pub raw: Option<bool>,
+    /// `markdown` (default) or plain `text`.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::output::content_format_schema")]
+    pub format: Option<ContentFormat>,
+    /// Links `inline`, as numbered `references` listed once at the end (default: the same address cited five times is listed once), or `drop` (their text only).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::output::link_style_schema")]
+    pub links: Option<LinkStyle>,
+    /// Images: `keep` as Markdown images, or `drop` (default).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::output::image_style_schema")]
+    pub images: Option<ImageStyle>,
+}
+
+impl FetchArgs {
+    /// The shape asked for, the client's own where not given.
+    fn shape(&self, client: &Client) -> ContentShape {
+        let defaults = client.fetch_options().shape;
+        ContentShape {
+            format: self.format.unwrap_or(defaults.format),
+            links: self.links.unwrap_or(defaults.links),
+            images: self.images.unwrap_or(defaults.images),
+        }
+    }
 }
 
 impl PageMeta {
@@ -144,7 +169,13 @@ pub(crate) async fn run(shared: &Shared, args: FetchArgs) -> Result<Answer, Fail
     let start_index = args.start_index.unwrap_or(0);
     let raw = args.raw.unwrap_or(false);
     let client = shared.client_for(args.agent.as_deref(), crate::Initiator::Autonomous)?;
-    let key = PageKey { url: args.url.clone(), agent: client.agent().to_string(), raw };
+    let shape = args.shape(&client);
+    let client = if shape == client.fetch_options().shape {
+        client
+    } else {
+        client.with_fetch_options(FetchOptions { shape, ..client.fetch_options() })
+    };
+    let key = PageKey { url: args.url.clone(), agent: client.agent().to_string(), raw, shape };
     let (page, age) = match shared.pages.get(&key) {
         Some((page, age)) => (page, Some(age.as_secs())),
         None => {
@@ -174,6 +205,10 @@ pub(crate) fn header(output: &FetchOutput, agent: &str) -> String {
     let page = &output.page;
     let mut out = String::new();
     let _ = writeln!(out, "URL requested: {}", page.requested_url);
+    if let Some(title) = page.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        // The content does not repeat the title: the header names it.
+        let _ = writeln!(out, "Title: {}", title.trim());
+    }
     match &page.alternative {
         Some(alternative) => {
             let _ =

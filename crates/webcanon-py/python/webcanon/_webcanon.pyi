@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Awaitable, Optional, Sequence, Union, final
+from typing import Any, Awaitable, Literal, Optional, Sequence, Union, final
 
 import pyarrow
 from typing_extensions import disjoint_base
@@ -190,8 +190,12 @@ class Client:
         min_interval: float = 0.0,
         max_crawl_delay: float = ...,
         auth_disallows: bool = False,
+        format: Literal["markdown", "text"] = "markdown",
+        links: Literal["inline", "references", "drop"] = "references",
+        images: Literal["keep", "drop"] = "drop",
     ) -> Client:
-        """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s."""
+        """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s;
+        ``format``, ``links`` and ``images`` shape the content."""
     @property
     def agent(self) -> str:
         """The agent's product token."""

@@ -1,0 +1,515 @@
+//! The shape of the content an agent receives: Markdown or plain text,
+//! links inline, as numbered references or dropped, images kept or dropped.
+//!
+//! Link and image addresses are a large share of a page's Markdown (about
+//! a sixth of the characters on real news pages), and an LLM's context
+//! window pays for each. The default keeps the text readable and every
+//! link followable at the least cost: Markdown, links as numbered
+//! references listed once at the end (a page that links one address five
+//! times lists it once), images dropped.
+//!
+//! | shape | what the reader sees |
+//! |---|---|
+//! | `links: inline` | `[text](https://…)` where the link is |
+//! | `links: references` (default) | `[text][1]` … and `[1]: https://…` at the end |
+//! | `links: drop` | `text` |
+//! | `images: keep` | `![alt](https://…)` |
+//! | `images: drop` (default) | nothing |
+//! | `format: text` | headings, emphasis and fences as plain lines; links as `text (https://…)`, `text [1]` or `text` |
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Markdown or plain text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ContentFormat {
+    /// Markdown (the default).
+    #[default]
+    Markdown,
+    /// Plain text: no Markdown syntax.
+    Text,
+}
+
+/// What becomes of links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum LinkStyle {
+    /// Where they are: `[text](url)`.
+    Inline,
+    /// Numbered, each address listed once at the end (the default).
+    #[default]
+    References,
+    /// Their text only.
+    Drop,
+}
+
+/// What becomes of images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ImageStyle {
+    /// `![alt](url)`.
+    Keep,
+    /// Removed (the default).
+    #[default]
+    Drop,
+}
+
+/// A shape value that is not one of the spellings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown value `{given}`, expected one of {expected}")]
+pub struct UnknownValue {
+    given: String,
+    expected: &'static str,
+}
+
+/// `FromStr` by the JSON spelling, for every face that takes the value as
+/// a string (a flag, a keyword argument).
+macro_rules! spelled {
+    ($name:ident, $expected:literal, { $($text:literal => $variant:ident,)+ }) => {
+        impl std::str::FromStr for $name {
+            type Err = UnknownValue;
+
+            fn from_str(given: &str) -> Result<$name, UnknownValue> {
+                match given {
+                    $($text => Ok($name::$variant),)+
+                    _ => Err(UnknownValue { given: given.to_string(), expected: $expected }),
+                }
+            }
+        }
+    };
+}
+
+spelled!(ContentFormat, "`markdown`, `text`", { "markdown" => Markdown, "text" => Text, });
+spelled!(LinkStyle, "`inline`, `references`, `drop`", { "inline" => Inline, "references" => References, "drop" => Drop, });
+spelled!(ImageStyle, "`keep`, `drop`", { "keep" => Keep, "drop" => Drop, });
+
+/// The shape of the content (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default, deny_unknown_fields)]
+pub struct ContentShape {
+    /// Markdown or plain text.
+    pub format: ContentFormat,
+    /// What becomes of links.
+    pub links: LinkStyle,
+    /// What becomes of images.
+    pub images: ImageStyle,
+}
+
+impl ContentShape {
+    /// The Markdown as the page converts to it: links inline, images kept.
+    pub const AS_CONVERTED: ContentShape =
+        ContentShape { format: ContentFormat::Markdown, links: LinkStyle::Inline, images: ImageStyle::Keep };
+
+    /// Gives `markdown` this shape. Code blocks and inline code are left as
+    /// they are.
+    ///
+    /// ```
+    /// use webcanon_client::markdown::{ContentShape, LinkStyle, ImageStyle, ContentFormat};
+    ///
+    /// let page = "See [the guide](https://x.test/g) and [it again](https://x.test/g).\n\n![A chart](https://x.test/c.png)";
+    /// assert_eq!(
+    ///     ContentShape::default().apply(page),
+    ///     "See [the guide][1] and [it again][1].\n\n[1]: https://x.test/g"
+    /// );
+    /// let text = ContentShape { format: ContentFormat::Text, links: LinkStyle::Inline, images: ImageStyle::Drop };
+    /// assert_eq!(text.apply("## Title\n\nSome **bold** [link](https://x.test/)."), "Title\n\nSome bold link (https://x.test/).");
+    /// ```
+    pub fn apply(&self, markdown: &str) -> String {
+        if *self == ContentShape::AS_CONVERTED {
+            return markdown.to_string();
+        }
+        let mut references = References::default();
+        let mut out = String::with_capacity(markdown.len());
+        let mut fence: Option<&str> = None;
+        for line in markdown.split_inclusive('\n') {
+            let trimmed = line.trim_start();
+            if let Some(open) = fence {
+                if trimmed.starts_with(open) {
+                    fence = None;
+                    if self.format == ContentFormat::Text {
+                        continue;
+                    }
+                }
+                out.push_str(line);
+                continue;
+            }
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                fence = Some(&trimmed[..3]);
+                if self.format == ContentFormat::Markdown {
+                    out.push_str(line);
+                }
+                continue;
+            }
+            let shaped = self.line(line, &mut references);
+            // A line that held only an image is dropped with it.
+            if shaped.trim().is_empty() && !line.trim().is_empty() {
+                continue;
+            }
+            out.push_str(&shaped);
+        }
+        if self.format == ContentFormat::Markdown && out == markdown {
+            // Nothing to reshape: the content as it came, to the byte.
+            return out;
+        }
+        let mut out = collapse_blank_lines(&out);
+        if !references.urls.is_empty() {
+            out.push_str("\n\n");
+            for (n, url) in references.urls.iter().enumerate() {
+                match self.format {
+                    ContentFormat::Markdown => writeln!(out, "[{}]: {url}", n + 1),
+                    ContentFormat::Text => writeln!(out, "[{}] {url}", n + 1),
+                }
+                .expect("writing to a String cannot fail");
+            }
+            out.truncate(out.trim_end().len());
+        }
+        out
+    }
+
+    fn line(&self, line: &str, references: &mut References) -> String {
+        match self.format {
+            ContentFormat::Markdown => rewrite_links(line, &mut |link: Link<'_>| self.link(link, references)),
+            ContentFormat::Text => {
+                // Addresses are set aside while the Markdown syntax is
+                // removed, so that their `_` and `*` survive.
+                let mut addresses: Vec<String> = Vec::new();
+                let linked = rewrite_links(line, &mut |link: Link<'_>| {
+                    let shaped = self.link(link, references);
+                    match shaped.rfind(" (") {
+                        Some(at)
+                            if (shaped.ends_with(')') && self.links == LinkStyle::Inline) || link_is_image(&shaped) =>
+                        {
+                            addresses.push(shaped[at + 2..shaped.len() - 1].to_string());
+                            format!("{} ({ADDRESS}{}{ADDRESS})", &shaped[..at], addresses.len() - 1)
+                        }
+                        _ => shaped,
+                    }
+                });
+                let mut text = plain(&linked);
+                for (n, address) in addresses.iter().enumerate() {
+                    text = text.replacen(&format!("{ADDRESS}{n}{ADDRESS}"), address, 1);
+                }
+                text
+            }
+        }
+    }
+
+    fn link(&self, link: Link<'_>, references: &mut References) -> String {
+        let text = link.text.trim();
+        if link.image {
+            return match (self.images, self.format) {
+                (ImageStyle::Drop, _) => String::new(),
+                (ImageStyle::Keep, ContentFormat::Markdown) => format!("![{text}]({})", link.url),
+                (ImageStyle::Keep, ContentFormat::Text) if text.is_empty() => format!("[image]({})", link.url),
+                (ImageStyle::Keep, ContentFormat::Text) => format!("[image: {text}] ({})", link.url),
+            };
+        }
+        if text.is_empty() {
+            return String::new();
+        }
+        match (self.links, self.format) {
+            (LinkStyle::Drop, _) => text.to_string(),
+            (LinkStyle::Inline, ContentFormat::Markdown) => format!("[{text}]({})", link.url),
+            (LinkStyle::Inline, ContentFormat::Text) => format!("{text} ({})", link.url),
+            (LinkStyle::References, ContentFormat::Markdown) => format!("[{text}][{}]", references.number(link.url)),
+            (LinkStyle::References, ContentFormat::Text) => format!("{text} [{}]", references.number(link.url)),
+        }
+    }
+}
+
+/// Marks an address set aside in a plain-text line (a private-use
+/// character, which no page's text holds by rights).
+const ADDRESS: char = '\u{E000}';
+
+/// Whether a plain-text link is an image's (`[image: alt] (url)`).
+fn link_is_image(shaped: &str) -> bool {
+    shaped.starts_with("[image") && shaped.ends_with(')')
+}
+
+/// Addresses numbered in order of first use.
+#[derive(Default)]
+struct References {
+    urls: Vec<String>,
+    numbers: HashMap<String, usize>,
+}
+
+impl References {
+    fn number(&mut self, url: &str) -> usize {
+        if let Some(&n) = self.numbers.get(url) {
+            return n;
+        }
+        self.urls.push(url.to_string());
+        self.numbers.insert(url.to_string(), self.urls.len());
+        self.urls.len()
+    }
+}
+
+/// A Markdown link or image found in a line.
+struct Link<'a> {
+    image: bool,
+    /// The link's text, already rewritten (an image inside a link).
+    text: &'a str,
+    url: &'a str,
+}
+
+/// Rewrites every `[text](url "title")` and `![alt](url)` of `line` with
+/// `f`, outside inline code; anything that does not parse stays as it is.
+fn rewrite_links(line: &str, f: &mut dyn FnMut(Link<'_>) -> String) -> String {
+    let bytes = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'`' => {
+                // Inline code: skip to the matching run of backticks.
+                let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+                let fence = &line[i..i + run];
+                i = line[i + run..].find(fence).map_or(bytes.len(), |end| i + run + end + run);
+            }
+            b'\\' => i += 2,
+            b'[' => {
+                let image = i > 0 && bytes[i - 1] == b'!' && (i < 2 || bytes[i - 2] != b'\\');
+                match parse_link(line, i) {
+                    Some((text, url, end)) => {
+                        let start = if image { i - 1 } else { i };
+                        out.push_str(&line[copied..start]);
+                        let mut inner = rewrite_links(text, f);
+                        if inner.trim().is_empty() && !image {
+                            // A linked image that was dropped: its alt text
+                            // names the link.
+                            inner = rewrite_links(text, &mut |l: Link<'_>| l.text.to_string());
+                        }
+                        out.push_str(&f(Link { image, text: &inner, url }));
+                        i = end;
+                        copied = end;
+                    }
+                    None => i += 1,
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&line[copied.min(line.len())..]);
+    out
+}
+
+/// At `open` (a `[`): the link's text, its address and the index just past
+/// the closing `)`.
+fn parse_link(line: &str, open: usize) -> Option<(&str, &str, usize)> {
+    let bytes = line.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    let close = loop {
+        match *bytes.get(i)? {
+            b'\\' => i += 1,
+            b'[' => depth += 1,
+            b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    break i;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    };
+    if bytes.get(close + 1) != Some(&b'(') {
+        return None;
+    }
+    let rest = &line[close + 2..];
+    let (url, after) = if let Some(angled) = rest.strip_prefix('<') {
+        let end = angled.find('>')?;
+        (&angled[..end], &angled[end + 1..])
+    } else {
+        let mut parens = 0usize;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| match c {
+                '(' => {
+                    parens += 1;
+                    false
+                }
+                ')' if parens == 0 => true,
+                ')' => {
+                    parens -= 1;
+                    false
+                }
+                c => c.is_whitespace(),
+            })
+            .map_or(rest.len(), |(at, _)| at);
+        (&rest[..end], &rest[end..])
+    };
+    let after_trimmed = after.trim_start();
+    let tail = match after_trimmed.chars().next()? {
+        ')' => &after_trimmed[1..],
+        q @ ('"' | '\'') => {
+            let end = after_trimmed[1..].find(q)?;
+            after_trimmed[1 + end + 1..].trim_start().strip_prefix(')')?
+        }
+        _ => return None,
+    };
+    Some((&line[open + 1..close], url, line.len() - tail.len()))
+}
+
+/// One Markdown line as plain text: heading and quote markers, emphasis and
+/// escapes removed; list bullets become `- `.
+fn plain(line: &str) -> String {
+    let body = line.trim_end_matches(['\n', '\r']);
+    let newline = &line[body.len()..];
+    let indent = &body[..body.len() - body.trim_start().len()];
+    let mut s = body.trim_start();
+    let hashes = s.bytes().take_while(|&b| b == b'#').count();
+    if (1..=6).contains(&hashes) && s[hashes..].starts_with(' ') {
+        s = s[hashes..].trim_start();
+    }
+    if matches!(s.trim(), "* * *" | "***" | "---" | "- - -" | "___") {
+        return newline.to_string();
+    }
+    let mut prefix = String::new();
+    for marker in ["*   ", "* ", "+   ", "+ ", "-   "] {
+        if let Some(rest) = s.strip_prefix(marker) {
+            prefix.push_str("- ");
+            s = rest;
+            break;
+        }
+    }
+    let mut text = String::with_capacity(s.len());
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'\\' if i + 1 < bytes.len() && bytes[i + 1].is_ascii_punctuation() => {
+                text.push(char::from(bytes[i + 1]));
+                i += 2;
+                continue;
+            }
+            b'*' | b'_' => {
+                let run = bytes[i..].iter().take_while(|&&c| c == b).count();
+                let before = i.checked_sub(1).map(|j| bytes[j]);
+                let after = bytes.get(i + run).copied();
+                let word = |c: Option<u8>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+                // `snake_case` keeps its underscores; emphasis markers go.
+                if b == b'_' && word(before) && word(after) {
+                    text.push_str(&s[i..i + run]);
+                }
+                i += run;
+                continue;
+            }
+            _ => {}
+        }
+        let ch = s[i..].chars().next().expect("i is on a char boundary");
+        text.push(ch);
+        i += ch.len_utf8();
+    }
+    format!("{indent}{prefix}{text}{newline}")
+}
+
+/// At most one blank line in a row, none at the ends.
+fn collapse_blank_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = 0;
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            blank += 1;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank > 0 { "\n\n" } else { "\n" });
+        }
+        blank = 0;
+        out.push_str(line.trim_end());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "# Guide\n\nRead [the **docs**](https://x.test/d) or [this (one)](https://x.test/a_(b) \"T\").\n\n\
+                        ![Chart](https://x.test/c.png)\n\n[![Logo](https://x.test/l.png)](https://x.test/)\n\n\
+                        *   Item with [docs](https://x.test/d)\n\n```\nlet a = [x](y);\n```\n\nUse `[a](b)` literally.";
+
+    fn shape(format: ContentFormat, links: LinkStyle, images: ImageStyle) -> ContentShape {
+        ContentShape { format, links, images }
+    }
+
+    #[test]
+    fn every_shape_of_one_page() {
+        use ContentFormat::*;
+        use ImageStyle::{Drop as NoImages, Keep};
+        use LinkStyle::{Drop as NoLinks, Inline, References};
+        let rows: &[(ContentShape, &str)] = &[
+            (shape(Markdown, Inline, Keep), PAGE),
+            (
+                shape(Markdown, References, NoImages),
+                "# Guide\n\nRead [the **docs**][1] or [this (one)][2].\n\n[Logo][3]\n\n*   Item with [docs][1]\n\n\
+                 ```\nlet a = [x](y);\n```\n\nUse `[a](b)` literally.\n\n\
+                 [1]: https://x.test/d\n[2]: https://x.test/a_(b)\n[3]: https://x.test/",
+            ),
+            (
+                shape(Markdown, NoLinks, Keep),
+                "# Guide\n\nRead the **docs** or this (one).\n\n![Chart](https://x.test/c.png)\n\n\
+                 ![Logo](https://x.test/l.png)\n\n*   Item with docs\n\n```\nlet a = [x](y);\n```\n\nUse `[a](b)` literally.",
+            ),
+            (
+                shape(Text, Inline, NoImages),
+                "Guide\n\nRead the docs (https://x.test/d) or this (one) (https://x.test/a_(b)).\n\n\
+                 Logo (https://x.test/)\n\n- Item with docs (https://x.test/d)\n\nlet a = [x](y);\n\nUse `[a](b)` literally.",
+            ),
+            (
+                shape(Text, References, NoImages),
+                "Guide\n\nRead the docs [1] or this (one) [2].\n\nLogo [3]\n\n- Item with docs [1]\n\nlet a = [x](y);\n\n\
+                 Use `[a](b)` literally.\n\n[1] https://x.test/d\n[2] https://x.test/a_(b)\n[3] https://x.test/",
+            ),
+        ];
+        for (shape, expected) in rows {
+            assert_eq!(shape.apply(PAGE), *expected, "{shape:?}");
+        }
+    }
+
+    #[test]
+    fn text_keeps_words_and_drops_syntax() {
+        let text = shape(ContentFormat::Text, LinkStyle::Drop, ImageStyle::Drop);
+        assert_eq!(
+            text.apply("6\\. snake_case and *em* and __strong__\n\n* * *\n\n> quoted"),
+            "6. snake_case and em and strong\n\n> quoted"
+        );
+    }
+
+    #[test]
+    fn what_does_not_parse_is_left_alone() {
+        let s = ContentShape::default();
+        for line in ["[not a link]", "[open](no close", "a ] b [ c", "\\[escaped](x)"] {
+            assert_eq!(s.apply(line), line);
+        }
+    }
+
+    #[test]
+    fn strings_parse_by_the_json_spelling() {
+        for style in [LinkStyle::Inline, LinkStyle::References, LinkStyle::Drop] {
+            let spelled = serde_json::to_value(style).unwrap();
+            assert_eq!(spelled.as_str().unwrap().parse::<LinkStyle>(), Ok(style));
+        }
+        assert_eq!("text".parse::<ContentFormat>(), Ok(ContentFormat::Text));
+        assert_eq!("keep".parse::<ImageStyle>(), Ok(ImageStyle::Keep));
+        let err = "footnotes".parse::<LinkStyle>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown value `footnotes`, expected one of `inline`, `references`, `drop`");
+    }
+
+    #[test]
+    fn shapes_travel_as_snake_case_json() {
+        let json = serde_json::to_value(ContentShape::default()).unwrap();
+        assert_eq!(json, serde_json::json!({"format": "markdown", "links": "references", "images": "drop"}));
+        let partial: ContentShape = serde_json::from_value(serde_json::json!({"links": "inline"})).unwrap();
+        assert_eq!(partial, ContentShape { links: LinkStyle::Inline, ..ContentShape::default() });
+        assert!(serde_json::from_value::<ContentShape>(serde_json::json!({"links": "footnotes"})).is_err());
+    }
+}
