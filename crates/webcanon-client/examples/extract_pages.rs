@@ -8,8 +8,10 @@
 //!
 //! PAGES holds `KEY.html` or `KEY.html.gz` files; URLS.json maps each KEY to
 //! the page's URL (links resolve against it; its domain helps the charset
-//! detector). OUT.json maps each KEY to `{"content", "seconds", "method"}`, the time
-//! being the page's decode and conversion on this thread.
+//! detector). OUT.json maps each KEY to `{"content", "seconds", "method",
+//! "shapes"}`: the content in the default shape, the time of the page's
+//! decode and conversion on this thread, how it was converted, and the
+//! characters of each content shape.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -18,7 +20,28 @@ use std::time::Instant;
 
 use url::Url;
 use webcanon_client::charset;
-use webcanon_client::markdown::{HtmlLimits, html_to_markdown};
+use webcanon_client::markdown::{ContentFormat, ContentShape, HtmlLimits, ImageStyle, LinkStyle, html_to_markdown};
+
+/// The shapes whose sizes are reported.
+const SHAPES: &[(&str, ContentShape)] = &[
+    ("markdown, links inline, images kept", ContentShape::AS_CONVERTED),
+    (
+        "markdown, links as references, no images (default)",
+        ContentShape { format: ContentFormat::Markdown, links: LinkStyle::References, images: ImageStyle::Drop },
+    ),
+    (
+        "markdown, no links, no images",
+        ContentShape { format: ContentFormat::Markdown, links: LinkStyle::Drop, images: ImageStyle::Drop },
+    ),
+    (
+        "text, links as references, no images",
+        ContentShape { format: ContentFormat::Text, links: LinkStyle::References, images: ImageStyle::Drop },
+    ),
+    (
+        "text, no links, no images",
+        ContentShape { format: ContentFormat::Text, links: LinkStyle::Drop, images: ImageStyle::Drop },
+    ),
+];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,11 +60,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let text = charset::decode(&body, Some("text/html"), url.as_ref()).text;
         let converted = html_to_markdown(&text, &base, &HtmlLimits::default());
         let seconds = start.elapsed().as_secs_f64();
+        // What each content shape costs, in characters.
+        let shapes: BTreeMap<String, usize> = SHAPES
+            .iter()
+            .map(|(name, shape)| (name.to_string(), shape.apply(&converted.markdown).chars().count()))
+            .collect();
         let method = match converted.over_limit {
             Some(over) => format!("{:?} ({})", converted.method, over.describe()),
             None => format!("{:?}", converted.method),
         };
-        results.insert(key, serde_json::json!({"content": converted.markdown, "seconds": seconds, "method": method}));
+        results.insert(key, serde_json::json!({"content": ContentShape::default().apply(&converted.markdown), "seconds": seconds, "method": method, "shapes": shapes}));
     }
     std::fs::write(out, serde_json::to_vec(&results)?)?;
     eprintln!("{} pages converted", results.len());
