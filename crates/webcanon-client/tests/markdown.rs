@@ -49,7 +49,9 @@ fn deep_nesting_is_capped_before_any_tree_is_built() {
     assert_eq!(page.method, Method::TextOnly);
     assert_eq!(page.depth, depth + 2);
     assert!(page.markdown.contains("deep text"));
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    // A bound against a quadratic pass (which would take hours here), far
+    // from what a loaded machine's debug build needs for the linear one.
+    assert!(started.elapsed() < Duration::from_secs(60), "took {:?}", started.elapsed());
 }
 
 #[test]
@@ -60,7 +62,8 @@ fn millions_of_elements_are_capped() {
     assert_eq!(page.method, Method::TextOnly);
     assert_eq!(page.elements, 2_000_002);
     assert!(page.markdown.starts_with("x\n\nx"), "{}", &page.markdown[..20]);
-    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    // As above: quadratic would be hours; linear takes seconds even loaded.
+    assert!(started.elapsed() < Duration::from_secs(60), "took {:?}", started.elapsed());
 }
 
 #[test]

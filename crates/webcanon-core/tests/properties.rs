@@ -200,6 +200,8 @@ proptest! {
         let compiled = rules.decide(&url);
         prop_assert_eq!(direct, compiled);
         prop_assert_ne!(direct.verdict, MatchVerdict::DisallowedExplicit);
-        prop_assert!(started.elapsed().as_secs() < 2, "took {:?}", started.elapsed());
+        // Backtracking would take minutes on these; linear matching takes
+        // microseconds, so the bound holds on any loaded machine.
+        prop_assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
     }
 }

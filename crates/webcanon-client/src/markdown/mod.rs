@@ -2,10 +2,13 @@
 //! the whole body otherwise, with hard caps on hostile input.
 //!
 //! The pipeline: a linear pre-scan (no tree, no recursion) measures the document and
-//! reads the `<head>`; a document within the caps goes to a Readability-
-//! style extractor (`dom_smoothie`) and its article to a converter
-//! (`htmd`); when the article is too short, the whole body (minus scripts,
-//! navigation, headers, footers, asides and forms) is converted instead. A
+//! reads the `<head>`; a document within the caps is parsed once, cleaned
+//! of boilerplate structures (`clean`), and given to a Readability-style
+//! extractor (`dom_smoothie`); its article goes to a converter (`htmd`) and
+//! the Markdown is tidied (`tidy`: repeated blocks, teasers, link lists,
+//! empty sections). When the article is too short, the whole cleaned body
+//! (minus scripts, navigation, headers, footers, asides and forms) is
+//! converted instead. The result is then given its shape (`shape`). A
 //! document over the caps is never given to a tree builder: its text is
 //! taken by the scanner-level tag stripper, and the result says so. The
 //! conversion runs on its own thread with a large stack, as a second line
@@ -259,7 +262,7 @@ fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
         }
     }
     match converter.convert(&cleaned) {
-        Ok(markdown) => (absolutize_links(markdown.trim(), base), Method::WholeBody),
+        Ok(markdown) => (absolutize_links(tidy::tidy(markdown.trim()).trim(), base), Method::WholeBody),
         Err(_) => (strip_tags(html), Method::TextOnly),
     }
 }
