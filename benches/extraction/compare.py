@@ -27,6 +27,7 @@ run; the ratios are what to quote.
 
   target/bench-venv/bin/python benches/extraction/compare.py [--truth DIR]
       [--systems webcanon,trafilatura,...] [--reuse-peers] [--json OUT]
+      [--before OLD/extract_pages]   # an earlier build, measured in the same run
 """
 
 import argparse
@@ -137,13 +138,14 @@ def read_pages(folder):
     return pages
 
 
-def run_webcanon(folder, urls):
-    subprocess.run(
-        ["cargo", "build", "--quiet", "--release", "-p", "webcanon-client", "--example", "extract_pages"],
-        cwd=ROOT,
-        check=True,
-    )
-    binary = ROOT / "target" / "release" / "examples" / "extract_pages"
+def run_webcanon(folder, urls, binary=None):
+    if binary is None:
+        subprocess.run(
+            ["cargo", "build", "--quiet", "--release", "-p", "webcanon-client", "--example", "extract_pages"],
+            cwd=ROOT,
+            check=True,
+        )
+        binary = ROOT / "target" / "release" / "examples" / "extract_pages"
     with tempfile.TemporaryDirectory() as tmp:
         urls_file, out_file = Path(tmp) / "urls.json", Path(tmp) / "out.json"
         urls_file.write_text(json.dumps(urls))
@@ -203,12 +205,14 @@ def run_peer(name, pages, urls, reuse):
     return outputs, seconds
 
 
-def run_set(label, folder, pages, urls, systems, reuse, score):
+def run_set(label, folder, pages, urls, systems, reuse, score, before=None):
     rows = {}
     for name in systems:
         print(f"[{label}] {name} on {len(pages)} pages ...", file=sys.stderr)
         if name == "webcanon":
             outputs, seconds = run_webcanon(folder, urls)
+        elif name == "webcanon_before":
+            outputs, seconds = run_webcanon(folder, urls, before)
         else:
             outputs, seconds = run_peer(name, pages, urls, reuse)
         times = sorted(seconds.values())
@@ -246,8 +250,11 @@ def main():
     parser.add_argument("--systems", default=",".join(ALL_SYSTEMS))
     parser.add_argument("--reuse-peers", action="store_true", help="reuse peer outputs of an earlier run (no timing)")
     parser.add_argument("--json", type=Path, help="write scores and outputs here")
+    parser.add_argument("--before", type=Path, help="an extract_pages binary of an earlier webcanon, run as webcanon_before")
     args = parser.parse_args()
     systems = [s for s in args.systems.split(",") if s]
+    if args.before:
+        systems.insert(0, "webcanon_before")
     report = {}
 
     snippets = json.loads((args.dev / "snippets.json").read_text())
@@ -255,7 +262,7 @@ def main():
     urls = {k: v.get("url") for k, v in snippets.items()}
     snippets = {k: v for k, v in snippets.items() if k in pages}
     rows = run_set("dev", args.dev / "pages", pages, urls, systems, args.reuse_peers,
-                   lambda out: prf(*snippet_counts(out, snippets)))
+                   lambda out: prf(*snippet_counts(out, snippets)), args.before)
     print_table(f"Development set: {len(pages)} pages, snippets in/out", rows, True)
     report["dev"] = rows
 
@@ -265,7 +272,7 @@ def main():
         urls = {k: v.get("url") for k, v in truth.items()}
         truth = {k: v for k, v in truth.items() if k in pages}
         rows = run_set("truth", args.truth / "html", pages, urls, systems, args.reuse_peers,
-                       lambda out: shingle_scores(out, truth))
+                       lambda out: shingle_scores(out, truth), args.before)
         print_table(f"Full-text set: {len(pages)} pages, word 4-shingles", rows, False)
         report["truth"] = rows
 

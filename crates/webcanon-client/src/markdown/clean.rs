@@ -19,7 +19,7 @@
 //! `data-srcset`/`srcset` or `data-src` when `src` is missing or a
 //! placeholder, never a whole srcset list.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use dom_query::{Document, NodeRef};
 
@@ -110,9 +110,6 @@ const BOILERPLATE_ROLES: &[&str] = &[
 /// Elements removed wherever they are.
 const BOILERPLATE_ELEMENTS: &str = "figcaption, button, form, select, textarea, input, dialog, template";
 
-/// What marks the main content; a block holding one is never removed.
-const MAIN_CONTENT: &str = "article, main, [role=main], [itemprop=articleBody], h1";
-
 /// Cleans `doc` in place (see the module documentation).
 pub(crate) fn clean(doc: &Document) {
     doc.select(BOILERPLATE_ELEMENTS).remove();
@@ -120,8 +117,9 @@ pub(crate) fn clean(doc: &Document) {
     // site's banner: keep it from the extractor's header rule.
     doc.select("article header, main header, [itemprop=articleBody] header").rename("div");
     fix_lazy_images(doc);
-    let body_chars = visible_chars(&doc.select("body").text()).max(1);
-    unwrap_swallowing_noscript(doc, body_chars);
+    let stats = subtree_stats(doc);
+    let body_chars = doc.select("body").nodes().first().and_then(|b| stats.get(&b.id)).map_or(0, |s| s.chars).max(1);
+    unwrap_swallowing_noscript(doc, &stats, body_chars);
     let mut removed: HashSet<dom_query::NodeId> = HashSet::new();
     let candidates: Vec<(NodeRef<'_>, Kind)> =
         doc.select("body *").nodes().iter().filter_map(|node| kind(node).map(|k| (*node, k))).collect();
@@ -129,12 +127,8 @@ pub(crate) fn clean(doc: &Document) {
         if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
             continue;
         }
-        let selection = dom_query::Selection::from(node);
-        if selection.is("body, html") || selection.is(MAIN_CONTENT) || selection.select(MAIN_CONTENT).exists() {
-            continue;
-        }
-        let chars = visible_chars(&node.text());
-        if chars * 2 > body_chars || (kind == Kind::Named && holds_prose(&selection, chars)) {
+        let Some(block) = stats.get(&node.id) else { continue };
+        if block.main || block.chars * 2 > body_chars || (kind == Kind::Named && block.holds_prose()) {
             continue;
         }
         removed.insert(node.id);
@@ -142,13 +136,76 @@ pub(crate) fn clean(doc: &Document) {
     }
 }
 
+/// What a subtree holds, counted once for the whole page.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stats {
+    /// Visible (non-white-space) characters of its text.
+    chars: usize,
+    /// Of which inside links.
+    link_chars: usize,
+    /// Whether it is or holds the page's heading or marked main content.
+    main: bool,
+}
+
+impl Stats {
+    /// Whether a block holds prose of its own: at least 200 visible
+    /// characters outside links, and links no more than a third of its
+    /// text. Share bars, bylines, tag lists and related-story blocks do
+    /// not; a content wrapper with a misleading name does.
+    fn holds_prose(&self) -> bool {
+        self.chars.saturating_sub(self.link_chars) >= 200 && self.link_chars * 3 <= self.chars
+    }
+}
+
+/// [`Stats`] of every node under `<body>`, in one pass from the leaves up:
+/// each decision about a block is then a lookup, whatever the nesting.
+fn subtree_stats(doc: &Document) -> HashMap<dom_query::NodeId, Stats> {
+    let Some(body) = doc.select("body").nodes().first().copied() else { return HashMap::new() };
+    let mut nodes: Vec<NodeRef<'_>> = vec![body];
+    nodes.extend(body.descendants_it());
+    let mut stats: HashMap<dom_query::NodeId, Stats> = HashMap::with_capacity(nodes.len());
+    // In document order a node comes before everything under it, so in
+    // reverse its children are done before it.
+    for node in nodes.iter().rev() {
+        let mut own = stats.get(&node.id).copied().unwrap_or_default();
+        if node.is_text() {
+            own.chars = visible_chars(&node.text());
+        } else if node.is_element() {
+            if node.node_name().is_some_and(|n| &*n == "a") {
+                own.link_chars = own.chars;
+            }
+            own.main |= is_main_content(node);
+        }
+        stats.insert(node.id, own);
+        if node.id != body.id
+            && let Some(parent) = node.parent()
+        {
+            let up = stats.entry(parent.id).or_default();
+            up.chars += own.chars;
+            up.link_chars += own.link_chars;
+            up.main |= own.main;
+        }
+    }
+    stats
+}
+
+/// Whether an element marks the main content, so that no block holding it
+/// is removed: `article`, `main`, `h1`, `role="main"`,
+/// `itemprop="articleBody"`.
+fn is_main_content(node: &NodeRef<'_>) -> bool {
+    let name = node.node_name();
+    matches!(name.as_deref(), Some("article" | "main" | "h1"))
+        || node.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main"))
+        || node.attr("itemprop").is_some_and(|p| p.split_ascii_whitespace().any(|v| v == "articleBody"))
+}
+
 /// Unwraps a `<noscript>` that holds most of the page's text. The tree is
 /// built as a reader without scripts sees it, so a `<noscript>` that a page
 /// never closes (`<noscript><div></noscript>`) holds the rest of the page;
 /// the extractor drops `<noscript>`, and would drop the page with it.
-fn unwrap_swallowing_noscript(doc: &Document, body_chars: usize) {
+fn unwrap_swallowing_noscript(doc: &Document, stats: &HashMap<dom_query::NodeId, Stats>, body_chars: usize) {
     for noscript in doc.select("noscript").nodes() {
-        if visible_chars(&noscript.text()) * 2 > body_chars
+        if stats.get(&noscript.id).is_some_and(|s| s.chars * 2 > body_chars)
             && let Some(child) = noscript.first_child()
         {
             // Unwraps the child's parent: the noscript.
@@ -170,25 +227,12 @@ fn visible_chars(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
-/// Whether a block holds prose of its own: at least 200 visible characters
-/// outside links, and links no more than a third of its text. Share bars,
-/// bylines, tag lists and related-story blocks do not; a content wrapper
-/// with a misleading name does.
-fn holds_prose(block: &dom_query::Selection<'_>, chars: usize) -> bool {
-    let link_chars = visible_chars(&block.select("a").text());
-    let own = chars.saturating_sub(link_chars);
-    own >= 200 && link_chars * 3 <= chars
-}
-
 /// Whether an element is boilerplate by its attributes, and how surely.
 fn kind(node: &NodeRef<'_>) -> Option<Kind> {
     if node.has_attr("hidden") || node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
         return Some(Kind::Always);
     }
-    if node.attr("style").is_some_and(|s| {
-        let s = s.to_ascii_lowercase().replace(' ', "");
-        s.contains("display:none") || s.contains("visibility:hidden")
-    }) {
+    if node.attr("style").is_some_and(|s| hides(&s)) {
         return Some(Kind::Always);
     }
     if node.attr("role").is_some_and(|r| BOILERPLATE_ROLES.iter().any(|b| r.trim().eq_ignore_ascii_case(b))) {
@@ -202,15 +246,15 @@ fn kind(node: &NodeRef<'_>) -> Option<Kind> {
     }
     let mut kind = None;
     for value in [class, node.attr("id")].iter().flatten() {
-        let words: Vec<String> = words(value).collect();
+        let words: Vec<&str> = words(value).collect();
         for (i, word) in words.iter().enumerate() {
-            if i > 0 && NEGATIONS.contains(&words[i - 1].as_str()) {
+            if i > 0 && NEGATIONS.iter().any(|n| n.eq_ignore_ascii_case(words[i - 1])) {
                 continue;
             }
-            if ALWAYS_BOILERPLATE_WORDS.binary_search(&word.as_str()).is_ok() {
+            if listed(ALWAYS_BOILERPLATE_WORDS, word) {
                 return Some(Kind::Always);
             }
-            if BOILERPLATE_WORDS.binary_search(&word.as_str()).is_ok() {
+            if listed(BOILERPLATE_WORDS, word) {
                 kind = Some(Kind::Named);
             }
         }
@@ -218,22 +262,32 @@ fn kind(node: &NodeRef<'_>) -> Option<Kind> {
     kind
 }
 
-/// The words of a class or id value, lower-cased: split at anything not a
-/// letter or digit and at lower-to-upper case changes (`shareBar` →
-/// `share`, `bar`).
-fn words(value: &str) -> impl Iterator<Item = String> + '_ {
+/// Whether an inline style hides the element (`display: none`,
+/// `visibility:hidden`), without allocating for the styles that do not.
+fn hides(style: &str) -> bool {
+    let bytes = style.as_bytes();
+    let has = |word: &[u8]| bytes.windows(word.len()).any(|w| w.eq_ignore_ascii_case(word));
+    if !has(b"none") && !has(b"hidden") {
+        return false;
+    }
+    let squeezed: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+    squeezed.contains("display:none") || squeezed.contains("visibility:hidden")
+}
+
+/// Whether a sorted list of lower-case words holds `word`, in any case.
+fn listed(list: &[&str], word: &str) -> bool {
+    list.binary_search_by(|probe| probe.bytes().cmp(word.bytes().map(|b| b.to_ascii_lowercase()))).is_ok()
+}
+
+/// The words of a class or id value: split at anything not a letter or
+/// digit and at lower-to-upper case changes (`shareBar` → `share`, `Bar`).
+fn words(value: &str) -> impl Iterator<Item = &str> + '_ {
     value.split(|c: char| !c.is_ascii_alphanumeric()).filter(|part| !part.is_empty()).flat_map(|part| {
-        let mut pieces = Vec::new();
-        let mut start = 0;
         let bytes = part.as_bytes();
-        for i in 1..bytes.len() {
-            if bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase() {
-                pieces.push(&part[start..i]);
-                start = i;
-            }
-        }
-        pieces.push(&part[start..]);
-        pieces.into_iter().map(str::to_ascii_lowercase)
+        let mut cuts = vec![0];
+        cuts.extend((1..bytes.len()).filter(|&i| bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase()));
+        cuts.push(bytes.len());
+        cuts.windows(2).map(|w| &part[w[0]..w[1]]).collect::<Vec<_>>()
     })
 }
 
@@ -299,8 +353,10 @@ mod tests {
 
     #[test]
     fn class_words_split_at_separators_and_case() {
-        let split: Vec<String> = words("c-shareBar article__byline  jp-relatedposts").collect();
-        assert_eq!(split, ["c", "share", "bar", "article", "byline", "jp", "relatedposts"]);
+        let split: Vec<&str> = words("c-shareBar article__byline  jp-relatedposts").collect();
+        assert_eq!(split, ["c", "share", "Bar", "article", "byline", "jp", "relatedposts"]);
+        assert!(listed(BOILERPLATE_WORDS, "ShareS") && !listed(BOILERPLATE_WORDS, "shar"));
+        assert!(hides("color: red; DISPLAY : none") && !hides("display: block") && !hides("font: none"));
     }
 
     #[test]

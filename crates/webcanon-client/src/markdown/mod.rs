@@ -248,7 +248,6 @@ fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
     let config = dom_smoothie::Config { max_elements_to_parse: limits.max_elements, ..Default::default() };
     let doc = dom_query::Document::from(html);
     clean::clean(&doc);
-    let cleaned = doc.html();
     let article = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
         .ok()
         .and_then(|mut r| r.parse().ok())
@@ -261,7 +260,11 @@ fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
             return (markdown, Method::Article);
         }
     }
-    match converter.convert(&cleaned) {
+    // The rare fallback parses and cleans again rather than every page
+    // paying for a serialised copy of its cleaned tree.
+    let doc = dom_query::Document::from(html);
+    clean::clean(&doc);
+    match converter.convert(&doc.html()) {
         Ok(markdown) => (absolutize_links(tidy::tidy(markdown.trim()).trim(), base), Method::WholeBody),
         Err(_) => (strip_tags(html), Method::TextOnly),
     }
