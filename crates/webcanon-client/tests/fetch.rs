@@ -476,3 +476,35 @@ async fn with_agent_shares_one_robots_cache_and_sends_its_own_identity() {
     assert_eq!(agents[1], "OtherBot/2.0 (+https://example.com/bot)");
     assert!(client.with_agent(&"Bad".parse().unwrap(), Some("line\nbreak")).is_err());
 }
+
+#[tokio::test]
+async fn pages_in_legacy_encodings_without_a_declaration_are_read_right() {
+    let server = server_with(Route::text(200, "User-agent: *\nAllow: /\n")).await;
+    let pages: &[(&str, &'static encoding_rs::Encoding, &str)] = &[
+        (
+            "/sjis",
+            encoding_rs::SHIFT_JIS,
+            "東京の天気は晴れです。このページには文字コードの宣言がありません。日本語の文章が続きます。",
+        ),
+        (
+            "/euckr",
+            encoding_rs::EUC_KR,
+            "서울의 날씨는 맑습니다. 이 페이지에는 문자 인코딩 선언이 없습니다. 한국어 문장이 이어집니다.",
+        ),
+        ("/gbk", encoding_rs::GBK, "北京今天天气晴朗。这个网页没有声明字符编码。中文的句子还在继续，适合出门散步。"),
+        (
+            "/cp1251",
+            encoding_rs::WINDOWS_1251,
+            "Погода в Москве хорошая. На этой странице не объявлена кодировка, и текст продолжается.",
+        ),
+    ];
+    for (path, encoding, text) in pages {
+        let html = format!(
+            "<html><head><title>T</title></head><body><main><p>{text}</p><p>{text}</p><p>{text}</p></main></body></html>"
+        );
+        // Served as text/html with no charset anywhere.
+        server.route(path, Route::bytes(200, "text/html", encoding.encode(&html).0.into_owned()));
+        let result = builder().build().unwrap().fetch(&server.url(path)).await.unwrap();
+        assert!(result.content.contains(text), "{}: {}", encoding.name(), result.content);
+    }
+}
