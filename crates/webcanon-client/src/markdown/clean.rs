@@ -7,13 +7,14 @@
 //!
 //! Removed: elements hidden from readers (`hidden`, `aria-hidden`,
 //! `display:none`, screen-reader-only text); navigation, banners, dialogs
-//! and forms by ARIA role or element; figure captions and photo credits;
-//! blocks whose class or id names sharing, related stories, newsletters,
-//! promotions, advertising, bylines and dates, comments, tags, galleries or
-//! cookie notices. A block is kept, whatever its name, when it holds the
+//! and forms by ARIA role or element; buttons and inputs; figure captions
+//! and photo credits; blocks whose class or id names sharing, related
+//! stories, newsletters, promotions, advertising, bylines and dates,
+//! comments, tags or cookie notices. A block is kept, whatever its name, when it holds the
 //! page's heading or its marked main content (`<article>`, `<main>`,
 //! `itemprop="articleBody"`), or more than half of the page's text: a
-//! wrapper named `has-social-bar` is not boilerplate.
+//! wrapper named `has-social-bar` is not boilerplate, and a page that
+//! lives inside one `<form>` (ASP.NET Web Forms) keeps its text.
 //!
 //! Lazy-loaded images get their real address: the first candidate of
 //! `data-srcset`/`srcset` or `data-src` when `src` is missing or a
@@ -108,7 +109,12 @@ const BOILERPLATE_ROLES: &[&str] = &[
 ];
 
 /// Elements removed wherever they are.
-const BOILERPLATE_ELEMENTS: &str = "figcaption, button, form, select, textarea, input, dialog, template";
+const BOILERPLATE_ELEMENTS: &str = "figcaption, button, select, textarea, input, template";
+
+/// Elements that are boilerplate unless they hold the main content: a
+/// search or comment form, a cookie dialog; but some sites (ASP.NET Web
+/// Forms) wrap the whole page in one `<form>`.
+const GUARDED_ELEMENTS: &[&str] = &["form", "dialog"];
 
 /// Cleans `doc` in place (see the module documentation).
 pub(crate) fn clean(doc: &Document) {
@@ -229,6 +235,9 @@ fn visible_chars(text: &str) -> usize {
 
 /// Whether an element is boilerplate by its attributes, and how surely.
 fn kind(node: &NodeRef<'_>) -> Option<Kind> {
+    if node.node_name().is_some_and(|n| GUARDED_ELEMENTS.contains(&&*n)) {
+        return Some(Kind::Always);
+    }
     if node.has_attr("hidden") || node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
         return Some(Kind::Always);
     }
@@ -382,6 +391,15 @@ mod tests {
             assert!(!text.contains(words), "{boilerplate} kept: {text}");
             assert!(text.contains("main text of the story"), "{boilerplate} took the content: {text}");
         }
+    }
+
+    #[test]
+    fn a_form_around_the_whole_page_is_not_removed() {
+        // (Forms cannot nest: the search form is the page's second one.)
+        let body = "<form id=aspnetForm><div><h1>Title</h1><p>The page's text, inside the form.</p></div></form>\
+                    <form class=search><input name=q><p>Search</p></form>";
+        let text = cleaned(&format!("<body>{body}</body>"));
+        assert!(text.contains("The page's text") && !text.contains("Search"), "{text}");
     }
 
     #[test]
