@@ -275,8 +275,10 @@ fn rewrite_links(line: &str, f: &mut dyn FnMut(Link<'_>) -> String) -> String {
             b'\\' => i += 2,
             b'[' => {
                 let image = i > 0 && bytes[i - 1] == b'!' && (i < 2 || bytes[i - 2] != b'\\');
-                match parse_link(line, i) {
-                    Some((text, url, end)) => {
+                // The core's one inline-link reader.
+                match webcanon_core::llms::inline_link(&line[i..]) {
+                    Some((text, url, rest)) => {
+                        let end = line.len() - rest.len();
                         let start = if image { i - 1 } else { i };
                         out.push_str(&line[copied..start]);
                         let mut inner = rewrite_links(text, f);
@@ -297,64 +299,6 @@ fn rewrite_links(line: &str, f: &mut dyn FnMut(Link<'_>) -> String) -> String {
     }
     out.push_str(&line[copied.min(line.len())..]);
     out
-}
-
-/// At `open` (a `[`): the link's text, its address and the index just past
-/// the closing `)`.
-fn parse_link(line: &str, open: usize) -> Option<(&str, &str, usize)> {
-    let bytes = line.as_bytes();
-    let mut depth = 0usize;
-    let mut i = open;
-    let close = loop {
-        match *bytes.get(i)? {
-            b'\\' => i += 1,
-            b'[' => depth += 1,
-            b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    break i;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    };
-    if bytes.get(close + 1) != Some(&b'(') {
-        return None;
-    }
-    let rest = &line[close + 2..];
-    let (url, after) = if let Some(angled) = rest.strip_prefix('<') {
-        let end = angled.find('>')?;
-        (&angled[..end], &angled[end + 1..])
-    } else {
-        let mut parens = 0usize;
-        let end = rest
-            .char_indices()
-            .find(|&(_, c)| match c {
-                '(' => {
-                    parens += 1;
-                    false
-                }
-                ')' if parens == 0 => true,
-                ')' => {
-                    parens -= 1;
-                    false
-                }
-                c => c.is_whitespace(),
-            })
-            .map_or(rest.len(), |(at, _)| at);
-        (&rest[..end], &rest[end..])
-    };
-    let after_trimmed = after.trim_start();
-    let tail = match after_trimmed.chars().next()? {
-        ')' => &after_trimmed[1..],
-        q @ ('"' | '\'') => {
-            let end = after_trimmed[1..].find(q)?;
-            after_trimmed[1 + end + 1..].trim_start().strip_prefix(')')?
-        }
-        _ => return None,
-    };
-    Some((&line[open + 1..close], url, line.len() - tail.len()))
 }
 
 /// One Markdown line as plain text: heading and quote markers, emphasis and

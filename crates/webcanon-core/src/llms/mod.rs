@@ -33,6 +33,8 @@ pub mod full;
 mod markdown_copy;
 mod parse;
 
+pub use parse::inline_link;
+
 pub use codes::{Diagnostic, LlmsCode, Severity};
 pub use markdown_copy::{is_markdown_copy_of, markdown_candidates, page_key};
 

@@ -235,10 +235,20 @@ fn list_item(line: &str) -> Option<&str> {
     if rest.starts_with([' ', '\t']) { Some(rest.trim()) } else { None }
 }
 
-/// `[title](url)` followed by the rest of the item. Brackets nest, `\` escapes,
-/// the URL may hold balanced parentheses or sit in `<…>`, and a Markdown link
-/// title (`"…"`) after the URL is dropped.
-fn parse_link(s: &str) -> Option<(&str, &str, &str)> {
+/// A Markdown inline link at the start of `s`: `[text](url)`, returned as
+/// the text, the URL and the rest of `s` after the closing `)`. Brackets
+/// nest, `\` escapes, the URL may hold balanced parentheses or sit in
+/// `<…>`, and a link title (`"…"`) after the URL is dropped. The one
+/// inline-link reader of the project: llms.txt link lists, and the client's
+/// content shapes.
+///
+/// ```
+/// use webcanon_core::llms::inline_link;
+///
+/// assert_eq!(inline_link("[Guide](https://x.test/a_(b) \"T\"): notes"), Some(("Guide", "https://x.test/a_(b)", ": notes")));
+/// assert_eq!(inline_link("[open](no close"), None);
+/// ```
+pub fn inline_link(s: &str) -> Option<(&str, &str, &str)> {
     let bytes = s.as_bytes();
     if bytes.first() != Some(&b'[') {
         return None;
@@ -510,7 +520,7 @@ impl Parser {
             self.push_text(line, number);
             return;
         };
-        match parse_link(content) {
+        match inline_link(content) {
             Some((title, url, rest)) if !url.is_empty() => {
                 let link = Link {
                     title: title.to_string(),
