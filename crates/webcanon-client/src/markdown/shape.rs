@@ -259,7 +259,27 @@ struct Link<'a> {
 
 /// Rewrites every `[text](url "title")` and `![alt](url)` of `line` with
 /// `f`, outside inline code; anything that does not parse stays as it is.
+///
+/// The cost stays linear on hostile lines: after [`MAX_FAILED_LINKS`]
+/// brackets that open no link the rest of the line is copied as it is (each
+/// failed try may scan to the line's end), and links nested deeper than
+/// [`MAX_LINK_NESTING`] keep their text as written.
 fn rewrite_links(line: &str, f: &mut dyn FnMut(Link<'_>) -> String) -> String {
+    rewrite_links_at(line, f, 0)
+}
+
+/// Brackets per line that may fail to open a link before the rest of the
+/// line is left as it is.
+const MAX_FAILED_LINKS: usize = 32;
+
+/// How deep links inside link texts (`[![alt](img)](url)`) are rewritten.
+const MAX_LINK_NESTING: usize = 4;
+
+fn rewrite_links_at(line: &str, f: &mut dyn FnMut(Link<'_>) -> String, nesting: usize) -> String {
+    if nesting > MAX_LINK_NESTING {
+        return line.to_string();
+    }
+    let mut failed = 0;
     let bytes = line.as_bytes();
     let mut out = String::with_capacity(line.len());
     let mut i = 0;
@@ -281,17 +301,23 @@ fn rewrite_links(line: &str, f: &mut dyn FnMut(Link<'_>) -> String) -> String {
                         let end = line.len() - rest.len();
                         let start = if image { i - 1 } else { i };
                         out.push_str(&line[copied..start]);
-                        let mut inner = rewrite_links(text, f);
+                        let mut inner = rewrite_links_at(text, f, nesting + 1);
                         if inner.trim().is_empty() && !image {
                             // A linked image that was dropped: its alt text
                             // names the link.
-                            inner = rewrite_links(text, &mut |l: Link<'_>| l.text.to_string());
+                            inner = rewrite_links_at(text, &mut |l: Link<'_>| l.text.to_string(), nesting + 1);
                         }
                         out.push_str(&f(Link { image, text: &inner, url }));
                         i = end;
                         copied = end;
                     }
-                    None => i += 1,
+                    None => {
+                        failed += 1;
+                        if failed > MAX_FAILED_LINKS {
+                            break;
+                        }
+                        i += 1;
+                    }
                 }
             }
             _ => i += 1,
@@ -446,6 +472,21 @@ mod tests {
         assert_eq!("keep".parse::<ImageStyle>(), Ok(ImageStyle::Keep));
         let err = "footnotes".parse::<LinkStyle>().unwrap_err();
         assert_eq!(err.to_string(), "unknown value `footnotes`, expected one of `inline`, `references`, `drop`");
+    }
+
+    #[test]
+    fn hostile_lines_cost_linear_time_and_bounded_depth() {
+        let s = ContentShape::default();
+        // A megabyte of brackets that open no link: each try would scan on
+        // to the end of the line.
+        let unmatched = format!("{}](x)", "[".repeat(1_000_000));
+        let started = std::time::Instant::now();
+        assert_eq!(s.apply(&unmatched), unmatched);
+        // Links nested a hundred thousand deep: no stack overflow.
+        let nested = format!("{}x{}", "[".repeat(100_000), "](u)".repeat(100_000));
+        assert!(!s.apply(&nested).is_empty());
+        // Quadratic work would take hours on these; linear takes milliseconds.
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{:?}", started.elapsed());
     }
 
     #[test]

@@ -70,9 +70,12 @@ fn text_and_link_chars(line: &str) -> (String, usize) {
         text.push_str(&rest[..if image { open - 1 } else { open }]);
         let after = &rest[open + 1..];
         let Some(close) = after.find("](") else {
+            // No `](` anywhere after: no later bracket opens a link either
+            // (and looking again from each would be quadratic).
             text.push('[');
-            rest = after;
-            continue;
+            text.push_str(after);
+            rest = "";
+            break;
         };
         let inner = &after[..close];
         let target = &after[close + 2..];
@@ -220,6 +223,14 @@ mod tests {
         for (input, expected) in rows {
             assert_eq!(tidy(input), *expected, "{input:?}");
         }
+    }
+
+    #[test]
+    fn a_line_of_unmatched_brackets_costs_linear_time() {
+        let line = format!("Text {}", "[".repeat(1_000_000));
+        let started = std::time::Instant::now();
+        assert_eq!(tidy(&line), line);
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{:?}", started.elapsed());
     }
 
     #[test]
