@@ -290,7 +290,7 @@ fn listed(list: &[&str], word: &str) -> bool {
 
 /// The words of a class or id value: split at anything not a letter or
 /// digit and at lower-to-upper case changes (`shareBar` → `share`, `Bar`).
-fn words(value: &str) -> impl Iterator<Item = &str> + '_ {
+pub(crate) fn words(value: &str) -> impl Iterator<Item = &str> + '_ {
     value.split(|c: char| !c.is_ascii_alphanumeric()).filter(|part| !part.is_empty()).flat_map(|part| {
         let bytes = part.as_bytes();
         let mut cuts = vec![0];

@@ -6,7 +6,11 @@
 //! of boilerplate structures (`clean`), and given to a Readability-style
 //! extractor (`dom_smoothie`); its article goes to a converter (`htmd`) and
 //! the Markdown is tidied (`tidy`: repeated blocks, teasers, link lists,
-//! empty sections). When the article is too short, the whole cleaned body
+//! empty sections). When the element the page marks as its article's body
+//! (`prose`: `<article>`, `itemprop="articleBody"`, `entry-content`, …)
+//! holds more prose than the extractor kept, the paragraphs of prose the
+//! extractor dropped from inside the article are put back in place
+//! (`merge`). When the article is too short, the whole cleaned body
 //! (minus scripts, navigation, headers, footers, asides and forms) is
 //! converted instead. The result is then given its shape (`shape`). A
 //! document over the caps is never given to a tree builder: its text is
@@ -15,6 +19,8 @@
 //! of defence.
 
 mod clean;
+mod merge;
+mod prose;
 mod scan;
 mod shape;
 mod tidy;
@@ -248,6 +254,8 @@ fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
     let config = dom_smoothie::Config { max_elements_to_parse: limits.max_elements, ..Default::default() };
     let doc = dom_query::Document::from(html);
     clean::clean(&doc);
+    // The extractor takes the tree; the marked body is kept as HTML.
+    let marked = prose::marked_body(&doc).map(|m| (m.node.html(), m.prose));
     let article = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
         .ok()
         .and_then(|mut r| r.parse().ok())
@@ -255,7 +263,17 @@ fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
     if let Some(article) = article
         && let Ok(markdown) = converter.convert(&article.content)
     {
-        let markdown = absolutize_links(tidy::tidy(markdown.trim()).trim(), base);
+        let mut markdown = tidy::tidy(markdown.trim());
+        // The marked body is read only when it holds more prose than the
+        // extractor's whole article: otherwise it has nothing to add.
+        let article_chars = article.text_content.chars().filter(|c| !c.is_whitespace()).count();
+        if let Some((marked_html, prose)) = marked
+            && prose > article_chars
+            && let Ok(marked) = converter.convert(&marked_html)
+        {
+            markdown = merge::complete(&markdown, &tidy::tidy(marked.trim()));
+        }
+        let markdown = absolutize_links(markdown.trim(), base);
         if !markdown.is_empty() {
             return (markdown, Method::Article);
         }

@@ -17,12 +17,12 @@
 use std::collections::HashSet;
 
 /// One block: lines between blank lines (a code fence is one block).
-struct Block<'a> {
-    lines: Vec<&'a str>,
-    code: bool,
+pub(super) struct Block<'a> {
+    pub(super) lines: Vec<&'a str>,
+    pub(super) code: bool,
 }
 
-fn blocks(markdown: &str) -> Vec<Block<'_>> {
+pub(super) fn blocks(markdown: &str) -> Vec<Block<'_>> {
     let mut out: Vec<Block<'_>> = Vec::new();
     let mut current: Vec<&str> = Vec::new();
     let mut fence: Option<&str> = None;
@@ -61,7 +61,7 @@ fn blocks(markdown: &str) -> Vec<Block<'_>> {
 
 /// The visible text of a Markdown line and how much of it is link text:
 /// `[text](target)` counts its text as link text, `![alt](…)` nothing.
-fn text_and_link_chars(line: &str) -> (String, usize) {
+pub(super) fn text_and_link_chars(line: &str) -> (String, usize) {
     let mut text = String::with_capacity(line.len());
     let mut link_chars = 0;
     let mut rest = line;
@@ -92,12 +92,12 @@ fn text_and_link_chars(line: &str) -> (String, usize) {
 }
 
 /// Characters that are not whitespace or Markdown punctuation.
-fn visible(text: &str) -> usize {
+pub(super) fn visible(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace() && !matches!(c, '*' | '_' | '>' | '#' | '-' | '|' | '`' | '\\')).count()
 }
 
 /// The line without its list marker, quote marker and emphasis.
-fn bare(line: &str) -> &str {
+pub(super) fn bare(line: &str) -> &str {
     let mut s = line.trim_start().trim_start_matches('>').trim_start();
     for marker in ["* ", "- ", "+ "] {
         if let Some(rest) = s.strip_prefix(marker) {
@@ -118,7 +118,7 @@ fn is_link_line(line: &str) -> bool {
     all > 0 && links * 10 >= all * 9
 }
 
-fn heading_level(line: &str) -> Option<usize> {
+pub(super) fn heading_level(line: &str) -> Option<usize> {
     let hashes = line.bytes().take_while(|&b| b == b'#').count();
     (1..=6).contains(&hashes).then_some(hashes).filter(|&n| line[n..].starts_with(' '))
 }

@@ -1,0 +1,152 @@
+//! The extractor's article completed with the prose it left out.
+//!
+//! A Readability-style extractor keeps one scored block and drops what
+//! its cleaning rules take for clutter; an article spread over several
+//! containers, or with paragraphs its rules misjudge, loses text. The
+//! element the page marks as its article's body ([`super::prose`]) holds
+//! that text. Its paragraphs of real prose that the extractor dropped are
+//! put back where they stand in the page, after the last paragraph the two
+//! share; nothing the extractor kept is removed or moved, and nothing but
+//! prose is added: headings, lists of links, captions, tables and code of
+//! the marked element come only through the extractor.
+
+use std::collections::{HashMap, HashSet};
+
+use super::tidy::{Block, bare, blocks, heading_level, text_and_link_chars, visible};
+
+/// The fewest visible characters of a paragraph that is added.
+const MIN_ADDED_CHARS: usize = 150;
+
+/// The most paragraphs put back before the first one the two share.
+const MAX_LEADS: usize = 2;
+
+/// A block's text as a key: its letters and digits, lower case, without
+/// Markdown, link targets or spacing (two converters of the same paragraph
+/// agree on it).
+fn key(block: &Block<'_>) -> String {
+    let mut key = String::new();
+    for line in &block.lines {
+        let (text, _) = text_and_link_chars(bare(line));
+        key.extend(text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase));
+    }
+    key
+}
+
+/// Whether a block is a paragraph of prose: lines of text (no heading,
+/// list, table, code or image), at least [`MIN_ADDED_CHARS`] visible
+/// characters, links at most half of them.
+fn is_prose(block: &Block<'_>) -> bool {
+    let not_prose = |line: &&str| {
+        let line = line.trim_start();
+        line.starts_with(['|', '!', '[', '-', '*', '+']) || bare(line).len() != line.len()
+    };
+    if block.code || block.lines.iter().any(not_prose) {
+        return false;
+    }
+    if block.lines.len() == 1 && heading_level(block.lines[0].trim_start()).is_some() {
+        return false;
+    }
+    let (mut chars, mut links) = (0, 0);
+    for line in &block.lines {
+        let (text, link_chars) = text_and_link_chars(bare(line));
+        chars += visible(&text);
+        links += link_chars;
+    }
+    chars >= MIN_ADDED_CHARS && links * 2 <= chars
+}
+
+/// `article` with the prose paragraphs of `marked` that it lacks, each
+/// after the last paragraph the two share that comes before it in
+/// `marked` (or first, when none does).
+pub(crate) fn complete(article: &str, marked: &str) -> String {
+    let article_blocks = blocks(article);
+    let position: HashMap<String, usize> =
+        article_blocks.iter().enumerate().map(|(i, b)| (key(b), i)).filter(|(k, _)| !k.is_empty()).collect();
+    // Candidates in the marked body's order, each with the article block
+    // it follows (`None`: before the first shared one) and whether it
+    // continues the article: it follows a shared block or another such
+    // candidate with nothing between them.
+    let mut candidates: Vec<(Option<usize>, bool, String)> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut anchor: Option<usize> = None;
+    let mut after_last_shared = 0;
+    let mut continues = false;
+    for block in &blocks(marked) {
+        let key = key(block);
+        if key.is_empty() {
+            continue;
+        }
+        if let Some(&i) = position.get(&key) {
+            anchor = Some(anchor.map_or(i, |a| a.max(i)));
+            after_last_shared = candidates.len();
+            continues = true;
+        } else if is_prose(block) && seen.insert(key) {
+            candidates.push((anchor, continues, block.lines.join("\n")));
+        } else {
+            continues = false;
+        }
+    }
+    // Taken: what stands inside the article (between paragraphs it shares
+    // with the extractor), just before it (a lead), or right after its
+    // last paragraph with nothing between; not what follows after a
+    // heading, a list or an image (an author's note, teasers, an appeal).
+    let leads = candidates.iter().filter(|(a, _, _)| a.is_none()).count();
+    let mut added: HashMap<Option<usize>, Vec<String>> = HashMap::new();
+    for (n, (anchor, continues, text)) in candidates.into_iter().enumerate() {
+        let lead = anchor.is_none() && n + MAX_LEADS >= leads;
+        let inside = anchor.is_some() && (n < after_last_shared || continues);
+        if inside || lead {
+            added.entry(anchor).or_default().push(text);
+        }
+    }
+    if added.is_empty() {
+        return article.to_string();
+    }
+    let mut out: Vec<String> = added.remove(&None).unwrap_or_default();
+    for (i, block) in article_blocks.iter().enumerate() {
+        out.push(block.lines.join("\n"));
+        out.extend(added.remove(&Some(i)).unwrap_or_default());
+    }
+    out.join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LONG: &str = "A paragraph of the article that the extractor dropped, long enough to be prose: \
+                        it tells the reader something the rest of the story depends on, in full sentences, \
+                        and it goes on for a while longer than a caption or a byline would.";
+
+    #[test]
+    fn dropped_prose_is_put_back_in_place() {
+        let article = "First paragraph, kept.\n\nThird paragraph, kept.";
+        let marked = format!("First paragraph, *kept*.\n\n{LONG}\n\nThird paragraph, kept.");
+        assert_eq!(complete(article, &marked), format!("First paragraph, kept.\n\n{LONG}\n\nThird paragraph, kept."));
+    }
+
+    #[test]
+    fn only_prose_is_added() {
+        let article = "The story.";
+        let rows = [
+            "## A heading the extractor dropped",
+            "By Jane Doe, 3 hours ago",
+            "- [Related story one](https://x.test/1)\n- [Related story two](https://x.test/2)",
+            "| a | b |\n|---|---|\n| 1 | 2 |",
+            "```\ncode\n```",
+            "1. [A related story with a long headline that goes on](https://x.test/1) and its summary, which is long",
+        ];
+        for row in rows {
+            assert_eq!(complete(article, &format!("{row}\n\nThe story.")), article, "{row}");
+        }
+        let linked = format!("[{LONG}](https://x.test/)");
+        assert_eq!(complete(article, &linked), article);
+    }
+
+    #[test]
+    fn nothing_the_extractor_kept_is_lost_or_repeated() {
+        let article = format!("Kept alone.\n\n{LONG}");
+        let marked = format!("{LONG}\n\n{LONG}");
+        assert_eq!(complete(&article, &marked), article);
+    }
+}
