@@ -20,9 +20,8 @@
 //! `data-srcset`/`srcset` or `data-src` when `src` is missing or a
 //! placeholder, never a whole srcset list.
 
-use std::collections::{HashMap, HashSet};
-
-use dom_query::{Document, NodeRef};
+use dom_query::{Document, NodeData, NodeRef};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Words of a class or id that name boilerplate whatever the block holds.
 const ALWAYS_BOILERPLATE_WORDS: &[&str] = &[
@@ -108,38 +107,76 @@ const BOILERPLATE_ROLES: &[&str] = &[
     "toolbar",
 ];
 
-/// Elements removed wherever they are.
-const BOILERPLATE_ELEMENTS: &str = "figcaption, button, select, textarea, input, template";
-
 /// Elements that are boilerplate unless they hold the main content: a
 /// search or comment form, a cookie dialog; but some sites (ASP.NET Web
 /// Forms) wrap the whole page in one `<form>`.
 const GUARDED_ELEMENTS: &[&str] = &["form", "dialog"];
 
+/// Elements removed wherever they are.
+const BOILERPLATE_ELEMENTS: &[&str] = &["button", "figcaption", "input", "select", "template", "textarea"];
+
+/// The document's `<body>`, found without a selector walk.
+pub(crate) fn body(doc: &Document) -> Option<NodeRef<'_>> {
+    let html = doc.root().element_children().into_iter().find(|n| n.node_name().as_deref() == Some("html"))?;
+    html.element_children().into_iter().find(|n| n.node_name().as_deref() == Some("body"))
+}
+
 /// Cleans `doc` in place (see the module documentation).
 pub(crate) fn clean(doc: &Document) {
-    doc.select(BOILERPLATE_ELEMENTS).remove();
+    let Some(body) = body(doc) else { return };
+    // One walk finds what every later step needs, in document order.
+    let mut boilerplate = Vec::new();
+    let mut headers = Vec::new();
+    let mut images = Vec::new();
+    let mut noscripts = Vec::new();
+    let mut candidates: Vec<(NodeRef<'_>, Kind)> = Vec::new();
+    for node in body.descendants_it().filter(|n| n.is_element()) {
+        let name = node.node_name().unwrap_or_default();
+        match &*name {
+            name if BOILERPLATE_ELEMENTS.contains(&name) => boilerplate.push(node),
+            "header" => headers.push(node),
+            "img" => images.push(node),
+            "noscript" => noscripts.push(node),
+            _ => {}
+        }
+        if let Some(kind) = kind(&node, &name) {
+            candidates.push((node, kind));
+        }
+    }
+    for node in boilerplate {
+        node.remove_from_parent();
+    }
     // An article's own header holds its title and standfirst, not the
     // site's banner: keep it from the extractor's header rule.
-    doc.select("article header, main header, [itemprop=articleBody] header").rename("div");
-    fix_lazy_images(doc);
-    let stats = subtree_stats(doc);
-    let body_chars = doc.select("body").nodes().first().and_then(|b| stats.get(&b.id)).map_or(0, |s| s.chars).max(1);
-    unwrap_swallowing_noscript(doc, &stats, body_chars);
-    let mut removed: HashSet<dom_query::NodeId> = HashSet::new();
-    let candidates: Vec<(NodeRef<'_>, Kind)> =
-        doc.select("body *").nodes().iter().filter_map(|node| kind(node).map(|k| (*node, k))).collect();
+    for header in headers {
+        if header.ancestors_it(None).any(|a| marks_article(&a)) {
+            header.rename("div");
+        }
+    }
+    fix_lazy_images(&images);
+    let stats = subtree_stats(body);
+    let body_chars = stats.get(&body.id).map_or(0, |s| s.chars).max(1);
+    unwrap_swallowing_noscript(&noscripts, &stats, body_chars);
+    let mut removed: FxHashSet<dom_query::NodeId> = FxHashSet::default();
     for (node, kind) in candidates {
+        // A removed element has no counts: it is no longer under `<body>`.
+        let Some(block) = stats.get(&node.id) else { continue };
         if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
             continue;
         }
-        let Some(block) = stats.get(&node.id) else { continue };
         if block.main || block.chars * 2 > body_chars || (kind == Kind::Named && block.holds_prose()) {
             continue;
         }
         removed.insert(node.id);
         node.remove_from_parent();
     }
+}
+
+/// `<article>`, `<main>` or `itemprop="articleBody"`: an element whose
+/// `<header>` is the article's own.
+fn marks_article(node: &NodeRef<'_>) -> bool {
+    matches!(node.node_name().as_deref(), Some("article" | "main"))
+        || node.attr("itemprop").is_some_and(|p| &*p == "articleBody")
 }
 
 /// What a subtree holds, counted once for the whole page.
@@ -165,17 +202,20 @@ impl Stats {
 
 /// [`Stats`] of every node under `<body>`, in one pass from the leaves up:
 /// each decision about a block is then a lookup, whatever the nesting.
-fn subtree_stats(doc: &Document) -> HashMap<dom_query::NodeId, Stats> {
-    let Some(body) = doc.select("body").nodes().first().copied() else { return HashMap::new() };
+fn subtree_stats(body: NodeRef<'_>) -> FxHashMap<dom_query::NodeId, Stats> {
     let mut nodes: Vec<NodeRef<'_>> = vec![body];
     nodes.extend(body.descendants_it());
-    let mut stats: HashMap<dom_query::NodeId, Stats> = HashMap::with_capacity(nodes.len());
+    let mut stats: FxHashMap<dom_query::NodeId, Stats> =
+        FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
     // In document order a node comes before everything under it, so in
     // reverse its children are done before it.
     for node in nodes.iter().rev() {
         let mut own = stats.get(&node.id).copied().unwrap_or_default();
         if node.is_text() {
-            own.chars = visible_chars(&node.text());
+            own.chars = node.query_or(0, |n| match &n.data {
+                NodeData::Text { contents } => visible_chars(contents),
+                _ => 0,
+            });
         } else if node.is_element() {
             if node.node_name().is_some_and(|n| &*n == "a") {
                 own.link_chars = own.chars;
@@ -209,8 +249,12 @@ fn is_main_content(node: &NodeRef<'_>) -> bool {
 /// built as a reader without scripts sees it, so a `<noscript>` that a page
 /// never closes (`<noscript><div></noscript>`) holds the rest of the page;
 /// the extractor drops `<noscript>`, and would drop the page with it.
-fn unwrap_swallowing_noscript(doc: &Document, stats: &HashMap<dom_query::NodeId, Stats>, body_chars: usize) {
-    for noscript in doc.select("noscript").nodes() {
+fn unwrap_swallowing_noscript(
+    noscripts: &[NodeRef<'_>],
+    stats: &FxHashMap<dom_query::NodeId, Stats>,
+    body_chars: usize,
+) {
+    for noscript in noscripts {
         if stats.get(&noscript.id).is_some_and(|s| s.chars * 2 > body_chars)
             && let Some(child) = noscript.first_child()
         {
@@ -233,9 +277,10 @@ fn visible_chars(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
-/// Whether an element is boilerplate by its attributes, and how surely.
-fn kind(node: &NodeRef<'_>) -> Option<Kind> {
-    if node.node_name().is_some_and(|n| GUARDED_ELEMENTS.contains(&&*n)) {
+/// Whether an element (named `name`) is boilerplate by its attributes,
+/// and how surely.
+fn kind(node: &NodeRef<'_>, name: &str) -> Option<Kind> {
+    if GUARDED_ELEMENTS.contains(&name) {
         return Some(Kind::Always);
     }
     if node.has_attr("hidden") || node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
@@ -255,17 +300,17 @@ fn kind(node: &NodeRef<'_>) -> Option<Kind> {
     }
     let mut kind = None;
     for value in [class, node.attr("id")].iter().flatten() {
-        let words: Vec<&str> = words(value).collect();
-        for (i, word) in words.iter().enumerate() {
-            if i > 0 && NEGATIONS.iter().any(|n| n.eq_ignore_ascii_case(words[i - 1])) {
-                continue;
+        let mut negated = false;
+        for word in words(value) {
+            if !negated {
+                if listed(ALWAYS_BOILERPLATE_WORDS, word) {
+                    return Some(Kind::Always);
+                }
+                if listed(BOILERPLATE_WORDS, word) {
+                    kind = Some(Kind::Named);
+                }
             }
-            if listed(ALWAYS_BOILERPLATE_WORDS, word) {
-                return Some(Kind::Always);
-            }
-            if listed(BOILERPLATE_WORDS, word) {
-                kind = Some(Kind::Named);
-            }
+            negated = NEGATIONS.iter().any(|n| n.eq_ignore_ascii_case(word));
         }
     }
     kind
@@ -289,20 +334,33 @@ fn listed(list: &[&str], word: &str) -> bool {
 }
 
 /// The words of a class or id value: split at anything not a letter or
-/// digit and at lower-to-upper case changes (`shareBar` → `share`, `Bar`).
+/// digit and at lower-to-upper case changes (`shareBar` → `share`, `Bar`),
+/// without allocating.
 pub(crate) fn words(value: &str) -> impl Iterator<Item = &str> + '_ {
-    value.split(|c: char| !c.is_ascii_alphanumeric()).filter(|part| !part.is_empty()).flat_map(|part| {
-        let bytes = part.as_bytes();
-        let mut cuts = vec![0];
-        cuts.extend((1..bytes.len()).filter(|&i| bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase()));
-        cuts.push(bytes.len());
-        cuts.windows(2).map(|w| &part[w[0]..w[1]]).collect::<Vec<_>>()
+    value.split(|c: char| !c.is_ascii_alphanumeric()).filter(|part| !part.is_empty()).flat_map(camel_case_parts)
+}
+
+/// `shareBarTop` → `share`, `Bar`, `Top`.
+fn camel_case_parts(part: &str) -> impl Iterator<Item = &str> + '_ {
+    let bytes = part.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let mut end = start + 1;
+        while end < bytes.len() && !(bytes[end].is_ascii_uppercase() && bytes[end - 1].is_ascii_lowercase()) {
+            end += 1;
+        }
+        let word = &part[start..end];
+        start = end;
+        Some(word)
     })
 }
 
 /// Gives lazy-loaded images their real address.
-fn fix_lazy_images(doc: &Document) {
-    for img in doc.select("img").nodes() {
+fn fix_lazy_images(images: &[NodeRef<'_>]) {
+    for img in images {
         let src = img.attr("src").map(|s| s.trim().to_string()).unwrap_or_default();
         let placeholder = src.is_empty() || src.starts_with("data:") || is_srcset_list(&src);
         if !placeholder {

@@ -11,9 +11,8 @@
 //! than half of them. Every element is counted in one pass from the leaves
 //! up, so the cost is linear in the tree.
 
-use std::collections::HashMap;
-
-use dom_query::{Document, NodeId, NodeRef};
+use dom_query::{Document, NodeData, NodeId, NodeRef};
+use rustc_hash::FxHashMap;
 
 /// The fewest visible characters of a paragraph that counts as prose.
 const MIN_PARAGRAPH_CHARS: usize = 30;
@@ -83,13 +82,13 @@ pub(crate) struct MarkedBody<'a> {
 /// The element the page marks as its article's body, or `None` when no
 /// marked element holds prose.
 pub(crate) fn marked_body(doc: &Document) -> Option<MarkedBody<'_>> {
-    let body = doc.select("body").nodes().first().copied()?;
-    let counts = count(body);
+    let body = super::clean::body(doc)?;
+    let (counts, marked) = count(body);
     let of = |node: &NodeRef<'_>| counts.get(&node.id).copied().unwrap_or_default();
     // Prose counts for the element, every other character against it.
     let score = |c: &Count| c.prose as i64 - (c.chars - c.prose) as i64;
     let mut best: Option<(i64, NodeRef<'_>)> = None;
-    for node in body.descendants_it().filter(|n| n.is_element() && marks_content(n)) {
+    for node in marked {
         let found = of(&node);
         // A later (deeper) element wins a tie: it holds the same text.
         if found.prose > 0 && best.as_ref().is_none_or(|(s, _)| score(&found) >= *s) {
@@ -99,32 +98,74 @@ pub(crate) fn marked_body(doc: &Document) -> Option<MarkedBody<'_>> {
     best.map(|(_, node)| MarkedBody { node, prose: of(&node).prose })
 }
 
-/// Counts every node under `body`, leaves first.
-fn count(body: NodeRef<'_>) -> HashMap<NodeId, Count> {
+/// What one node is, read in one look at the tree.
+enum Facts {
+    /// Text, with its visible characters.
+    Text(usize),
+    /// An element.
+    Element {
+        /// A link (`<a>`).
+        link: bool,
+        /// An element that starts a paragraph of its own.
+        block: bool,
+        /// An element that marks an article's body.
+        marks: bool,
+    },
+    /// Anything else (comments, …).
+    Other,
+}
+
+/// The [`Facts`] of a node, without allocating.
+fn facts(node: &NodeRef<'_>) -> Facts {
+    node.query_or(Facts::Other, |n| match &n.data {
+        NodeData::Text { contents } => Facts::Text(visible_chars(contents)),
+        NodeData::Element(element) => {
+            let name: &str = &element.name.local;
+            let marks = matches!(name, "article" | "main")
+                || element.attrs.iter().any(|attr| match &*attr.name.local {
+                    "role" => attr.value.trim().eq_ignore_ascii_case("main"),
+                    "itemprop" => attr.value.split_ascii_whitespace().any(|v| v == "articleBody" || v == "text"),
+                    "class" | "id" => names_body(&attr.value),
+                    _ => false,
+                });
+            Facts::Element { link: name == "a", block: BLOCKS.contains(&name), marks }
+        }
+        _ => Facts::Other,
+    })
+}
+
+/// Counts every node under `body`, leaves first, and lists the elements
+/// that mark an article's body, in document order.
+fn count(body: NodeRef<'_>) -> (FxHashMap<NodeId, Count>, Vec<NodeRef<'_>>) {
     let mut nodes: Vec<NodeRef<'_>> = vec![body];
     nodes.extend(body.descendants_it());
-    let mut counts: HashMap<NodeId, Count> = HashMap::with_capacity(nodes.len());
+    let mut counts: FxHashMap<NodeId, Count> = FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
+    let mut marked = Vec::new();
     // In document order a node comes before everything under it, so in
     // reverse its children are done before it.
     for node in nodes.iter().rev() {
         let mut own = counts.get(&node.id).copied().unwrap_or_default();
-        if node.is_text() {
-            let chars = visible_chars(&node.text());
-            own.loose = chars;
-            own.chars = chars;
-        } else if node.is_element() {
-            let name = node.node_name();
-            let name = name.as_deref().unwrap_or("");
-            if name == "a" {
-                own.loose_links = own.loose;
+        match facts(node) {
+            Facts::Text(chars) => {
+                own.loose = chars;
+                own.chars = chars;
             }
-            if BLOCKS.contains(&name) {
-                if own.loose >= MIN_PARAGRAPH_CHARS && own.loose_links * 2 <= own.loose {
-                    own.prose += own.loose;
+            Facts::Element { link, block, marks } => {
+                if link {
+                    own.loose_links = own.loose;
                 }
-                own.loose = 0;
-                own.loose_links = 0;
+                if block {
+                    if own.loose >= MIN_PARAGRAPH_CHARS && own.loose_links * 2 <= own.loose {
+                        own.prose += own.loose;
+                    }
+                    own.loose = 0;
+                    own.loose_links = 0;
+                }
+                if marks && node.id != body.id {
+                    marked.push(*node);
+                }
             }
+            Facts::Other => {}
         }
         counts.insert(node.id, own);
         if node.id != body.id
@@ -137,7 +178,8 @@ fn count(body: NodeRef<'_>) -> HashMap<NodeId, Count> {
             up.chars += own.chars;
         }
     }
-    counts
+    marked.reverse();
+    (counts, marked)
 }
 
 /// First words of the class or id word pairs that name an article's body
@@ -159,21 +201,22 @@ const WHOLE_WORDS: &[&str] = &[
     "storytext",
 ];
 
-/// Whether an element marks an article's body (see the module
-/// documentation).
-fn marks_content(node: &NodeRef<'_>) -> bool {
-    let name = node.node_name();
-    if matches!(name.as_deref(), Some("article" | "main"))
-        || node.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main"))
-        || node.attr("itemprop").is_some_and(|p| p.split_ascii_whitespace().any(|v| v == "articleBody" || v == "text"))
-    {
-        return true;
+/// Whether a class or id value holds a word pair or a single word that
+/// names an article's body, compared without allocating.
+fn names_body(value: &str) -> bool {
+    let mut previous_first = false;
+    for word in super::clean::words(value) {
+        if listed_any_case(WHOLE_WORDS, word) || (previous_first && listed_any_case(SECOND_WORDS, word)) {
+            return true;
+        }
+        previous_first = listed_any_case(FIRST_WORDS, word);
     }
-    [node.attr("class"), node.attr("id")].iter().flatten().any(|value| {
-        let words: Vec<String> = super::clean::words(value).map(|w| w.to_ascii_lowercase()).collect();
-        words.iter().any(|w| WHOLE_WORDS.contains(&w.as_str()))
-            || words.windows(2).any(|p| FIRST_WORDS.contains(&p[0].as_str()) && SECOND_WORDS.contains(&p[1].as_str()))
-    })
+    false
+}
+
+/// Whether a sorted list of lower-case words holds `word`, in any case.
+fn listed_any_case(list: &[&str], word: &str) -> bool {
+    list.binary_search_by(|probe| probe.bytes().cmp(word.bytes().map(|b| b.to_ascii_lowercase()))).is_ok()
 }
 
 fn visible_chars(text: &str) -> usize {
@@ -208,6 +251,16 @@ mod tests {
             let html = format!("<body>{}</body>", body.replace("{P}", PARA));
             assert_eq!(found(&html).as_deref(), *want, "{body}");
         }
+    }
+
+    #[test]
+    fn the_word_lists_are_sorted_for_binary_search() {
+        for list in [FIRST_WORDS, SECOND_WORDS, WHOLE_WORDS] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+        assert!(names_body("c-entry-content") && names_body("ArticleBody") && names_body("story__text"));
+        assert!(!names_body("content") && !names_body("body"));
+        assert!(!names_body("text-entry") && !names_body("post") && !names_body("comment-body"));
     }
 
     #[test]
