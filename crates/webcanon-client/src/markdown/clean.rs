@@ -129,14 +129,19 @@ pub(crate) fn clean(doc: &Document) {
     let mut headers = Vec::new();
     let mut images = Vec::new();
     let mut noscripts = Vec::new();
+    let mut chrome = Vec::new();
     let mut candidates: Vec<(NodeRef<'_>, Kind)> = Vec::new();
     for node in body.descendants_it().filter(|n| n.is_element()) {
         let name = node.node_name().unwrap_or_default();
         match &*name {
             name if BOILERPLATE_ELEMENTS.contains(&name) => boilerplate.push(node),
-            "header" => headers.push(node),
+            "header" => {
+                headers.push(node);
+                chrome.push(node);
+            }
             "img" => images.push(node),
             "noscript" => noscripts.push(node),
+            "nav" | "footer" | "aside" => chrome.push(node),
             _ => {}
         }
         if let Some(kind) = kind(&node, &name) {
@@ -157,6 +162,7 @@ pub(crate) fn clean(doc: &Document) {
     let stats = subtree_stats(body);
     let body_chars = stats.get(&body.id).map_or(0, |s| s.chars).max(1);
     unwrap_swallowing_noscript(&noscripts, &stats, body_chars);
+    unwrap_swallowing_chrome(&chrome, &stats, body_chars);
     let mut removed: FxHashSet<dom_query::NodeId> = FxHashSet::default();
     for (node, kind) in candidates {
         // A removed element has no counts: it is no longer under `<body>`.
@@ -188,6 +194,9 @@ struct Stats {
     link_chars: usize,
     /// Whether it is or holds the page's heading or marked main content.
     main: bool,
+    /// Whether it is or holds the page's marked article (`article`, `main`,
+    /// `role="main"`, `itemprop="articleBody"`; not a heading alone).
+    article: bool,
 }
 
 impl Stats {
@@ -220,7 +229,9 @@ fn subtree_stats(body: NodeRef<'_>) -> FxHashMap<dom_query::NodeId, Stats> {
             if node.node_name().is_some_and(|n| &*n == "a") {
                 own.link_chars = own.chars;
             }
-            own.main |= is_main_content(node);
+            let article = is_main_content(node);
+            own.article |= article;
+            own.main |= article || node.node_name().as_deref() == Some("h1");
         }
         stats.insert(node.id, own);
         if node.id != body.id
@@ -230,36 +241,51 @@ fn subtree_stats(body: NodeRef<'_>) -> FxHashMap<dom_query::NodeId, Stats> {
             up.chars += own.chars;
             up.link_chars += own.link_chars;
             up.main |= own.main;
+            up.article |= own.article;
         }
     }
     stats
 }
 
-/// Whether an element marks the main content, so that no block holding it
-/// is removed: `article`, `main`, `h1`, `role="main"`,
-/// `itemprop="articleBody"`.
+/// Whether an element marks the article, so that no block holding it is
+/// removed: `article`, `main`, `role="main"`, `itemprop="articleBody"`.
 fn is_main_content(node: &NodeRef<'_>) -> bool {
     let name = node.node_name();
-    matches!(name.as_deref(), Some("article" | "main" | "h1"))
+    matches!(name.as_deref(), Some("article" | "main"))
         || node.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main"))
         || node.attr("itemprop").is_some_and(|p| p.split_ascii_whitespace().any(|v| v == "articleBody"))
 }
 
-/// Unwraps a `<noscript>` that holds most of the page's text. The tree is
-/// built as a reader without scripts sees it, so a `<noscript>` that a page
-/// never closes (`<noscript><div></noscript>`) holds the rest of the page;
-/// the extractor drops `<noscript>`, and would drop the page with it.
+/// Unwraps a `<noscript>` that holds most of the page's text or prose of
+/// its own. The tree is built as a reader without scripts sees it, and
+/// that is what such a reader reads: a page that never closes a
+/// `<noscript>` (`<noscript><div></noscript>`) holds the rest of the page
+/// in it, and some publishing systems put the article there for readers
+/// without scripts (and in a script for the others). The extractor drops
+/// `<noscript>`, and would drop the text with it.
 fn unwrap_swallowing_noscript(
     noscripts: &[NodeRef<'_>],
     stats: &FxHashMap<dom_query::NodeId, Stats>,
     body_chars: usize,
 ) {
     for noscript in noscripts {
-        if stats.get(&noscript.id).is_some_and(|s| s.chars * 2 > body_chars)
+        if stats.get(&noscript.id).is_some_and(|s| s.chars * 2 > body_chars || s.holds_prose())
             && let Some(child) = noscript.first_child()
         {
             // Unwraps the child's parent: the noscript.
             child.unwrap_node();
+        }
+    }
+}
+
+/// Makes plain blocks of a `<header>`, `<nav>`, `<footer>` or `<aside>`
+/// that holds the page's article or more than half of its text: a page
+/// that never closes its `<header>` holds everything in it, and both the
+/// extractor and the converter drop such structures whole.
+fn unwrap_swallowing_chrome(chrome: &[NodeRef<'_>], stats: &FxHashMap<dom_query::NodeId, Stats>, body_chars: usize) {
+    for node in chrome {
+        if stats.get(&node.id).is_some_and(|s| s.article || s.chars * 2 > body_chars) {
+            node.rename("div");
         }
     }
 }
@@ -493,6 +519,38 @@ mod tests {
         let doc = Document::from(html);
         clean(&doc);
         assert!(doc.select("noscript").exists(), "a small noscript is the extractor's to judge");
+    }
+
+    #[test]
+    fn a_noscript_with_prose_is_read() {
+        let prose = "The article, given to readers without scripts: several sentences of real text, long \
+                     enough to be a paragraph of its own and not a notice that scripts are off, which is \
+                     what most of these elements hold instead, and then it goes on for a sentence more.";
+        let html =
+            format!("<body><script>render()</script><noscript><p>{prose}</p></noscript><p>Other text.</p></body>");
+        let doc = Document::from(html.as_str());
+        clean(&doc);
+        assert!(!doc.select("noscript").exists());
+        let html = format!("<body><noscript>Please enable JavaScript to read this site.</noscript><p>{prose}</p></body>");
+        let doc = Document::from(html.as_str());
+        clean(&doc);
+        assert!(doc.select("noscript").exists());
+    }
+
+    #[test]
+    fn a_header_that_swallows_the_article_is_a_plain_block() {
+        // The page never closes its <header>: the article is inside it.
+        let html = "<body><header id=top><a href=/>Logo</a><nav><a href=/a>A</a></nav><main><article><h1>T</h1>\
+                    <p>The article's text.</p></article></main></header><footer>Imprint</footer></body>";
+        let doc = Document::from(html);
+        clean(&doc);
+        assert_eq!(doc.select("header").length(), 0, "{}", doc.html());
+        assert_eq!(doc.select("footer").length(), 1);
+        // A site header with the logo in an <h1> stays a header.
+        let html = "<body><header><h1>Site name</h1></header><article><p>The article's own text.</p></article></body>";
+        let doc = Document::from(html);
+        clean(&doc);
+        assert_eq!(doc.select("header").length(), 1);
     }
 
     #[test]
