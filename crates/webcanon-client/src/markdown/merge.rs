@@ -17,8 +17,8 @@ use super::tidy::{Block, bare, blocks, heading_level, text_and_link_chars, visib
 /// The fewest visible characters of a paragraph that is added.
 const MIN_ADDED_CHARS: usize = 150;
 
-/// The most paragraphs put back before the first one the two share.
-const MAX_LEADS: usize = 2;
+/// The fewest visible characters of a list or table that is added.
+const MIN_STRUCTURED_CHARS: usize = 40;
 
 /// A block's text as a key: its letters and digits, lower case, without
 /// Markdown, link targets or spacing (two converters of the same paragraph
@@ -32,19 +32,25 @@ fn key(block: &Block<'_>) -> String {
     key
 }
 
-/// Whether a block is a paragraph of prose: lines of text (no heading,
-/// list, table, code or image), at least [`MIN_ADDED_CHARS`] visible
-/// characters, links at most half of them.
-fn is_prose(block: &Block<'_>) -> bool {
-    let not_prose = |line: &&str| {
-        let line = line.trim_start();
-        line.starts_with(['|', '!', '[', '-', '*', '+']) || bare(line).len() != line.len()
-    };
-    if block.code || block.lines.iter().any(not_prose) {
-        return false;
+/// What a block of the marked body may be put back as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    /// A paragraph of prose: lines of text (no heading, list, table, code
+    /// or image), at least [`MIN_ADDED_CHARS`] visible characters, links
+    /// at most half of them.
+    Prose,
+    /// A list or a table whose text is not mostly links (ingredients,
+    /// steps, figures): put back only between paragraphs the two share.
+    Structured,
+}
+
+/// How a block fits, if it does.
+fn fit(block: &Block<'_>) -> Option<Fit> {
+    if block.code || block.lines.iter().any(|l| l.trim_start().starts_with(['!', '['])) {
+        return None;
     }
     if block.lines.len() == 1 && heading_level(block.lines[0].trim_start()).is_some() {
-        return false;
+        return None;
     }
     let (mut chars, mut links) = (0, 0);
     for line in &block.lines {
@@ -52,7 +58,17 @@ fn is_prose(block: &Block<'_>) -> bool {
         chars += visible(&text);
         links += link_chars;
     }
-    chars >= MIN_ADDED_CHARS && links * 2 <= chars
+    if links * 2 > chars {
+        return None;
+    }
+    let structured = |line: &&str| {
+        let line = line.trim_start();
+        line.starts_with(['|', '-', '*', '+']) || bare(line).len() != line.len()
+    };
+    if block.lines.iter().any(structured) {
+        return (chars >= MIN_STRUCTURED_CHARS).then_some(Fit::Structured);
+    }
+    (chars >= MIN_ADDED_CHARS).then_some(Fit::Prose)
 }
 
 /// `article` with the prose paragraphs of `marked` that it lacks, each
@@ -66,7 +82,7 @@ pub(crate) fn complete(article: &str, marked: &str) -> String {
     // it follows (`None`: before the first shared one) and whether it
     // continues the article: it follows a shared block or another such
     // candidate with nothing between them.
-    let mut candidates: Vec<(Option<usize>, bool, String)> = Vec::new();
+    let mut candidates: Vec<(Option<usize>, bool, Fit, String)> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut anchor: Option<usize> = None;
     let mut after_last_shared = 0;
@@ -80,8 +96,10 @@ pub(crate) fn complete(article: &str, marked: &str) -> String {
             anchor = Some(anchor.map_or(i, |a| a.max(i)));
             after_last_shared = candidates.len();
             continues = true;
-        } else if is_prose(block) && seen.insert(key) {
-            candidates.push((anchor, continues, block.lines.join("\n")));
+        } else if let Some(fit) = fit(block)
+            && seen.insert(key)
+        {
+            candidates.push((anchor, continues, fit, block.lines.join("\n")));
         } else {
             continues = false;
         }
@@ -90,12 +108,14 @@ pub(crate) fn complete(article: &str, marked: &str) -> String {
     // with the extractor), just before it (a lead), or right after its
     // last paragraph with nothing between; not what follows after a
     // heading, a list or an image (an author's note, teasers, an appeal).
-    let leads = candidates.iter().filter(|(a, _, _)| a.is_none()).count();
     let mut added: HashMap<Option<usize>, Vec<String>> = HashMap::new();
-    for (n, (anchor, continues, text)) in candidates.into_iter().enumerate() {
-        let lead = anchor.is_none() && n + MAX_LEADS >= leads;
-        let inside = anchor.is_some() && (n < after_last_shared || continues);
-        if inside || lead {
+    for (n, (anchor, continues, fit, text)) in candidates.into_iter().enumerate() {
+        let between = anchor.is_some() && n < after_last_shared;
+        let taken = match fit {
+            Fit::Prose => anchor.is_none() || between || continues,
+            Fit::Structured => between,
+        };
+        if taken {
             added.entry(anchor).or_default().push(text);
         }
     }
