@@ -209,16 +209,14 @@ fn assert_ok(result: &CallToolResult, what: &str) {
     assert_eq!(result.is_error, Some(false), "{what}: {:?}", texts(result));
 }
 
-/// Checks a failure's shape (the explanation, then the JSON error object;
-/// rmcp's own argument errors have the explanation only) and returns the
-/// explanation.
+/// Checks a failure's shape (the explanation, then the JSON error object,
+/// for every failure, arguments that do not fit the tool included: issue
+/// 16) and returns the explanation.
 fn assert_error(result: &CallToolResult, what: &str) -> String {
     assert_eq!(result.is_error, Some(true), "{what}: {:?}", texts(result));
     let texts = texts(result);
-    assert!(matches!(texts.len(), 1 | 2), "{what}: {texts:?}");
-    if texts.len() == 2 {
-        assert!(error_json(result)["error"]["kind"].is_string(), "{what}");
-    }
+    assert_eq!(texts.len(), 2, "{what}: {texts:?}");
+    assert!(error_json(result)["error"]["kind"].is_string(), "{what}");
     texts[0].to_string()
 }
 
@@ -353,6 +351,8 @@ async fn rejects_bad_arguments(session: &Session, site: &TestServer) {
         let result = call(session, tool, args.clone()).await;
         let text = assert_error(&result, &format!("{tool} {args}"));
         assert!(text.contains(expected), "{tool} {args}: {text}");
+        let error = &error_json(&result)["error"];
+        assert_eq!((error["kind"].as_str(), error["code"].as_u64()), (Some("usage"), Some(2)), "{tool} {args}");
     }
 }
 
