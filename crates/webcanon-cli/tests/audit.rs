@@ -98,3 +98,62 @@ fn a_folder_of_fifos_and_devices_is_audited_at_once() {
     assert_eq!(report["target_kind"], "folder");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 16: an origin that cannot be reached was scored ("6/100 FAIL",
+/// exit 0, with fixes for a site that does not exist). It is an error:
+/// exit status 5, the reason said, nothing scored.
+#[test]
+fn an_origin_that_does_not_answer_is_an_error_not_a_score() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let origin = format!("http://127.0.0.1:{port}");
+    let r = webcanon(&["audit", &origin, "--allow-private", "127.0.0.1"]);
+    assert_eq!(r.code, 5, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.is_empty(), "no report: {}", r.stdout);
+    assert!(r.stderr.contains(&format!("error: cannot audit {origin}: it does not answer")), "{}", r.stderr);
+    assert!(r.stderr.contains("cannot connect"), "the reason is said: {}", r.stderr);
+    let r = webcanon(&["audit", &origin, "--allow-private", "127.0.0.1", "--json"]);
+    assert_eq!(r.code, 5);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!((v["error"]["kind"].as_str(), v["error"]["code"].as_u64()), (Some("fetch"), Some(5)), "{v}");
+}
+
+/// Issue 16: an origin the SSRF guard refuses scored 8/100; it is exit 4.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_origin_refused_by_the_ssrf_guard_is_an_error_not_a_score() {
+    let server = webcanon_test::TestServer::start().await;
+    let origin = server.url("");
+    let r = support::run(vec!["audit".into(), origin.clone(), "--json".into()]).await;
+    assert_eq!(r.code, 4, "{}\n{}", r.stdout, r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "ssrf", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("127.0.0.1 is loopback"), "{v}");
+    assert!(server.requests().is_empty());
+}
+
+/// Issue 16: a live audit ran in silence. With stderr on a terminal (a
+/// pseudo-terminal from `script`), a spinner counts the resources read.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_live_audit_shows_progress_on_a_terminal() {
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to give the audit a terminal");
+        return;
+    }
+    let server = webcanon_test::TestServer::start().await;
+    server.route("/robots.txt", webcanon_test::Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/", webcanon_test::Route::html(200, "<p>home</p>").delay(std::time::Duration::from_millis(600)));
+    let command = format!(
+        "{} audit {} --allow-private 127.0.0.1 --no-cache > /dev/null",
+        env!("CARGO_BIN_EXE_webcanon"),
+        server.url("")
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("script").args(["-qec", &command, "/dev/null"]).env("NO_COLOR", "1").output()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let terminal = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{terminal}");
+    assert!(terminal.contains(&format!("auditing {}", server.url("").trim_end_matches('/'))), "{terminal}");
+    assert!(terminal.contains("resources read"), "{terminal}");
+}

@@ -536,6 +536,17 @@ async fn identifies_itself(session: &Session, site: &TestServer) {
     assert_eq!(site.hits("/private/prompt"), 0);
 }
 
+/// Issue 16: an origin that does not answer is a failure with the JSON
+/// error object (`fetch`, code 5), not a score.
+async fn an_unreachable_origin_is_not_audited(session: &Session) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let result = call(session, "audit_site", json!({"url": format!("http://127.0.0.1:{port}/")})).await;
+    let text = assert_error(&result, "audit_site of a closed port");
+    assert!(text.contains("does not answer") && text.contains("Nothing was scored"), "{text}");
+    let error = &error_json(&result)["error"];
+    assert_eq!((error["kind"].as_str(), error["code"].as_u64()), (Some("fetch"), Some(5)), "{error}");
+}
+
 /// Every scenario, in one session.
 async fn exercise(session: &Session, site: &TestServer) {
     lists_tools_and_the_prompt(session).await;
@@ -548,6 +559,7 @@ async fn exercise(session: &Session, site: &TestServer) {
     reads_llms_txt(session, site).await;
     lists_sitemap_urls(session, site).await;
     audits_the_origin(session, site).await;
+    an_unreachable_origin_is_not_audited(session).await;
     identifies_itself(session, site).await;
 }
 
