@@ -130,30 +130,22 @@ async fn an_origin_refused_by_the_ssrf_guard_is_an_error_not_a_score() {
     assert!(server.requests().is_empty());
 }
 
-/// Issue 16: a live audit ran in silence. With stderr on a terminal (a
-/// pseudo-terminal from `script`), a spinner counts the resources read.
+/// Issue 16: a live audit ran in silence. With stderr on a terminal, a
+/// spinner counts the resources read.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_live_audit_shows_progress_on_a_terminal() {
-    if std::process::Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: no `script` to give the audit a terminal");
-        return;
-    }
     let server = webcanon_test::TestServer::start().await;
     server.route("/robots.txt", webcanon_test::Route::text(200, "User-agent: *\nAllow: /\n"));
     server.route("/", webcanon_test::Route::html(200, "<p>home</p>").delay(std::time::Duration::from_millis(600)));
-    let command = format!(
-        "{} audit {} --allow-private 127.0.0.1 --no-cache > /dev/null",
-        env!("CARGO_BIN_EXE_webcanon"),
-        server.url("")
-    );
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("script").args(["-qec", &command, "/dev/null"]).env("NO_COLOR", "1").output()
-    })
-    .await
-    .unwrap()
-    .unwrap();
-    let terminal = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{terminal}");
+    let args: Vec<String> = ["audit", &server.url(""), "--allow-private", "127.0.0.1", "--no-cache"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let Some(terminal) = tokio::task::spawn_blocking(move || support::webcanon_on_terminal(&args)).await.unwrap()
+    else {
+        eprintln!("skipped: no `script` to give the audit a terminal");
+        return;
+    };
     assert!(terminal.contains(&format!("auditing {}", server.url("").trim_end_matches('/'))), "{terminal}");
     assert!(terminal.contains("resources read"), "{terminal}");
 }
