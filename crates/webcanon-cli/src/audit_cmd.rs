@@ -110,7 +110,7 @@ fn audit_error(err: &AuditError) -> CliError {
     match err {
         AuditError::Refused { .. } => CliError::new(webcanon_client::error::code::SSRF, err.to_string()).with_hint(
             "private and local addresses are refused; `--allow-private` opts in for an address (127.0.0.1) \
-             or a network (10.0.0.0/8)",
+             or a network (10.0.0.0/8), but names of the local host (`localhost`) stay refused: use the address",
         ),
         _ => CliError::new(webcanon_client::error::code::FETCH, err.to_string())
             .with_hint("check the origin's name and that it answers; nothing was scored"),

@@ -127,6 +127,13 @@ async fn an_origin_refused_by_the_ssrf_guard_is_an_error_not_a_score() {
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["error"]["kind"], "ssrf", "{v}");
     assert!(v["error"]["message"].as_str().unwrap().contains("127.0.0.1 is loopback"), "{v}");
+    // `localhost` is refused by name: the hint says `--allow-private` does
+    // not open it and what does.
+    let localhost = format!("http://localhost:{}/", server.port());
+    let r = support::run(vec!["audit".into(), localhost, "--allow-private".into(), "127.0.0.1".into()]).await;
+    assert_eq!(r.code, 4, "{}\n{}", r.stdout, r.stderr);
+    let hint = r.stderr.lines().find(|l| l.starts_with("hint:")).unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(hint.contains("stay refused: use the address"), "{hint}");
     assert!(server.requests().is_empty());
 }
 
