@@ -27,7 +27,8 @@ fn benches(c: &mut Criterion) {
 
     // One audit outside the timed loop: requests per audit, read once.
     let started = Instant::now();
-    let report = runtime.block_on(audit(Site::origin(site.origin.clone(), site.client()), AGENT));
+    let report =
+        runtime.block_on(audit(Site::origin(site.origin.clone(), site.client()), AGENT)).expect("the site answers");
     let elapsed = started.elapsed();
     let requests = site.server.requests();
     let twice = repeated(&requests);

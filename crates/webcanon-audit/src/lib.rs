@@ -10,13 +10,16 @@
 //!
 //! A live origin is read through a [`webcanon_client::Client`], so every
 //! request passes the SSRF guard and robots.txt like any other fetch;
-//! every resource is read once per audit.
+//! every resource is read once per audit. An origin the SSRF guard refuses,
+//! or whose robots.txt gets no HTTP answer at all (the name does not
+//! resolve, the connection is refused, the request times out), is not
+//! audited: [`audit`] returns an [`AuditError`] saying why, never a score.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use webcanon_audit::{Site, audit};
 //!
-//! let report = audit(Site::folder("examples/site"), "webcanon").await;
+//! let report = audit(Site::folder("examples/site"), "webcanon").await?;
 //! println!("{}: {}/100", report.target, report.score);
 //! # Ok(())
 //! # }
@@ -33,13 +36,17 @@ pub mod report;
 pub mod site;
 
 pub use report::{CheckResult, Finding, Report, Severity, Status, StepResult};
-pub use site::{Site, Target};
+pub use site::{AuditError, Site, Target};
 
 use checks::Context;
 
 /// Audits `site` for the product token `agent` (used where robots.txt is
 /// evaluated: the access matrix uses every known agent).
-pub async fn audit(site: Site, agent: &str) -> Report {
+///
+/// Fails when `site` is an origin that cannot be audited: refused by the
+/// SSRF guard, or not answering (see [`Site::reachable`]).
+pub async fn audit(site: Site, agent: &str) -> Result<Report, AuditError> {
+    site.reachable().await?;
     let ctx = Context { site, agent: agent.to_string() };
     let checks = vec![
         checks::robots_txt::run(&ctx).await,
@@ -53,7 +60,7 @@ pub async fn audit(site: Site, agent: &str) -> Report {
     ];
     let matrix = access::matrix(&ctx).await;
     let kind = if ctx.site.is_origin() { "origin" } else { "folder" };
-    Report::new(ctx.site.target().display(), kind, agent.to_string(), checks, matrix, ctx.site.reads())
+    Ok(Report::new(ctx.site.target().display(), kind, agent.to_string(), checks, matrix, ctx.site.reads()))
 }
 
 /// [`audit`] run on a thread of the runtime's blocking pool, for servers:
@@ -63,7 +70,7 @@ pub async fn audit(site: Site, agent: &str) -> Report {
 /// time limit) stops the audit at its next read.
 ///
 /// Must be called within a multi-threaded Tokio runtime.
-pub async fn audit_off_runtime(site: Site, agent: &str) -> Report {
+pub async fn audit_off_runtime(site: Site, agent: &str) -> Result<Report, AuditError> {
     let agent = agent.to_owned();
     let runtime = tokio::runtime::Handle::current();
     // Dropped with this future: the blocking side then stops waiting.

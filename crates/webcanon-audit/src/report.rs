@@ -22,10 +22,22 @@
 //! }
 //! ```
 //!
-//! Scoring: a step that passes scores 1, a warning 0.5, a failure or a
-//! skipped step 0; a check's score is the weighted sum of its steps (x100).
-//! The site's score is the mean of the scored checks' scores weighted by the
-//! check weights; skipped checks do not count.
+//! Scoring, one rule for every report (terminal, JSON, HTML, MCP):
+//!
+//! - a step that passes scores 1, a warning 0.5, a failure 0; a skipped
+//!   step (not applicable, or not reachable after an earlier failure) does
+//!   not count: a check's score is the weighted mean of its other steps
+//!   (x100), so a check whose steps all pass scores 100 whatever was skipped;
+//! - a check's status is its worst step status, so the status bounds the
+//!   score: `pass` is 100, `warn` 50 to 99, `fail` 0 to 99 (one failing
+//!   step of small weight fails the check, its score says how much else
+//!   held);
+//! - the site's score is the mean of the scored checks' scores weighted by
+//!   the check weights (skipped checks do not count); its status is the
+//!   worst check status, and [`Report::status_reason`] names the checks
+//!   that set it;
+//! - colour follows the status, never the score: green pass, amber warn,
+//!   red fail, grey skip.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -56,12 +68,14 @@ impl Status {
         }
     }
 
-    /// The step score this status earns.
-    pub fn points(self) -> f64 {
+    /// The step score this status earns; `None` for a skipped step, which
+    /// does not count.
+    pub fn points(self) -> Option<f64> {
         match self {
-            Status::Pass => 1.0,
-            Status::Warn => 0.5,
-            Status::Fail | Status::Skip => 0.0,
+            Status::Pass => Some(1.0),
+            Status::Warn => Some(0.5),
+            Status::Fail => Some(0.0),
+            Status::Skip => None,
         }
     }
 }
@@ -180,7 +194,7 @@ pub struct CheckResult {
 impl CheckResult {
     /// Builds the result from its steps: the status is the worst step
     /// status (ignoring skipped steps unless all are), the score the
-    /// weighted sum of step points.
+    /// weighted mean of the points of the steps that were not skipped.
     pub fn from_steps(
         id: &'static str,
         version: &'static str,
@@ -190,10 +204,14 @@ impl CheckResult {
     ) -> CheckResult {
         let scored: Vec<&StepResult> = steps.iter().filter(|s| s.status != Status::Skip).collect();
         let status = scored.iter().map(|s| s.status).max().unwrap_or(Status::Skip);
-        let score = (status != Status::Skip).then(|| {
-            let points: f64 = steps.iter().map(|s| s.weight * s.status.points()).sum();
-            (points * 100.0).round().clamp(0.0, 100.0) as u8
+        let weight: f64 = scored.iter().map(|s| s.weight).sum();
+        let score = (status != Status::Skip && weight > 0.0).then(|| {
+            let points: f64 = scored.iter().filter_map(|s| s.status.points().map(|p| p * s.weight)).sum();
+            let score = (points / weight * 100.0).round().clamp(0.0, 100.0) as u8;
+            // Rounding never lifts a check with a warning or a failure to 100.
+            if status == Status::Pass { score } else { score.min(99) }
         });
+        let status = if score.is_none() { Status::Skip } else { status };
         findings.sort_by_key(|f| f.severity);
         CheckResult { id, version, title, weight: 1.0, status, score, steps, findings }
     }
@@ -289,6 +307,25 @@ impl Report {
     pub fn check(&self, id: &str) -> Option<&CheckResult> {
         self.checks.iter().find(|c| c.id == id)
     }
+
+    /// Why the site has its status, in a phrase: the checks that failed
+    /// (for `fail`) or warned (for `warn`), e.g. `2 checks failed:
+    /// apex-www, sitemap`; `every check passed` for `pass`.
+    pub fn status_reason(&self) -> String {
+        let with = |status: Status| -> Vec<&str> {
+            self.checks.iter().filter(|c| c.status == status && c.score.is_some()).map(|c| c.id).collect()
+        };
+        let list = |ids: Vec<&str>, verb: &str| {
+            let noun = if ids.len() == 1 { "check" } else { "checks" };
+            format!("{} {noun} {verb}: {}", ids.len(), ids.join(", "))
+        };
+        match self.status {
+            Status::Fail => list(with(Status::Fail), "failed"),
+            Status::Warn => list(with(Status::Warn), "warned"),
+            Status::Pass => "every check passed".to_string(),
+            Status::Skip => "no check applied".to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -313,6 +350,60 @@ mod tests {
             Vec::new(),
         );
         assert_eq!((failed.status, failed.score), (Status::Fail, Some(0)));
+    }
+
+    /// A skipped step does not count: the steps that ran decide the score,
+    /// so a check that passes every step it ran scores 100 (issue 16: an
+    /// apex-www check shown PASS with score 50).
+    #[test]
+    fn skipped_steps_do_not_count() {
+        let steps = vec![StepResult::new("a", "A", 0.5, Status::Pass), StepResult::new("b", "B", 0.5, Status::Skip)];
+        let check = CheckResult::from_steps("x", "1.0.0", "X", steps, Vec::new());
+        assert_eq!((check.status, check.score), (Status::Pass, Some(100)));
+        let steps = vec![
+            StepResult::new("a", "A", 0.25, Status::Fail),
+            StepResult::new("b", "B", 0.25, Status::Skip),
+            StepResult::new("c", "C", 0.5, Status::Pass),
+        ];
+        let check = CheckResult::from_steps("x", "1.0.0", "X", steps, Vec::new());
+        assert_eq!((check.status, check.score), (Status::Fail, Some(67)));
+    }
+
+    #[test]
+    fn status_ranges_bound_the_score() {
+        use Status::*;
+        let all = [Pass, Warn, Fail, Skip];
+        for a in all {
+            for b in all {
+                for c in all {
+                    let steps = vec![
+                        StepResult::new("a", "A", 0.3, a),
+                        StepResult::new("b", "B", 0.45, b),
+                        StepResult::new("c", "C", 0.25, c),
+                    ];
+                    let check = CheckResult::from_steps("x", "1", "X", steps, Vec::new());
+                    match (check.status, check.score) {
+                        (Pass, Some(100)) | (Skip, None) => {}
+                        (Warn, Some(s)) if (50..100).contains(&s) => {}
+                        (Fail, Some(s)) if s < 100 => {}
+                        other => panic!("{a:?} {b:?} {c:?}: {other:?}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_status_says_why() {
+        let pass = CheckResult::from_steps("p", "1", "P", vec![StepResult::new("a", "A", 1.0, Status::Pass)], vec![]);
+        let fail = CheckResult::from_steps("f", "1", "F", vec![StepResult::new("a", "A", 1.0, Status::Fail)], vec![]);
+        let warn = CheckResult::from_steps("w", "1", "W", vec![StepResult::new("a", "A", 1.0, Status::Warn)], vec![]);
+        let report = Report::new("t".into(), "folder", "bot".into(), vec![pass.clone(), fail, warn.clone()], None, 0);
+        assert_eq!(report.status_reason(), "1 check failed: f");
+        let report = Report::new("t".into(), "folder", "bot".into(), vec![pass.clone(), warn], None, 0);
+        assert_eq!(report.status_reason(), "1 check warned: w");
+        let report = Report::new("t".into(), "folder", "bot".into(), vec![pass], None, 0);
+        assert_eq!(report.status_reason(), "every check passed");
     }
 
     #[test]

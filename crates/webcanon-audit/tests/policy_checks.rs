@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
-use webcanon_audit::{CheckResult, Report, Site, Status, audit};
-use webcanon_client::ssrf::SsrfPolicy;
+use webcanon_audit::{AuditError, CheckResult, Report, Site, Status, audit};
+use webcanon_client::ssrf::{SsrfPolicy, StaticLookup};
 use webcanon_client::{CacheSetting, Client};
 use webcanon_test::{Route, TestServer};
 
@@ -24,7 +24,7 @@ fn folder(name: &str, files: &[(&str, &str)]) -> PathBuf {
 
 async fn audit_robots(name: &str, robots: &str) -> Report {
     let dir = folder(name, &[("robots.txt", robots)]);
-    let report = audit(Site::folder(&dir), "TestBot").await;
+    let report = audit(Site::folder(&dir), "TestBot").await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     report
 }
@@ -118,7 +118,7 @@ async fn misspelling_suggests_the_known_token() {
 #[tokio::test]
 async fn ai_agents_policy_is_skipped_without_robots_txt() {
     let dir = folder("no-robots", &[("index.html", "<h1>Hi</h1>")]);
-    let report = audit(Site::folder(&dir), "TestBot").await;
+    let report = audit(Site::folder(&dir), "TestBot").await.unwrap();
     assert_eq!(check(&report, "ai-agents-policy").status, Status::Skip);
     assert_eq!(check(&report, "ai-agents-policy").score, None);
     assert_eq!(check(&report, "robots-txt").status, Status::Fail);
@@ -144,7 +144,8 @@ async fn robots_txt_folder_fixtures() {
     let no_group = audit_robots("rt-nogroup", "Sitemap: https://a.test/s.xml\n").await;
     let c = check(&no_group, "robots-txt");
     assert_eq!((step_status(c, "core-syntax"), step_status(c, "extensions")), (Status::Fail, Status::Skip));
-    assert_eq!(c.score, Some(30));
+    // fetch 1 ×0.3 and core-syntax 0 ×0.45 over the 0.75 that ran.
+    assert_eq!(c.score, Some(40));
 
     let html = audit_robots("rt-html", "<!doctype html><html><body>Not found</body></html>").await;
     assert_eq!(step_status(check(&html, "robots-txt"), "core-syntax"), Status::Fail);
@@ -170,7 +171,7 @@ async fn robots_txt_every_status_class_over_http() {
         let server = TestServer::start().await;
         server.route("/robots.txt", route);
         let site = Site::origin(server.url("/").parse().unwrap(), client(loopback()));
-        let report = audit(site, "TestBot").await;
+        let report = audit(site, "TestBot").await.unwrap();
         let c = check(&report, "robots-txt");
         assert_eq!(evidence(c, "fetch")["status_class"], class);
         let want = if class == "2xx" { Status::Pass } else { Status::Fail };
@@ -185,7 +186,7 @@ async fn robots_txt_redirect_chains() {
     server.route("/robots.txt", Route::redirect(301, "/a"));
     server.route("/a", Route::redirect(302, "/b"));
     server.route("/b", Route::text(200, "User-agent: *\nDisallow: /x\n"));
-    let report = audit(Site::origin(server.url("/").parse().unwrap(), client(loopback())), "TestBot").await;
+    let report = audit(Site::origin(server.url("/").parse().unwrap(), client(loopback())), "TestBot").await.unwrap();
     let c = check(&report, "robots-txt");
     assert_eq!(c.status, Status::Pass);
     assert_eq!(evidence(c, "fetch")["redirects"].as_array().unwrap().len(), 2);
@@ -193,18 +194,22 @@ async fn robots_txt_redirect_chains() {
 
     let looping = TestServer::start().await;
     looping.route("/robots.txt", Route::redirect(302, "/robots.txt"));
-    let report = audit(Site::origin(looping.url("/").parse().unwrap(), client(loopback())), "TestBot").await;
+    let report = audit(Site::origin(looping.url("/").parse().unwrap(), client(loopback())), "TestBot").await.unwrap();
     assert_eq!(check(&report, "robots-txt").status, Status::Fail);
 }
 
+/// Issue 16: an origin the SSRF guard refuses is an error saying so, not
+/// a report scoring its unreadable resources (it used to score 8/100).
 #[tokio::test]
-async fn robots_txt_at_a_private_address_is_refused() {
+async fn an_origin_at_a_private_address_is_refused_not_scored() {
     let server = TestServer::start().await;
     server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
-    let report = audit(Site::origin(server.url("/").parse().unwrap(), client(SsrfPolicy::default())), "TestBot").await;
-    let c = check(&report, "robots-txt");
-    assert_eq!(c.status, Status::Fail);
-    assert!(evidence(c, "fetch")["error"].as_str().unwrap().contains("127.0.0.1"));
+    let err = audit(Site::origin(server.url("/").parse().unwrap(), client(SsrfPolicy::default())), "TestBot")
+        .await
+        .expect_err("refused");
+    assert!(matches!(err, AuditError::Refused { .. }), "{err:?}");
+    assert_eq!(err.kind(), "ssrf");
+    assert!(err.to_string().contains("127.0.0.1"), "{err}");
     assert!(server.requests().is_empty());
 }
 
@@ -227,7 +232,7 @@ async fn apex_www(apex_robots: Option<Route>, www_robots: Option<Route>, host: &
         server.route_host("www.example.test", "/robots.txt", route);
     }
     let site_url = format!("http://{host}:{}/", server.port()).parse().unwrap();
-    let report = audit(Site::origin(site_url, two_hosts(&server)), "TestBot").await;
+    let report = audit(Site::origin(site_url, two_hosts(&server)), "TestBot").await.unwrap();
     (report, server)
 }
 
@@ -237,7 +242,7 @@ async fn apex_www_needs_an_origin_with_a_domain() {
     assert_eq!(check(&report, "apex-www").status, Status::Skip);
     let server = TestServer::start().await;
     server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
-    let report = audit(Site::origin(server.url("/").parse().unwrap(), client(loopback())), "TestBot").await;
+    let report = audit(Site::origin(server.url("/").parse().unwrap(), client(loopback())), "TestBot").await.unwrap();
     assert_eq!(check(&report, "apex-www").status, Status::Skip, "an IP address has no www host");
 }
 
@@ -305,23 +310,64 @@ async fn apex_www_redirect_to_the_other_host_passes() {
     server.route_host("example.test", "/robots.txt", Route::redirect(301, &target));
     server.route_host("www.example.test", "/robots.txt", Route::text(200, "User-agent: *\nDisallow: /x\n"));
     let site_url = format!("http://example.test:{}/", server.port()).parse().unwrap();
-    let report = audit(Site::origin(site_url, two_hosts(&server)), "TestBot").await;
+    let report = audit(Site::origin(site_url, two_hosts(&server)), "TestBot").await.unwrap();
     let c = check(&report, "apex-www");
     assert_eq!(c.status, Status::Pass, "{:#?}", c);
     assert_eq!(evidence(c, "equal")["same_final_url"], true);
 }
 
+/// Issue 16: an origin that does not answer (a port nothing listens on)
+/// is an error naming the cause, not a report.
 #[tokio::test]
-async fn robots_txt_network_error_is_a_failed_fetch() {
-    // A port nothing listens on: the connection is refused.
+async fn an_origin_that_refuses_connections_is_unreachable_not_scored() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let site_url = format!("http://127.0.0.1:{port}/").parse().unwrap();
-    let report = audit(Site::origin(site_url, client(loopback())), "TestBot").await;
-    let c = check(&report, "robots-txt");
-    assert_eq!(c.status, Status::Fail);
-    assert_eq!(evidence(c, "fetch")["status_class"], "network");
-    assert!(evidence(c, "fetch")["status"].is_null());
-    assert!(c.findings[0].message.contains("could not be fetched"), "{:#?}", c.findings);
+    let err = audit(Site::origin(site_url, client(loopback())), "TestBot").await.expect_err("unreachable");
+    assert!(matches!(err, AuditError::Unreachable { .. }), "{err:?}");
+    assert_eq!(err.kind(), "fetch");
+    assert!(err.to_string().contains("cannot connect"), "{err}");
+    assert_eq!(err.origin(), format!("http://127.0.0.1:{port}"));
+}
+
+/// Issue 16: a name that does not resolve (`nonexistent.invalid` scored
+/// 6/100 with fixes such as "Allow /llms.txt in robots.txt").
+#[tokio::test]
+async fn an_origin_whose_name_does_not_resolve_is_unreachable_not_scored() {
+    let client = Client::builder()
+        .agent("TestBot")
+        .timeout(Duration::from_secs(5))
+        .cache(CacheSetting::Memory)
+        .name_lookup(std::sync::Arc::new(StaticLookup::new()))
+        .build()
+        .unwrap();
+    let err = audit(Site::origin("https://nonexistent.invalid/".parse().unwrap(), client), "TestBot")
+        .await
+        .expect_err("unreachable");
+    assert!(matches!(err, AuditError::Unreachable { .. }), "{err:?}");
+    assert!(err.to_string().contains("cannot resolve nonexistent.invalid"), "{err}");
+}
+
+/// Issue 16: apex-www on a site whose www host does not resolve showed
+/// PASS with score 50: the skipped `equal` step counted as 0. Skipped steps
+/// do not count, so the status and the score agree.
+#[tokio::test]
+async fn apex_www_without_a_www_host_passes_with_a_full_score() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /x\n"));
+    let lookup = StaticLookup::new().with("example.test", &["127.0.0.1".parse().unwrap()]);
+    let client = Client::builder()
+        .agent("TestBot")
+        .timeout(Duration::from_secs(5))
+        .cache(CacheSetting::Memory)
+        .ssrf_policy(loopback())
+        .name_lookup(std::sync::Arc::new(lookup))
+        .build()
+        .unwrap();
+    let site_url = format!("http://example.test:{}/", server.port()).parse().unwrap();
+    let report = audit(Site::origin(site_url, client), "TestBot").await.unwrap();
+    let c = check(&report, "apex-www");
+    assert_eq!(step_status(c, "equal"), Status::Skip, "{c:#?}");
+    assert_eq!((c.status, c.score), (Status::Pass, Some(100)), "{c:#?}");
 }
 
 #[tokio::test]
@@ -331,7 +377,7 @@ async fn robots_txt_too_many_redirects_is_a_3xx_failure() {
         let from = if hop == 0 { "/robots.txt".to_string() } else { format!("/hop{hop}") };
         server.route(&from, Route::redirect(302, &format!("/hop{}", hop + 1)));
     }
-    let report = audit(Site::origin(server.url("/").parse().unwrap(), client(loopback())), "TestBot").await;
+    let report = audit(Site::origin(server.url("/").parse().unwrap(), client(loopback())), "TestBot").await.unwrap();
     let c = check(&report, "robots-txt");
     assert_eq!(c.status, Status::Fail);
     assert_eq!(evidence(c, "fetch")["status_class"], "3xx");

@@ -16,7 +16,7 @@ use webcanon_test::Logged;
 /// the server saw during it.
 async fn audit_once(site: &LoopbackSite) -> (Report, Vec<Logged>) {
     let before = site.server.requests().len();
-    let report = audit(Site::origin(site.origin.clone(), site.client()), AGENT).await;
+    let report = audit(Site::origin(site.origin.clone(), site.client()), AGENT).await.unwrap();
     let requests = site.server.requests().split_off(before);
     (report, requests)
 }

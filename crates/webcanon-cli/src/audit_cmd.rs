@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use webcanon_audit::{Report, Site, Target};
+use webcanon_audit::{AuditError, Report, Site, Target};
 
 use crate::client_args::{ClientArgs, runtime};
 use crate::error::CliError;
@@ -58,7 +58,10 @@ pub fn run(args: AuditArgs) -> Result<ExitCode, CliError> {
             }
         }
     };
-    let report = runtime()?.block_on(webcanon_audit::audit(site, &args.client.agent));
+    let report = match run_audit(site, &args.client.agent)? {
+        Ok(report) => report,
+        Err(err) => return Err(audit_error(&err)),
+    };
     if let Some(path) = &args.html {
         std::fs::write(path, webcanon_audit::render::html::render(&report))
             .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?;
@@ -72,6 +75,46 @@ pub fn run(args: AuditArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::from(EXIT_UNDER));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the audit with a spinner on stderr (when it is a terminal) that
+/// counts the resources read.
+fn run_audit(site: Site, agent: &str) -> Result<Result<Report, AuditError>, CliError> {
+    let counter = site.read_counter();
+    let bar = crate::progress::spinner(format!("auditing {}", site.target().display()));
+    let runtime = runtime()?;
+    let outcome = runtime.block_on(async {
+        let ticker = {
+            let bar = bar.clone();
+            let base = bar.message();
+            async move {
+                loop {
+                    let read = counter.load(std::sync::atomic::Ordering::Relaxed);
+                    bar.set_message(format!("{base}: {read} resource{} read", if read == 1 { "" } else { "s" }));
+                    tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+                }
+            }
+        };
+        tokio::select! {
+            outcome = webcanon_audit::audit(site, agent) => outcome,
+            () = ticker => unreachable!("the ticker never ends"),
+        }
+    });
+    bar.finish_and_clear();
+    Ok(outcome)
+}
+
+/// An origin that cannot be audited: exit status 4 when the SSRF guard
+/// refused it, 5 when it does not answer, the reason said.
+fn audit_error(err: &AuditError) -> CliError {
+    match err {
+        AuditError::Refused { .. } => CliError::new(webcanon_client::error::code::SSRF, err.to_string()).with_hint(
+            "private and local addresses are refused; `--allow-private` opts in for an address (127.0.0.1) \
+             or a network (10.0.0.0/8), but names of the local host (`localhost`) stay refused: use the address",
+        ),
+        _ => CliError::new(webcanon_client::error::code::FETCH, err.to_string())
+            .with_hint("check the origin's name and that it answers; nothing was scored"),
+    }
 }
 
 fn print(report: &Report, json: bool) -> Result<(), CliError> {

@@ -10,6 +10,7 @@ use clap::Args;
 use webcanon_client::ClientBuilder;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson};
 use webcanon_client::options::{CacheChoice, ClientOptions};
+use webcanon_client::ssrf::{SsrfError, SsrfReason};
 use webcanon_core::policy::{RobotsMode, Verdict};
 
 use crate::error::CliError;
@@ -56,8 +57,10 @@ pub struct ClientArgs {
     /// one is cut to this, with a warning.
     #[arg(long, value_name = "SECS", default_value_t = webcanon_client::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64())]
     pub max_crawl_delay: f64,
-    /// Allow addresses in this network although they are not public (repeatable).
-    #[arg(long, value_name = "CIDR")]
+    /// Allow addresses in this network although they are not public: a CIDR
+    /// block (10.0.0.0/8) or one address (127.0.0.1); repeatable. Names of
+    /// the local host (`localhost`) stay refused: use the address.
+    #[arg(long, value_name = "CIDR|ADDR")]
     pub allow_private: Vec<String>,
     /// Resolve HOST:PORT to ADDR instead of asking DNS, like curl (repeatable).
     #[arg(long, value_name = "HOST:PORT:ADDR")]
@@ -137,11 +140,29 @@ pub fn report_error(err: &Error, url: &str, json: bool) -> Result<ExitCode, CliE
             Error::Policy(_) => eprintln!(
                 "hint: the site asks agents not to fetch this URL; `--mode report_only` records the verdict without refusing"
             ),
-            Error::Ssrf(_) => eprintln!(
-                "hint: private and local addresses are refused; `--allow-private CIDR` opts in for an intranet"
-            ),
+            Error::Ssrf(refusal) => eprintln!("hint: {}", ssrf_hint(refusal, url)),
             _ => {}
         }
     }
     Ok(ExitCode::from(code))
+}
+
+/// What to do about an SSRF refusal: `--allow-private` opens an address or
+/// a network, but a name of the local host is refused by name, whatever
+/// it resolves to, so the hint names the address to use instead.
+fn ssrf_hint(refusal: &SsrfError, url: &str) -> String {
+    match refusal.kind() {
+        SsrfReason::Localhost => {
+            let port = url::Url::parse(url).ok().and_then(|u| u.port()).map(|p| format!(":{p}")).unwrap_or_default();
+            format!(
+                "`localhost` is refused by name and `--allow-private` does not change that; use the address \
+                 instead: http://127.0.0.1{port}/ with `--allow-private 127.0.0.1` (or `::1`)"
+            )
+        }
+        SsrfReason::Address(_) => "private and local addresses are refused; `--allow-private` opts in for an \
+             address (127.0.0.1) or a network (10.0.0.0/8)"
+            .to_string(),
+        _ => "the SSRF guard refuses this URL whatever the options (scheme, credentials or a cloud metadata name)"
+            .to_string(),
+    }
 }

@@ -67,7 +67,14 @@ impl CliError {
         struct Wrapper<'a> {
             error: Body<'a>,
         }
-        let kind = if self.exit_code == EXIT_USAGE { "usage" } else { "error" };
+        // The kinds of the client's JSON errors, by the exit status they share.
+        let kind = match self.exit_code {
+            EXIT_USAGE => "usage",
+            3 => "policy",
+            4 => "ssrf",
+            5 => "fetch",
+            _ => "error",
+        };
         let body = Body { kind, message: &self.message, code: self.exit_code, hint: self.hint.as_deref() };
         let text = serde_json::to_string_pretty(&Wrapper { error: body }).unwrap_or_default();
         println!("{text}");

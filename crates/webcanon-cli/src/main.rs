@@ -83,7 +83,9 @@ enum Command {
     /// Robots verdicts for a dataset of URLs (text, CSV, Parquet): a polite robots
     /// fetch pass writing a snapshot, then a verdict pass; sharded and resumable.
     ///
-    /// Exit status: 0 done; 2 bad usage, unreadable input or a resume that does not fit.
+    /// Exit status: 0 done; 1 the run failed (writing the output, the snapshot
+    /// or the state): the same command resumes it; 2 bad usage or unreadable
+    /// input; 3 an interrupted run's state does not fit the command.
     Batch(batch_cmd::BatchArgs),
 }
 

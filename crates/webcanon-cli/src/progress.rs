@@ -1,7 +1,10 @@
 //! Progress bars on stderr for long network runs.
 //!
 //! Bars are drawn only when stderr is a terminal (indicatif hides them
-//! otherwise), so piped output and tests see nothing but the data.
+//! otherwise), so piped output and tests see nothing but the data. Every
+//! command that goes to the network shows one from its first request: a
+//! spinner saying what it waits for (robots.txt, llms.txt, an audit's
+//! resources) until there is something to count.
 
 use std::time::Duration;
 
@@ -22,6 +25,20 @@ pub fn bar(len: Option<u64>, what: &str) -> ProgressBar {
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         ),
     };
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+/// A spinner saying what is under way (`reading https://example.com/llms.txt`),
+/// for the waits before there is anything to count.
+pub fn spinner(message: impl Into<std::borrow::Cow<'static, str>>) -> ProgressBar {
+    let bar = ProgressBar::new_spinner()
+        .with_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        )
+        .with_message(message);
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     bar.enable_steady_tick(Duration::from_millis(120));
     bar

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use serde::{Deserialize, Serialize};
+use webcanon_client::agent::ProductToken;
 use webcanon_core::robots::{Decision, LintCode, Robots, RuleRef};
 
 use crate::diagnostics::{Counts, Finding, source_lines, use_color, write_diagnostic};
@@ -31,7 +32,7 @@ pub struct CheckArgs {
     robots: PathBuf,
     /// The crawler's product token (e.g. `GPTBot`), matched against `User-agent` lines.
     #[arg(long, value_name = "TOKEN")]
-    agent: String,
+    agent: ProductToken,
     /// URLs (absolute, or paths starting with `/`).
     #[arg(value_name = "URL", required = true)]
     urls: Vec<String>,
@@ -48,7 +49,7 @@ pub struct EvalArgs {
     robots: Option<PathBuf>,
     /// The crawler's product token (not with `--jsonl`).
     #[arg(long, value_name = "TOKEN", required_unless_present = "jsonl", conflicts_with = "jsonl")]
-    agent: Option<String>,
+    agent: Option<ProductToken>,
     /// One JSON object per output line instead of `allow<TAB>URL`.
     #[arg(long)]
     json: bool,
@@ -62,8 +63,9 @@ pub struct EvalArgs {
 
 /// Arguments of `webcanon robots lint`.
 #[derive(Debug, Args)]
+#[command(override_usage = "webcanon robots lint [--json] <FILE>\n       webcanon robots lint --explain")]
 pub struct LintArgs {
-    /// The robots.txt file (`-` for standard input).
+    /// The robots.txt file (`-` for standard input); required but with `--explain`.
     #[arg(value_name = "FILE", required_unless_present = "explain")]
     file: Option<PathBuf>,
     /// Print the diagnostics as one JSON object.
@@ -176,7 +178,7 @@ fn check(args: CheckArgs) -> Result<ExitCode, CliError> {
 }
 
 fn eval(args: EvalArgs) -> Result<ExitCode, CliError> {
-    let (Some(robots_path), Some(agent)) = (args.robots.as_deref(), args.agent.as_deref()) else {
+    let (Some(robots_path), Some(agent)) = (args.robots.as_deref(), args.agent.as_ref()) else {
         return Err(CliError::usage("`--robots` and `--agent` are required without `--jsonl`"));
     };
     let robots = load_robots(robots_path)?;
@@ -248,7 +250,9 @@ fn eval_jsonl(input: Option<&Path>) -> Result<ExitCode, CliError> {
         line_no += 1;
         let case: Result<JsonlCase, String> =
             serde_json::from_slice(&buf).map_err(|e| format!("not a {{\"robots\", \"agent\", \"url\"}} object: {e}"));
-        let case = case.and_then(|c| validate_url(&c.url).map(|()| c).map_err(|e| format!("`url`: {e}")));
+        let case = case
+            .and_then(|c| ProductToken::new(&c.agent).map(|_| c).map_err(|e| format!("`agent`: {e}")))
+            .and_then(|c| validate_url(&c.url).map(|()| c).map_err(|e| format!("`url`: {e}")));
         match case {
             Ok(case) => {
                 let robots = Robots::parse(case.robots.as_bytes());

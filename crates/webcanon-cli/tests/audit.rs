@@ -98,3 +98,61 @@ fn a_folder_of_fifos_and_devices_is_audited_at_once() {
     assert_eq!(report["target_kind"], "folder");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 16: an origin that cannot be reached was scored ("6/100 FAIL",
+/// exit 0, with fixes for a site that does not exist). It is an error:
+/// exit status 5, the reason said, nothing scored.
+#[test]
+fn an_origin_that_does_not_answer_is_an_error_not_a_score() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let origin = format!("http://127.0.0.1:{port}");
+    let r = webcanon(&["audit", &origin, "--allow-private", "127.0.0.1"]);
+    assert_eq!(r.code, 5, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stdout.is_empty(), "no report: {}", r.stdout);
+    assert!(r.stderr.contains(&format!("error: cannot audit {origin}: it does not answer")), "{}", r.stderr);
+    assert!(r.stderr.contains("cannot connect"), "the reason is said: {}", r.stderr);
+    let r = webcanon(&["audit", &origin, "--allow-private", "127.0.0.1", "--json"]);
+    assert_eq!(r.code, 5);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!((v["error"]["kind"].as_str(), v["error"]["code"].as_u64()), (Some("fetch"), Some(5)), "{v}");
+}
+
+/// Issue 16: an origin the SSRF guard refuses scored 8/100; it is exit 4.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_origin_refused_by_the_ssrf_guard_is_an_error_not_a_score() {
+    let server = webcanon_test::TestServer::start().await;
+    let origin = server.url("");
+    let r = support::run(vec!["audit".into(), origin.clone(), "--json".into()]).await;
+    assert_eq!(r.code, 4, "{}\n{}", r.stdout, r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "ssrf", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("127.0.0.1 is loopback"), "{v}");
+    // `localhost` is refused by name: the hint says `--allow-private` does
+    // not open it and what does.
+    let localhost = format!("http://localhost:{}/", server.port());
+    let r = support::run(vec!["audit".into(), localhost, "--allow-private".into(), "127.0.0.1".into()]).await;
+    assert_eq!(r.code, 4, "{}\n{}", r.stdout, r.stderr);
+    let hint = r.stderr.lines().find(|l| l.starts_with("hint:")).unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(hint.contains("stay refused: use the address"), "{hint}");
+    assert!(server.requests().is_empty());
+}
+
+/// Issue 16: a live audit ran in silence. With stderr on a terminal, a
+/// spinner counts the resources read.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_live_audit_shows_progress_on_a_terminal() {
+    let server = webcanon_test::TestServer::start().await;
+    server.route("/robots.txt", webcanon_test::Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/", webcanon_test::Route::html(200, "<p>home</p>").delay(std::time::Duration::from_millis(600)));
+    let args: Vec<String> = ["audit", &server.url(""), "--allow-private", "127.0.0.1", "--no-cache"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let Some(terminal) = tokio::task::spawn_blocking(move || support::webcanon_on_terminal(&args)).await.unwrap()
+    else {
+        eprintln!("skipped: no `script` to give the audit a terminal");
+        return;
+    };
+    assert!(terminal.contains(&format!("auditing {}", server.url("").trim_end_matches('/'))), "{terminal}");
+    assert!(terminal.contains("resources read"), "{terminal}");
+}

@@ -243,3 +243,58 @@ fn an_unusable_cache_file_is_a_json_error_under_json() {
     assert!(plain.stderr.contains("not a usable SQLite database"), "{}", plain.stderr);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 16: `--agent GPTBot/1.0` silently fell back to the `*` group
+/// (allow) where `GPTBot` disallows. An agent that is not a product token
+/// is a usage error, as on every other face.
+#[test]
+fn robots_commands_reject_an_agent_that_is_not_a_product_token() {
+    let dir = TempDir::new("agent-token");
+    let robots = dir.file("robots.txt", ROBOTS);
+    let r = webcanon(&["robots", "check", "--robots", &robots, "--agent", "GPTBot", "/private/x"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("disallow /private/x"), "{}", r.stdout);
+    for agent in ["GPTBot/1.0", "GPT Bot", "bigsur.ai", ""] {
+        let r = webcanon(&["robots", "check", "--robots", &robots, "--agent", agent, "/private/x"]);
+        assert_eq!(r.code, 2, "{agent}: {}", r.stdout);
+        assert!(r.stdout.is_empty(), "{agent}: no verdict: {}", r.stdout);
+        assert!(r.stderr.contains("is not a product token"), "{agent}: {}", r.stderr);
+        let r = webcanon_with_stdin(&["robots", "eval", "--robots", &robots, "--agent", agent], "/blog/\n");
+        assert_eq!(r.code, 2, "{agent}: {}", r.stdout);
+        assert!(r.stdout.is_empty(), "{agent}: no verdict: {}", r.stdout);
+        assert!(r.stderr.contains("is not a product token"), "{agent}: {}", r.stderr);
+    }
+    let cases = "{\"robots\": \"User-agent: GPTBot\\nDisallow: /\\n\", \"agent\": \"GPTBot/1.0\", \"url\": \"/x\"}\n\
+                 {\"robots\": \"User-agent: GPTBot\\nDisallow: /\\n\", \"agent\": \"GPTBot\", \"url\": \"/x\"}\n";
+    let r = webcanon_with_stdin(&["robots", "eval", "--jsonl"], cases);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<serde_json::Value> = r.lines().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    assert!(lines[0]["error"].as_str().unwrap().contains("`agent`: agent `GPTBot/1.0` is not a product token"));
+    assert_eq!(lines[1]["verdict"], "disallowed_explicit");
+}
+
+/// Issue 16: `robots lint --help` showed `[FILE]` as optional, though it is
+/// required unless `--explain` is given.
+#[test]
+fn robots_lint_help_shows_the_file_as_required() {
+    let r = webcanon(&["robots", "lint", "--help"]);
+    assert_eq!(r.code, 0);
+    let usage = r.stdout.lines().find(|l| l.starts_with("Usage:")).unwrap();
+    assert!(usage.contains("<FILE>") && !usage.contains("[FILE]"), "{usage}");
+    assert!(r.stdout.contains("webcanon robots lint --explain"), "{}", r.stdout);
+    let r = webcanon(&["robots", "lint"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
+
+/// Issue 16: `batch --help` said a resume that does not fit exits 2 (it
+/// exits 3) and left out exit status 1.
+#[test]
+fn batch_help_gives_the_exit_statuses_it_uses() {
+    let r = webcanon(&["batch", "--help"]);
+    assert_eq!(r.code, 0);
+    let text = r.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(text.contains("1 the run failed"), "{text}");
+    assert!(text.contains("3 an interrupted run's state does not fit the command"), "{text}");
+    assert!(!text.contains("or a resume that does not fit"), "{text}");
+}

@@ -4,6 +4,7 @@
 mod support;
 
 use std::process::Command;
+use std::time::Duration;
 
 use support::{fetch_args, run, temp_dir, webcanon};
 use webcanon_test::{Route, TestServer};
@@ -272,4 +273,70 @@ async fn content_shapes_from_the_flags() {
     let r = run(fetch_args(&["--links", "footnotes", &server.url("/page")])).await;
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("expected one of `inline`, `references`, `drop`"), "{}", r.stderr);
+}
+
+/// Issue 16: a timeout said "timed out after 0.0 s" when reqwest raised it
+/// (the duration was lost); it says how long the request ran.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_timeout_says_how_long_it_waited() {
+    let server = TestServer::start().await;
+    server.route("/slow", Route::html(200, "<p>late</p>").delay(Duration::from_secs(5)));
+    let r = run(vec![
+        "fetch".into(),
+        "--allow-private".into(),
+        "127.0.0.1".into(),
+        "--timeout".into(),
+        "1".into(),
+        "--mode".into(),
+        "ignore".into(),
+        "--no-cache".into(),
+        server.url("/slow"),
+    ])
+    .await;
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    let after = r.stderr.split("timed out after ").nth(1).unwrap_or_else(|| panic!("{}", r.stderr));
+    let seconds: f64 = after.split(' ').next().unwrap().parse().unwrap();
+    assert!((0.9..3.0).contains(&seconds), "{}", r.stderr);
+}
+
+/// Issue 16: `--allow-private 127.0.0.1` failed with "invalid IP address
+/// syntax"; one address is its own /32 (or /128) network.
+#[tokio::test(flavor = "multi_thread")]
+async fn allow_private_takes_a_single_address() {
+    let server = site().await;
+    let r = run(vec![
+        "fetch".into(),
+        "--allow-private".into(),
+        "127.0.0.1".into(),
+        "--no-cache".into(),
+        server.url("/article"),
+    ])
+    .await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(vec![
+        "fetch".into(),
+        "--allow-private".into(),
+        "127.0.0.2".into(),
+        "--no-cache".into(),
+        server.url("/article"),
+    ])
+    .await;
+    assert_eq!(r.code, 4, "127.0.0.2/32 does not hold 127.0.0.1: {}", r.stderr);
+    let r = run(vec!["fetch".into(), "--allow-private".into(), "intranet".into(), server.url("/article")]).await;
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("neither an IP address nor a CIDR network"), "{}", r.stderr);
+}
+
+/// Issue 16: refusing `http://localhost:…` suggested `--allow-private`,
+/// which cannot help for a name; the hint names what does.
+#[tokio::test(flavor = "multi_thread")]
+async fn refusing_localhost_says_to_use_the_address() {
+    let server = site().await;
+    let url = format!("http://localhost:{}/article", server.port());
+    let r = run(vec!["fetch".into(), "--allow-private".into(), "127.0.0.0/8".into(), url]).await;
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    let hint = r.stderr.lines().find(|l| l.starts_with("hint:")).unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(hint.contains(&format!("http://127.0.0.1:{}/", server.port())), "{hint}");
+    assert!(hint.contains("`--allow-private` does not change that"), "{hint}");
+    assert!(server.requests().is_empty());
 }

@@ -4,7 +4,10 @@
 //! JSON report, the summary table and the access matrix; Chromium must log
 //! no console message, no uncaught error and no failed load; the page must
 //! reference no external resource; the screenshot must be a PNG of the
-//! requested width that is not blank. The screenshot is kept under
+//! requested width that is not blank and holds the whole page, its foot
+//! included (the window is far taller than the report, and the bottom rows
+//! of the image must be the page background); printing it to PDF must work
+//! without errors. The screenshot and the PDF are kept under
 //! `target/html-report/` for a human to look at.
 //!
 //! Chromium is `$WEBCANON_CHROMIUM`, else `/usr/bin/chromium`. Without
@@ -28,9 +31,17 @@ const DEBIAN_CHROMIUM: &str = "/usr/bin/chromium";
 /// How long one Chromium run may take before it is killed.
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The screenshot's window size.
+/// The screenshot's window size: far taller than the report, so that the
+/// screenshot holds the whole page (checked: it ends in background rows).
 const WIDTH: u32 = 1280;
-const HEIGHT: u32 = 2000;
+const HEIGHT: u32 = 12_000;
+
+/// The page background (`--bg` in the report's style sheet).
+const BACKGROUND: [u8; 3] = [0xf6, 0xf8, 0xfa];
+
+/// Background rows the screenshot must end with: the page's own bottom
+/// padding, so the image did not cut the page.
+const MIN_BACKGROUND_ROWS: u32 = 16;
 
 /// A page rendered with text, tables and colours compresses to far more than
 /// this; a blank 1280×2000 page to a few kilobytes.
@@ -257,6 +268,24 @@ fn png_size(bytes: &[u8]) -> Result<(u32, u32), String> {
     Ok((width, height))
 }
 
+/// The number of rows at the bottom of a PNG that are all `BACKGROUND`,
+/// and its height.
+fn background_rows_at_bottom(bytes: &[u8]) -> Result<(u32, u32), String> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
+    let mut pixels = vec![0; reader.output_buffer_size().ok_or("the image is too large")?];
+    let frame = reader.next_frame(&mut pixels).map_err(|e| e.to_string())?;
+    let channels = frame.color_type.samples();
+    if channels < 3 {
+        return Err(format!("a {:?} image, not colour", frame.color_type));
+    }
+    let row_is_background = |row: &[u8]| row.chunks(channels).all(|px| px[..3] == BACKGROUND);
+    let rows: Vec<&[u8]> = pixels[..frame.buffer_size()].chunks(frame.line_size).collect();
+    let background = rows.iter().rev().take_while(|row| row_is_background(row)).count();
+    Ok((u32::try_from(background).unwrap_or(u32::MAX), frame.height))
+}
+
 /// The `target/` directory this test was built into.
 fn target_dir() -> PathBuf {
     // target/<profile>/webcanon → target/
@@ -318,6 +347,28 @@ fn html_report_renders_in_chromium() {
     );
     let errors = page_errors(&screenshot.stderr);
     assert!(errors.is_empty(), "chromium reported page errors while taking the screenshot:\n{}", errors.join("\n"));
+    // The whole page is in the image: it ends in background, below the foot.
+    let (background, rows) = background_rows_at_bottom(&png).unwrap_or_else(|e| panic!("undecodable PNG: {e}"));
+    assert!(
+        background >= MIN_BACKGROUND_ROWS && background < rows,
+        "the screenshot ({rows} rows) ends in {background} background rows: the page is cut or blank"
+    );
+    let _ = writeln!(std::io::stderr(), "html_report: the page is {} px tall", rows - background);
+
+    // Printing: the print style sheet lays the report out for paper.
+    let pdf_path = tmp.path("report.pdf");
+    let print = run_chromium(
+        &chromium,
+        &tmp,
+        "print",
+        &[format!("--print-to-pdf={}", pdf_path.display()), "--no-pdf-header-footer".to_string()],
+        &url,
+    );
+    let pdf = std::fs::read(&pdf_path).unwrap_or_else(|e| panic!("no PDF: {e}; stderr:\n{}", print.stderr));
+    assert!(pdf.starts_with(b"%PDF-") && pdf.len() > 10 * 1024, "a PDF of {} bytes", pdf.len());
+    let errors = page_errors(&print.stderr);
+    assert!(errors.is_empty(), "chromium reported page errors while printing:\n{}", errors.join("\n"));
+    std::fs::write(kept.join("report.pdf"), &pdf).unwrap();
 
     // The DOM.
     let dump = run_chromium(&chromium, &tmp, "dump-dom", &["--dump-dom".to_string()], &url);
@@ -330,6 +381,11 @@ fn html_report_renders_in_chromium() {
     let title = dom.split("<title>").nth(1).and_then(|t| t.split("</title>").next()).expect("a <title>");
     assert!(title.contains("webcanon audit"), "title: {title:?}");
     assert_eq!(text_of_id(dom, "score").map(str::trim), Some(score.to_string().as_str()), "the element #score");
+    // When, by which version, for which agent (issue 16).
+    let agent = json["agent"].as_str().expect("an agent");
+    let signed = format!("by webcanon {} for agent <code>{agent}</code>", env!("CARGO_PKG_VERSION"));
+    assert!(dom.contains(&signed), "the header says {signed:?}");
+    assert!(dom.contains("Audited <time datetime=\""), "the header dates the report");
 
     let checks = json["checks"].as_array().expect("checks");
     assert!(!checks.is_empty(), "the example site's report has checks");

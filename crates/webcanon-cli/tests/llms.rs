@@ -554,3 +554,22 @@ async fn full_exits_5_when_no_page_is_included() {
     assert_eq!(server.hits("/private/plan.md"), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 16: `llms check` and `llms full` said nothing while the llms.txt
+/// was being read (robots.txt first, then the file). With stderr on a
+/// terminal a spinner names what is read.
+#[tokio::test(flavor = "multi_thread")]
+async fn reading_llms_txt_shows_progress_on_a_terminal() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/llms.txt", Route::text(200, "# Site\n\n> A site.\n").delay(std::time::Duration::from_millis(600)));
+    for sub in ["check", "full"] {
+        let argv = args(sub, &[&server.url("/")]);
+        let Some(terminal) = tokio::task::spawn_blocking(move || support::webcanon_on_terminal(&argv)).await.unwrap()
+        else {
+            eprintln!("skipped: no `script` to give llms a terminal");
+            return;
+        };
+        assert!(terminal.contains(&format!("reading {}", server.url("/llms.txt"))), "{sub}: {terminal}");
+    }
+}

@@ -209,16 +209,14 @@ fn assert_ok(result: &CallToolResult, what: &str) {
     assert_eq!(result.is_error, Some(false), "{what}: {:?}", texts(result));
 }
 
-/// Checks a failure's shape (the explanation, then the JSON error object;
-/// rmcp's own argument errors have the explanation only) and returns the
-/// explanation.
+/// Checks a failure's shape (the explanation, then the JSON error object,
+/// for every failure, arguments that do not fit the tool included: issue
+/// 16) and returns the explanation.
 fn assert_error(result: &CallToolResult, what: &str) -> String {
     assert_eq!(result.is_error, Some(true), "{what}: {:?}", texts(result));
     let texts = texts(result);
-    assert!(matches!(texts.len(), 1 | 2), "{what}: {texts:?}");
-    if texts.len() == 2 {
-        assert!(error_json(result)["error"]["kind"].is_string(), "{what}");
-    }
+    assert_eq!(texts.len(), 2, "{what}: {texts:?}");
+    assert!(error_json(result)["error"]["kind"].is_string(), "{what}");
     texts[0].to_string()
 }
 
@@ -353,6 +351,8 @@ async fn rejects_bad_arguments(session: &Session, site: &TestServer) {
         let result = call(session, tool, args.clone()).await;
         let text = assert_error(&result, &format!("{tool} {args}"));
         assert!(text.contains(expected), "{tool} {args}: {text}");
+        let error = &error_json(&result)["error"];
+        assert_eq!((error["kind"].as_str(), error["code"].as_u64()), (Some("usage"), Some(2)), "{tool} {args}");
     }
 }
 
@@ -536,6 +536,17 @@ async fn identifies_itself(session: &Session, site: &TestServer) {
     assert_eq!(site.hits("/private/prompt"), 0);
 }
 
+/// Issue 16: an origin that does not answer is a failure with the JSON
+/// error object (`fetch`, code 5), not a score.
+async fn an_unreachable_origin_is_not_audited(session: &Session) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let result = call(session, "audit_site", json!({"url": format!("http://127.0.0.1:{port}/")})).await;
+    let text = assert_error(&result, "audit_site of a closed port");
+    assert!(text.contains("does not answer") && text.contains("Nothing was scored"), "{text}");
+    let error = &error_json(&result)["error"];
+    assert_eq!((error["kind"].as_str(), error["code"].as_u64()), (Some("fetch"), Some(5)), "{error}");
+}
+
 /// Every scenario, in one session.
 async fn exercise(session: &Session, site: &TestServer) {
     lists_tools_and_the_prompt(session).await;
@@ -548,6 +559,7 @@ async fn exercise(session: &Session, site: &TestServer) {
     reads_llms_txt(session, site).await;
     lists_sitemap_urls(session, site).await;
     audits_the_origin(session, site).await;
+    an_unreachable_origin_is_not_audited(session).await;
     identifies_itself(session, site).await;
 }
 

@@ -174,3 +174,24 @@ async fn bad_usage_exits_2() {
     let r = sitemap(&["--max-sitemaps", "0", "http://127.0.0.1:9/"]).await;
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+/// Issue 16 asked for progress during a live `sitemap` run: with stderr on
+/// a terminal, a spinner counts the URLs found while robots.txt and the
+/// sitemaps are read.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sitemap_run_shows_progress_on_a_terminal() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    let urls = vec![(server.url("/a"), None), (server.url("/b"), None)];
+    server.route("/sitemap.xml", urlset(&urls).delay(std::time::Duration::from_millis(600)));
+    let argv: Vec<String> = ["sitemap", "--allow-private", "127.0.0.1", "--no-cache", &server.url("/")]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let Some(terminal) = tokio::task::spawn_blocking(move || support::webcanon_on_terminal(&argv)).await.unwrap()
+    else {
+        eprintln!("skipped: no `script` to give sitemap a terminal");
+        return;
+    };
+    assert!(terminal.contains(" URLs ("), "{terminal}");
+}

@@ -93,7 +93,9 @@ pub enum FetchError {
 }
 
 impl FetchError {
-    pub(crate) fn from_reqwest(url: &url::Url, err: reqwest::Error) -> FetchError {
+    /// The failure reqwest reported for `url`, `elapsed` into the exchange
+    /// (reqwest's own timeout does not say how long it waited).
+    pub(crate) fn from_reqwest(url: &url::Url, err: reqwest::Error, elapsed: Duration) -> FetchError {
         let url = url.to_string();
         // The guard's resolver reports refusals through reqwest; keep them
         // as SSRF errors rather than connection failures.
@@ -109,7 +111,7 @@ impl FetchError {
             return FetchError::Local { url, message: io.to_string() };
         }
         if err.is_timeout() {
-            FetchError::Timeout { url, after: Duration::ZERO }
+            FetchError::Timeout { url, after: elapsed }
         } else if err.is_connect() {
             FetchError::Connect { url, message }
         } else {

@@ -143,7 +143,7 @@ impl Http {
         }
         let port = url.port_or_known_default().unwrap_or(0);
         let exchange = crate::ssrf::resolve::CONNECT_PORT.scope(port, async {
-            let mut response = request.send().await.map_err(|e| FetchError::from_reqwest(url, e))?;
+            let mut response = request.send().await.map_err(|e| FetchError::from_reqwest(url, e, started.elapsed()))?;
             if let Some(addr) = response.remote_addr() {
                 self.guard.check_peer(url, addr).map_err(FetchError::from_guard)?;
             }
@@ -151,7 +151,9 @@ impl Http {
             let headers = std::mem::take(response.headers_mut());
             let mut body = Vec::new();
             let mut truncated = false;
-            while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::from_reqwest(url, e))? {
+            while let Some(chunk) =
+                response.chunk().await.map_err(|e| FetchError::from_reqwest(url, e, started.elapsed()))?
+            {
                 let room = max_bytes - body.len();
                 if chunk.len() > room {
                     body.extend_from_slice(&chunk[..room]);

@@ -115,6 +115,24 @@ impl OptionError {
     }
 }
 
+/// A network given to `allow_private`: a CIDR block (`10.0.0.0/8`), or a
+/// single address, which stands for itself (`127.0.0.1` is
+/// `127.0.0.1/32`, `::1` is `::1/128`).
+fn private_network(text: &str) -> Result<ipnet::IpNet, OptionError> {
+    if let Ok(net) = text.parse::<ipnet::IpNet>() {
+        return Ok(net);
+    }
+    text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from).map_err(|_| {
+        OptionError::new(
+            "allow_private",
+            format!(
+                " `{text}` is neither an IP address nor a CIDR network: give one such as 127.0.0.1, \
+                 10.0.0.0/8 or fd00::/8"
+            ),
+        )
+    })
+}
+
 impl ClientOptions {
     /// Checks every option and returns the builder they make.
     pub fn builder(&self) -> Result<ClientBuilder, OptionError> {
@@ -138,8 +156,7 @@ impl ClientOptions {
         }
         let mut policy = SsrfPolicy::default();
         for cidr in &self.allow_private {
-            let net = cidr.parse().map_err(|e| OptionError::new("allow_private", format!(" `{cidr}`: {e}")))?;
-            policy = policy.allow_private(net);
+            policy = policy.allow_private(private_network(cidr)?);
         }
         for spec in &self.resolve {
             let entry: ResolveOverride =
@@ -212,7 +229,10 @@ mod tests {
             ),
             (ClientOptions { max_crawl_delay: f64::INFINITY, ..base() }, "max_crawl_delay must be a number of seconds"),
             (ClientOptions { max_bytes: 0, ..base() }, "max_bytes must be at least 1"),
-            (ClientOptions { allow_private: vec!["10.0.0.0/33".into()], ..base() }, "allow_private `10.0.0.0/33`: "),
+            (
+                ClientOptions { allow_private: vec!["10.0.0.0/33".into()], ..base() },
+                "allow_private `10.0.0.0/33` is neither an IP address nor a CIDR network",
+            ),
             (ClientOptions { resolve: vec!["nonsense".into()], ..base() }, "resolve `nonsense`: "),
             (
                 ClientOptions { cache: CacheChoice::None, cache_dir: Some("/tmp/x".into()), ..base() },
@@ -240,5 +260,13 @@ mod tests {
         };
         let client = options.builder().unwrap().build().unwrap();
         assert_eq!(client.agent(), DEFAULT_AGENT);
+    }
+
+    #[test]
+    fn a_single_address_is_its_own_network() {
+        assert_eq!(private_network("127.0.0.1").unwrap().to_string(), "127.0.0.1/32");
+        assert_eq!(private_network("::1").unwrap().to_string(), "::1/128");
+        assert_eq!(private_network("10.0.0.0/8").unwrap().to_string(), "10.0.0.0/8");
+        assert!(private_network("localhost").unwrap_err().to_string().contains("neither an IP address"));
     }
 }

@@ -40,6 +40,7 @@
 //! # }
 //! ```
 
+mod arguments;
 mod identity;
 mod output;
 mod page_cache;

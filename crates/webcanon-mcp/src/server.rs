@@ -16,6 +16,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use webcanon_client::{BuildError, Client};
 
+use crate::arguments::{Arguments, input_schema};
 use crate::identity::{Identity, Initiator};
 use crate::output::{AuditOutput, CheckOutput, FetchOutput, LlmsOutput, SitemapOutput};
 use crate::refusal::Failure;
@@ -155,55 +156,75 @@ impl WebcanonMcp {
         name = "fetch",
         title = "Fetch a web page",
         description = FETCH_DESCRIPTION,
+        input_schema = input_schema::<tools::fetch::FetchArgs>(),
         output_schema = schema_for_output::<FetchOutput>(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    async fn fetch_tool(&self, Parameters(args): Parameters<tools::fetch::FetchArgs>) -> CallToolResult {
-        tool_result(tools::fetch::run(&self.shared, args).await)
+    async fn fetch_tool(&self, Arguments(args): Arguments<tools::fetch::FetchArgs>) -> CallToolResult {
+        match args {
+            Ok(args) => tool_result(tools::fetch::run(&self.shared, args).await),
+            Err(failure) => tool_result(Err(failure)),
+        }
     }
 
     #[tool(
         name = "check_url",
         title = "Check a URL against robots.txt",
         description = CHECK_DESCRIPTION,
+        input_schema = input_schema::<tools::check::CheckArgs>(),
         output_schema = schema_for_output::<CheckOutput>(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    async fn check_url(&self, Parameters(args): Parameters<tools::check::CheckArgs>) -> CallToolResult {
-        tool_result(tools::check::run(&self.shared, args).await)
+    async fn check_url(&self, Arguments(args): Arguments<tools::check::CheckArgs>) -> CallToolResult {
+        match args {
+            Ok(args) => tool_result(tools::check::run(&self.shared, args).await),
+            Err(failure) => tool_result(Err(failure)),
+        }
     }
 
     #[tool(
         name = "llms_txt",
         title = "Read a site's llms.txt",
         description = LLMS_DESCRIPTION,
+        input_schema = input_schema::<tools::llms::LlmsArgs>(),
         output_schema = schema_for_output::<LlmsOutput>(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    async fn llms_txt(&self, Parameters(args): Parameters<tools::llms::LlmsArgs>) -> CallToolResult {
-        tool_result(tools::llms::run(&self.shared, args).await)
+    async fn llms_txt(&self, Arguments(args): Arguments<tools::llms::LlmsArgs>) -> CallToolResult {
+        match args {
+            Ok(args) => tool_result(tools::llms::run(&self.shared, args).await),
+            Err(failure) => tool_result(Err(failure)),
+        }
     }
 
     #[tool(
         name = "sitemap_urls",
         title = "List a site's URLs from its sitemaps",
         description = SITEMAP_DESCRIPTION,
+        input_schema = input_schema::<tools::sitemap::SitemapArgs>(),
         output_schema = schema_for_output::<SitemapOutput>(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    async fn sitemap_urls(&self, Parameters(args): Parameters<tools::sitemap::SitemapArgs>) -> CallToolResult {
-        tool_result(tools::sitemap::run(&self.shared, args).await)
+    async fn sitemap_urls(&self, Arguments(args): Arguments<tools::sitemap::SitemapArgs>) -> CallToolResult {
+        match args {
+            Ok(args) => tool_result(tools::sitemap::run(&self.shared, args).await),
+            Err(failure) => tool_result(Err(failure)),
+        }
     }
 
     #[tool(
         name = "audit_site",
         title = "Audit a site for AI agents",
         description = AUDIT_DESCRIPTION,
+        input_schema = input_schema::<tools::audit::AuditArgs>(),
         output_schema = schema_for_output::<AuditOutput>(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    async fn audit_site(&self, Parameters(args): Parameters<tools::audit::AuditArgs>) -> CallToolResult {
-        tool_result(tools::audit::run(&self.shared, args).await)
+    async fn audit_site(&self, Arguments(args): Arguments<tools::audit::AuditArgs>) -> CallToolResult {
+        match args {
+            Ok(args) => tool_result(tools::audit::run(&self.shared, args).await),
+            Err(failure) => tool_result(Err(failure)),
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 //! | robots.txt refuses | 403 | `policy` | 3 |
 //! | SSRF guard refuses | 403 | `ssrf` | 4 |
 //! | the page could not be fetched | 502 (504 when it timed out) | `fetch` | 5 |
+//! | an audited origin does not answer | 502 | `fetch` (`reason: unreachable`) | 5 |
 //! | this server could not make the request (out of descriptors) | 503 | `fetch` (`reason: local`) | 5 |
 //! | the request ran out of time | 504 | `timeout` | 5 |
 //! | too many requests in flight | 503 | `overloaded` | 5 |
@@ -84,6 +85,20 @@ impl ApiError {
             Error::Fetch(FetchError::Local { .. }) => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::BAD_GATEWAY,
         };
+        ApiError::new(status, body)
+    }
+
+    /// The answer for an origin that cannot be audited: 403 `ssrf` when the
+    /// guard refused it, 502 `fetch` (reason `unreachable`) when it does
+    /// not answer.
+    pub fn from_audit(err: &webcanon_audit::AuditError) -> ApiError {
+        let (status, code, reason) = match err {
+            webcanon_audit::AuditError::Refused { .. } => (StatusCode::FORBIDDEN, code::SSRF, "refused"),
+            _ => (StatusCode::BAD_GATEWAY, code::FETCH, "unreachable"),
+        };
+        let mut body = ErrorBody::new(err.kind(), code, err.to_string());
+        body.url = Some(err.origin().to_string());
+        body.reason = Some(reason.to_string());
         ApiError::new(status, body)
     }
 

@@ -166,6 +166,7 @@ pub async fn robots_eval(
         (status = 413, description = "The body is larger than the limit", body = ErrorJson),
         (status = 415, description = "The body is not `application/json`", body = ErrorJson),
         (status = 422, description = "A missing or unknown field, a URL that is not a live http(s) origin, an invalid agent", body = ErrorJson),
+        (status = 502, description = "The origin does not answer (`fetch`, reason `unreachable`): nothing to score", body = ErrorJson),
         (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
         (status = 504, description = "The request timed out (`timeout`)", body = ErrorJson),
     )
@@ -184,7 +185,10 @@ pub async fn audit(
     }
     let url = Url::parse(&request.url).expect("Client::check accepted the URL");
     let agent = client.agent().to_string();
-    Ok(Json(webcanon_audit::audit_off_runtime(Site::origin(url, client), &agent).await))
+    match webcanon_audit::audit_off_runtime(Site::origin(url, client), &agent).await {
+        Ok(report) => Ok(Json(report)),
+        Err(err) => Err(ApiError::from_audit(&err)),
+    }
 }
 
 /// Whether the service answers.

@@ -418,6 +418,21 @@ async fn audit_reports_on_a_live_origin() {
     assert_eq!(server.hits("/robots.txt"), 1, "the audit reads robots.txt through the shared cache");
 }
 
+/// Issue 16: an origin that does not answer is a `fetch` error (502,
+/// reason `unreachable`), not a report scoring what could not be read.
+#[tokio::test]
+async fn audit_of_an_origin_that_does_not_answer_is_an_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let service = start().await;
+    let origin = format!("http://127.0.0.1:{port}");
+    let (status, body) = service.post("/v1/audit", &json!({"url": format!("{origin}/")})).await;
+    assert_eq!(status, 502, "{body}");
+    let error = &body["error"];
+    assert_eq!((error["kind"].as_str(), error["code"].as_u64()), (Some("fetch"), Some(5)), "{body}");
+    assert_eq!((error["reason"].as_str(), error["url"].as_str()), (Some("unreachable"), Some(origin.as_str())));
+    assert!(error["message"].as_str().unwrap().contains("does not answer"), "{body}");
+}
+
 #[tokio::test]
 async fn openapi_documents_every_route() {
     let service = start().await;

@@ -1,7 +1,10 @@
 //! The HTML report: one standalone page (inline CSS, no scripts, no
 //! external assets) with the score, a summary of the checks, each check's
 //! steps and findings, and the access matrix: known agents by category
-//! against the site's main paths.
+//! against the site's main paths. The header says when the report was
+//! made, by which webcanon version and for which agent; a print style sheet
+//! lays it out for paper (no backgrounds but the status colours, checks
+//! and table rows not split across pages, table headers repeated).
 
 use std::fmt::Write;
 
@@ -79,19 +82,24 @@ th{font-size:13px;color:#57606a;font-weight:600}
 footer{color:#57606a;font-size:12px;margin-top:24px;text-align:center}
 a{color:inherit;text-decoration:none;border-bottom:1px dotted #8c959f}a:hover{color:#0969da}
 code{font-family:ui-monospace,monospace;font-size:.92em;background:rgba(175,184,193,.2);padding:.1em .3em;border-radius:4px}
+.meta{font-size:13px;margin-top:4px}.why{font-weight:600}
+@media print{
+@page{margin:14mm}
+body{background:#fff;font-size:11pt}main{max-width:none;padding:0}
+header,section{border:0;border-radius:0;padding:0;margin-top:14pt}
+.badge,.finding,.matrix td.yes,.matrix td.no,.gauge circle{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+.check,.finding,tr{break-inside:avoid}h2,h3{break-after:avoid}thead{display:table-header-group}
+a{border:0}
+}
 "#;
 
 fn gauge(score: u8, status: Status) -> String {
     let radius = 42.0;
     let circumference = 2.0 * std::f64::consts::PI * radius;
     let filled = circumference * f64::from(score) / 100.0;
-    // The ring shows the score; the badge beside it shows the status.
-    let color = match (status, score) {
-        (Status::Skip, _) => "var(--skip)",
-        (_, 90..) => "var(--pass)",
-        (_, 60..) => "var(--warn)",
-        _ => "var(--fail)",
-    };
+    // The ring shows the score in the colour of the status (the badge beside
+    // it): colour follows the status, never the score.
+    let color = format!("var(--{})", status.as_str());
     format!(
         r##"<svg class="gauge" width="110" height="110" viewBox="0 0 110 110" role="img" aria-label="score {score} of 100"><circle cx="55" cy="55" r="{radius}" fill="none" stroke="#eaeef2" stroke-width="12"/><circle cx="55" cy="55" r="{radius}" fill="none" stroke="{color}" stroke-width="12" stroke-linecap="round" stroke-dasharray="{filled:.1} {circumference:.1}" transform="rotate(-90 55 55)"/><text x="55" y="66" text-anchor="middle" id="score">{score}</text></svg>"##
     )
@@ -163,20 +171,30 @@ fn matrix_html(out: &mut String, matrix: &AccessMatrix) {
     out.push_str("</tbody></table></section>");
 }
 
-/// Renders the report as a standalone HTML page.
+/// Renders the report as a standalone HTML page, dated now.
 pub fn render(report: &Report) -> String {
+    render_at(report, std::time::SystemTime::now())
+}
+
+/// Renders the report as a standalone HTML page made at `when`.
+pub fn render_at(report: &Report, when: std::time::SystemTime) -> String {
     let mut out = String::with_capacity(32 * 1024);
     let title = format!("webcanon audit: {}", report.target);
+    let when = chrono::DateTime::<chrono::Utc>::from(when);
     let _ = write!(
         out,
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>{title}</title><style>{STYLE}</style></head><body><main><header>{gauge}<div><h1>{title}</h1><p>Score <strong>{score}/100</strong> {badge} · {checks} · agent <code>{agent}</code> · {reads} read</p></div></header>"#,
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="generator" content="webcanon {version}"><title>{title}</title><style>{STYLE}</style></head><body><main><header>{gauge}<div><h1>{title}</h1><p>Score <strong>{score}/100</strong> {badge} <span class="why">{why}</span> · {checks} · {reads} read</p><p class="meta" id="meta">Audited <time datetime="{iso}">{date}</time> by webcanon {version} for agent <code>{agent}</code></p></div></header>"#,
         title = escape(&title),
         gauge = gauge(report.score, report.status),
         score = report.score,
         badge = badge(report.status),
+        why = escape(&report.status_reason()),
         checks = plural(report.checks.len(), "check", "checks"),
         agent = escape(&report.agent),
         reads = plural(report.resources_read, "resource", "resources"),
+        iso = when.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        date = when.format("%Y-%m-%d %H:%M UTC"),
+        version = env!("CARGO_PKG_VERSION"),
     );
     out.push_str(r#"<section id="summary"><h2>Summary</h2><table><thead><tr><th>Status</th><th>Score</th><th>Check</th><th>Issues</th></tr></thead><tbody>"#);
     for check in &report.checks {
@@ -206,6 +224,30 @@ pub fn render(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_dates_and_signs_the_report() {
+        let check = CheckResult::from_steps(
+            "x",
+            "1",
+            "X",
+            vec![
+                crate::report::StepResult::new("a", "A", 0.1, Status::Fail),
+                crate::report::StepResult::new("b", "B", 0.9, Status::Pass),
+            ],
+            Vec::new(),
+        );
+        let report = Report::new("https://example.com".into(), "origin", "GPTBot".into(), vec![check], None, 1);
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_790_000_000);
+        let html = render_at(&report, when);
+        assert!(html.contains(r#"<time datetime="2026-09-21T14:13:20Z">2026-09-21 14:13 UTC</time>"#), "{html}");
+        assert!(html.contains(&format!("by webcanon {} for agent <code>GPTBot</code>", env!("CARGO_PKG_VERSION"))));
+        assert!(html.contains("@media print"));
+        // The ring has the status colour, whatever the score (90 here).
+        assert_eq!(report.score, 90);
+        assert!(html.contains(r#"stroke="var(--fail)""#));
+        assert!(html.contains("1 check failed: x"));
+    }
 
     #[test]
     fn escaping() {

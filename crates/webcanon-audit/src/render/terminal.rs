@@ -16,14 +16,20 @@ impl Paint {
         if self.on { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
     }
 
-    fn status(&self, status: Status) -> String {
+    /// `text` in the colour of `status` (colour follows the status, never
+    /// the score).
+    fn in_status_colour(&self, status: Status, text: &str) -> String {
         let code = match status {
             Status::Pass => "32",
             Status::Warn => "33",
             Status::Fail => "31",
             Status::Skip => "2",
         };
-        self.wrap(code, &format!("{:<4}", status.as_str().to_uppercase()))
+        self.wrap(code, text)
+    }
+
+    fn status(&self, status: Status) -> String {
+        self.in_status_colour(status, &format!("{:<4}", status.as_str().to_uppercase()))
     }
 
     fn severity(&self, severity: Severity) -> String {
@@ -57,10 +63,11 @@ pub fn render(report: &Report, color: bool) -> String {
     let _ = writeln!(out, "{} {}", p.bold("webcanon audit"), report.target);
     let _ = writeln!(
         out,
-        "score {} {} {}   {} check{}, {} resource{} read, agent {}",
-        p.bold(&format!("{:>3}/100", report.score)),
-        bar(report.score),
+        "score {} {} {} ({})   {} check{}, {} resource{} read, agent {}",
+        p.bold(&p.in_status_colour(report.status, &format!("{:>3}/100", report.score))),
+        p.in_status_colour(report.status, &bar(report.score)),
         p.status(report.status),
+        report.status_reason(),
         report.checks.len(),
         if report.checks.len() == 1 { "" } else { "s" },
         report.resources_read,
@@ -100,19 +107,60 @@ pub fn render(report: &Report, color: bool) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "{}", p.bold("who may read what (robots.txt)"));
         let token_width = matrix.agents.iter().map(|a| a.token.len()).max().unwrap_or(0).max(5);
-        let _ = writeln!(out, "  {:<token_width$}  {:<14} {}", "agent", "category", matrix.paths.join("  "));
+        // Each column as wide as its path or the `yes`/`no` mark, whichever
+        // is wider, so a short path (`/`) keeps its marks under it.
+        let widths: Vec<usize> = matrix.paths.iter().map(|path| path.chars().count().max(3)).collect();
+        let header: Vec<String> = matrix.paths.iter().zip(&widths).map(|(path, w)| format!("{path:<w$}")).collect();
+        let _ = writeln!(out, "  {:<token_width$}  {:<14} {}", "agent", "category", header.join("  ").trim_end());
         for agent in &matrix.agents {
-            let cells: Vec<String> = matrix
-                .paths
+            let cells: Vec<String> = widths
                 .iter()
                 .zip(&agent.access)
-                .map(|(path, allowed)| {
-                    let mark = if *allowed { p.wrap("32", "yes") } else { p.wrap("31", "no ") };
-                    format!("{mark}{}", " ".repeat(path.len().saturating_sub(3)))
+                .map(|(width, allowed)| {
+                    let mark = if *allowed { p.wrap("32", "yes") } else { p.wrap("31", "no") };
+                    let shown = if *allowed { 3 } else { 2 };
+                    format!("{mark}{}", " ".repeat(width - shown))
                 })
                 .collect();
-            let _ = writeln!(out, "  {:<token_width$}  {:<14} {}", agent.token, agent.category, cells.join("  "));
+            let line = format!("  {:<token_width$}  {:<14} {}", agent.token, agent.category, cells.join("  "));
+            let _ = writeln!(out, "{}", line.trim_end());
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{AccessMatrix, AgentAccess};
+
+    /// Where each word of a line starts.
+    fn starts(line: &str) -> Vec<usize> {
+        let bytes = line.as_bytes();
+        (0..bytes.len()).filter(|&i| bytes[i] != b' ' && (i == 0 || bytes[i - 1] == b' ')).collect()
+    }
+
+    /// Issue 16: the `/` column of the access matrix was narrower than its
+    /// `yes` marks, so every column after it drifted.
+    #[test]
+    fn matrix_marks_line_up_under_their_paths() {
+        let row = |token: &str, access: Vec<bool>| AgentAccess {
+            token: token.into(),
+            operator: "Op".into(),
+            category: "ai-training".into(),
+            access,
+            named: true,
+        };
+        let matrix = AccessMatrix {
+            paths: vec!["/".into(), "/docs/".into(), "/x".into(), "/pricing/".into()],
+            agents: vec![row("GPTBot", vec![true, false, true, false]), row("CCBot", vec![false, true, false, true])],
+        };
+        let report = Report::new("t".into(), "folder", "bot".into(), Vec::new(), Some(matrix), 0);
+        let text = render(&report, false);
+        let table: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("who may read")).skip(1).collect();
+        assert_eq!(table.len(), 3, "{text}");
+        for line in &table[1..] {
+            assert_eq!(starts(line), starts(table[0]), "\n{}\n{line}", table[0]);
+        }
+    }
 }

@@ -99,6 +99,61 @@ impl From<Error> for ReadError {
     }
 }
 
+/// Why an origin cannot be audited: a score of its unreadable resources
+/// would only repeat that nothing answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// The SSRF guard refused the origin (a private or local address, a
+    /// local host name).
+    Refused {
+        /// The origin.
+        origin: String,
+        /// The guard's refusal.
+        message: String,
+    },
+    /// The origin gave no HTTP answer to its robots.txt: the name does not
+    /// resolve, the connection is refused or reset, TLS fails, or the
+    /// request timed out.
+    Unreachable {
+        /// The origin.
+        origin: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+impl AuditError {
+    /// The stable error kind (`ssrf` or `fetch`), as the CLI's JSON errors
+    /// name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AuditError::Refused { .. } => "ssrf",
+            AuditError::Unreachable { .. } => "fetch",
+        }
+    }
+
+    /// The origin that could not be audited.
+    pub fn origin(&self) -> &str {
+        match self {
+            AuditError::Refused { origin, .. } | AuditError::Unreachable { origin, .. } => origin,
+        }
+    }
+}
+
+impl std::fmt::Display for AuditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuditError::Refused { origin, message } => write!(f, "cannot audit {origin}: {message}"),
+            AuditError::Unreachable { origin, message } => {
+                write!(f, "cannot audit {origin}: it does not answer ({message})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AuditError {}
+
 /// One resource as read: an answer (any status) or why there is none.
 #[derive(Debug, Clone)]
 pub struct Resource {
@@ -159,7 +214,7 @@ pub struct Site {
     published_at: Option<Url>,
     client: Option<Client>,
     read: Mutex<HashMap<String, Arc<OnceCell<Arc<Resource>>>>>,
-    requests: std::sync::atomic::AtomicUsize,
+    requests: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Site {
@@ -200,6 +255,26 @@ impl Site {
         Site { target, published_at: None, client, read: Mutex::new(HashMap::new()), requests: Default::default() }
     }
 
+    /// Whether the site can be audited: always for a folder; for an origin,
+    /// unless the SSRF guard refuses it or its robots.txt gets no HTTP
+    /// answer at all (a robots.txt that answers with any status, or
+    /// redirects elsewhere, is the audit's to judge). robots.txt is read
+    /// here once and kept for the checks.
+    pub async fn reachable(&self) -> Result<(), AuditError> {
+        let Target::Origin(origin) = &self.target else {
+            return Ok(());
+        };
+        let origin = origin.origin().ascii_serialization();
+        let robots = self.get("/robots.txt").await;
+        match &robots.error {
+            Some(ReadError::Ssrf { message }) => Err(AuditError::Refused { origin, message: message.clone() }),
+            Some(ReadError::Fetch { message }) if robots.status.is_none() && robots.redirects.is_empty() => {
+                Err(AuditError::Unreachable { origin, message: message.clone() })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// What is audited.
     pub fn target(&self) -> &Target {
         &self.target
@@ -218,6 +293,12 @@ impl Site {
     /// How many resources were actually read (requests made, files opened).
     pub fn reads(&self) -> usize {
         self.requests.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// A counter of the resources read so far, that stays readable while
+    /// [`audit`](crate::audit) owns the site: for progress displays.
+    pub fn read_counter(&self) -> Arc<std::sync::atomic::AtomicUsize> {
+        Arc::clone(&self.requests)
     }
 
     /// The absolute URL of `path` on the site (for a folder, a `file:`-less

@@ -109,7 +109,10 @@ fn llms_url(input: &str) -> Result<Url, CliError> {
 /// Fetches the llms.txt at `url`. A refusal, a failure or a non-2xx answer
 /// is reported (as an error object with `json`) and becomes the exit status.
 async fn load_remote(client: &Client, url: &Url, json: bool) -> Result<Result<RawResponse, ExitCode>, CliError> {
-    let response = match client.llms_txt(url.as_str()).await {
+    let waiting = crate::progress::spinner(format!("reading {url}"));
+    let answer = client.llms_txt(url.as_str()).await;
+    waiting.finish_and_clear();
+    let response = match answer {
         Ok(response) => response,
         Err(err) => return Ok(Err(report_error(&err, url.as_str(), json)?)),
     };

@@ -97,3 +97,23 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Runs `webcanon ARGS` with stdout discarded and stderr on a terminal (a
+/// pseudo-terminal made by util-linux `script`), and returns what the
+/// terminal showed, or `None` when `script` is not installed. For progress
+/// bars, which are drawn only on a terminal.
+pub fn webcanon_on_terminal(args: &[String]) -> Option<String> {
+    Command::new("script").arg("--version").output().ok()?;
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{}'", a.replace('\'', r"'\''"))).collect();
+    let line = format!("{} {} > /dev/null", env!("CARGO_BIN_EXE_webcanon"), quoted.join(" "));
+    let out = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .env_remove("HTTP_PROXY")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("ALL_PROXY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script runs");
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}

@@ -3,7 +3,11 @@
 //!
 //! Tokens are not centrally registered and change every quarter; the list
 //! ships as data (`agents.tsv`, built by `scripts/gen-agents.py` from
-//! operators' documentation and the ai.robots.txt project's list).
+//! operators' documentation and the ai.robots.txt project's list). Every
+//! row has a valid product token, its operator's name, a category and a
+//! source; the generator repairs what the data supports (a version after
+//! the token, an operator named in the agent's own description) and leaves
+//! out, with the reason, what it does not.
 //! Lint, audit and render use it to tell training from live retrieval, to
 //! catch misspelled tokens and to name the successors of legacy tokens.
 
@@ -109,12 +113,14 @@ pub const WELL_KNOWN: &[&str] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Agent {
-    /// The token as its operator writes it (`GPTBot`).
+    /// The robots.txt product token, as its operator writes it (`GPTBot`);
+    /// every token of the shipped registry is a valid product token.
     pub token: &'static str,
-    /// The product token robots.txt matching uses (`Screaming` for
-    /// `Screaming Frog SEO Spider`).
+    /// The part of the token robots.txt matching compares (`AI` for
+    /// `AI2Bot`: crawlers read a `User-agent` value up to its first digit).
     pub product_token: &'static str,
-    /// Who runs it; empty when unknown.
+    /// Who runs it (always named in the shipped registry: rows the data
+    /// gives no operator for are left out, see `scripts/gen-agents.py`).
     pub operator: &'static str,
     /// What it does.
     pub category: Category,

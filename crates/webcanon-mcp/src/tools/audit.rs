@@ -8,6 +8,7 @@ use std::fmt::Write;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use webcanon_audit::{Report, Site};
+use webcanon_client::error::code;
 
 use super::{Answer, Shared, parse_http_url};
 use crate::Initiator;
@@ -40,7 +41,12 @@ pub(crate) async fn run(shared: &Shared, args: AuditArgs) -> Result<Answer, Fail
     // refusal rather than an audit full of unreadable resources.
     client.check(origin_url.as_str()).await.map_err(|e| Failure::from_client(&e, &origin, &agent))?;
     let site = Site::origin(origin_url, client);
-    let report = webcanon_audit::audit_off_runtime(site, &agent).await;
+    let report = webcanon_audit::audit_off_runtime(site, &agent).await.map_err(|err| {
+        let text = format!("Audit failed: {err}. Nothing was scored.");
+        let mut failure = Failure::other(err.kind(), text, err.origin());
+        failure.body.code = if err.kind() == "ssrf" { code::SSRF } else { code::FETCH };
+        failure
+    })?;
     let output = summary(&report);
     Ok(Answer::new(header(&output), None, &output))
 }

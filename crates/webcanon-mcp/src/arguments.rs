@@ -1,0 +1,34 @@
+//! Tool arguments read by the server itself, so that arguments that do not
+//! fit the tool (an unknown field, a missing one, a wrong type) fail like
+//! every other failure: an `isError` result with the explanation and the
+//! JSON error object (`kind: usage`, `code: 2`). rmcp's own `Parameters`
+//! extractor answers them with the explanation alone.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::handler::server::common::{FromContextPart, schema_for_input};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::JsonObject;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::refusal::Failure;
+
+/// A tool's arguments as read from the call: the value, or the usage
+/// failure to answer with.
+pub(crate) struct Arguments<T>(pub Result<T, Failure>);
+
+impl<S, T: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Arguments<T> {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        let arguments = context.arguments.take().unwrap_or_default();
+        let read = serde_json::from_value(serde_json::Value::Object(arguments))
+            .map_err(|e| Failure::usage(format!("the arguments do not fit the tool: {e}"), None));
+        Ok(Arguments(read))
+    }
+}
+
+/// The input schema of a tool taking `T`, as rmcp's `Parameters<T>` gives it.
+pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    schema_for_input::<T>().unwrap_or_else(|e| panic!("invalid input schema for `{}`: {e}", std::any::type_name::<T>()))
+}
