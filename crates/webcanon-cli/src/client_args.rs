@@ -23,10 +23,10 @@ pub const EXIT_FETCH: u8 = webcanon_client::error::code::FETCH;
 #[derive(Debug, Args, Clone)]
 pub struct ClientArgs {
     /// The product token matched against robots.txt `User-agent` lines.
-    #[arg(long, value_name = "TOKEN", default_value = webcanon_client::DEFAULT_AGENT)]
+    #[arg(long, value_name = "TOKEN", env = "WEBCANON_AGENT", default_value = webcanon_client::DEFAULT_AGENT)]
     pub agent: String,
     /// The `User-Agent` header (default: `<agent>/<version> (+project URL)`).
-    #[arg(long, value_name = "STRING")]
+    #[arg(long, value_name = "STRING", env = "WEBCANON_USER_AGENT")]
     pub user_agent: Option<String>,
     /// How the robots verdict is applied: respect (refuse disallowed and
     /// unreachable), report_only (record, never refuse), ignore (do not fetch robots.txt).
@@ -37,15 +37,16 @@ pub struct ClientArgs {
     pub timeout: f64,
     /// Keep robots.txt outcomes in a SQLite file in this directory (shared
     /// with other processes). Default: the user cache directory.
-    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    #[arg(long, value_name = "DIR", env = "WEBCANON_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
     /// Share robots.txt outcomes, one robots.txt fetch per origin and
     /// per-host pacing with a fleet through Redis or Valkey
     /// (redis://HOST:PORT). With --cache-dir, that SQLite file is the local
     /// fallback while the server does not answer; memory otherwise.
-    #[arg(long, value_name = "URL", conflicts_with = "no_cache")]
+    #[arg(long, value_name = "URL", env = "WEBCANON_CACHE", hide_env_values = true)]
     pub cache: Option<String>,
-    /// Keep no robots.txt cache: load robots.txt for every request.
+    /// Keep no robots.txt cache: load robots.txt for every request (wins
+    /// over --cache-dir and --cache, and their variables).
     #[arg(long)]
     pub no_cache: bool,
     /// The least time between two requests to one host, in seconds
@@ -65,6 +66,11 @@ pub struct ClientArgs {
     /// Read robots.txt answering 401 or 403 as "disallow everything".
     #[arg(long)]
     pub auth_disallows: bool,
+    /// Send every request through this HTTP proxy (http://[USER:PASS@]HOST:PORT).
+    /// Names are still resolved and vetted here before each request; the
+    /// proxy resolves them again. HTTP_PROXY and HTTPS_PROXY are never read.
+    #[arg(long, value_name = "URL", env = "WEBCANON_PROXY", hide_env_values = true)]
+    pub proxy: Option<String>,
 }
 
 impl ClientArgs {
@@ -95,6 +101,7 @@ impl ClientArgs {
             min_interval: self.min_interval,
             max_crawl_delay: self.max_crawl_delay,
             auth_disallows: self.auth_disallows,
+            proxy: self.proxy.clone(),
             ..ClientOptions::default()
         }
     }
