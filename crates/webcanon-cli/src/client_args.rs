@@ -66,7 +66,7 @@ pub struct ClientArgs {
     /// Read robots.txt answering 401 or 403 as "disallow everything".
     #[arg(long)]
     pub auth_disallows: bool,
-    /// Send every request through this HTTP proxy (http://[USER:PASS@]HOST:PORT).
+    /// Send every request through this HTTP proxy (`http://[USER:PASS@]HOST:PORT`).
     /// Names are still resolved and vetted here before each request; the
     /// proxy resolves them again. HTTP_PROXY and HTTPS_PROXY are never read.
     #[arg(long, value_name = "URL", env = "WEBCANON_PROXY", hide_env_values = true)]
