@@ -45,8 +45,8 @@ pub struct ClientArgs {
     /// fallback while the server does not answer; memory otherwise.
     #[arg(long, value_name = "URL", env = "WEBCANON_CACHE", hide_env_values = true)]
     pub cache: Option<String>,
-    /// Keep no robots.txt cache: load robots.txt for every request (wins
-    /// over --cache-dir and --cache, and their variables).
+    /// Keep no robots.txt cache: load robots.txt for every request (not
+    /// with --cache-dir or --cache; wins over their variables).
     #[arg(long)]
     pub no_cache: bool,
     /// The least time between two requests to one host, in seconds
@@ -105,6 +105,26 @@ impl ClientArgs {
             ..ClientOptions::default()
         }
     }
+}
+
+/// `--no-cache` beside `--cache` or `--cache-dir` on the command line is a
+/// usage error; beside their variables (`WEBCANON_CACHE`,
+/// `WEBCANON_CACHE_DIR`) it is not: `--no-cache` wins. (clap counts a
+/// variable as given, so its own conflict rule cannot tell them apart.)
+pub fn check_cache_flags(matches: &clap::ArgMatches) -> Result<(), CliError> {
+    let mut leaf = matches;
+    while let Some((_, sub)) = leaf.subcommand() {
+        leaf = sub;
+    }
+    if !matches!(leaf.try_get_one::<bool>("no_cache"), Ok(Some(true))) {
+        return Ok(());
+    }
+    for (id, flag) in [("cache", "--cache"), ("cache_dir", "--cache-dir")] {
+        if leaf.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            return Err(CliError::usage(format!("--no-cache cannot be used with {flag}")));
+        }
+    }
+    Ok(())
 }
 
 /// `$XDG_CACHE_HOME/webcanon` or `~/.cache/webcanon`.

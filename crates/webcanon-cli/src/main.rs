@@ -104,6 +104,10 @@ fn main() -> ExitCode {
         Err(err) => err.exit(),
     };
     output::init(&cli.global, matches!(cli.command, Command::Serve(_)));
+    if let Err(err) = client_args::check_cache_flags(&matches) {
+        err.report();
+        return ExitCode::from(err.exit_code());
+    }
     let result = match cli.command {
         Command::Robots(command) => robots_cmd::run(command),
         Command::Fetch(args) => fetch_cmd::run(args),

@@ -91,6 +91,13 @@ fn no_cache_wins_over_a_cache_directory_from_the_environment() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(!run.stderr.contains("cannot be used with"), "no conflict with the variable: {}", run.stderr);
     assert!(run.stderr.contains("not a url"), "{}", run.stderr);
+    let vars = [("WEBCANON_CACHE", "redis://127.0.0.1:1")];
+    let run = webcanon_env(&["fetch", "not a url", "--no-cache"], &vars);
+    assert!(!run.stderr.contains("cannot be used with"), "no conflict with the variable: {}", run.stderr);
+    // On the command line, both at once are a usage error.
+    let run = webcanon(&["fetch", "not a url", "--no-cache", "--cache-dir", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--no-cache cannot be used with --cache-dir"), "{}", run.stderr);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
