@@ -87,3 +87,18 @@ async fn a_redirect_to_a_private_target_is_refused_before_the_proxy_sees_it() {
     assert!(asked.iter().all(|url| url.starts_with("http://public.test:")), "{asked:?}");
     assert!(asked.contains(&format!("http://public.test:{port}/hop")), "{asked:?}");
 }
+
+#[tokio::test]
+async fn requests_the_client_does_not_vet_itself_are_vetted_before_the_proxy_sees_them() {
+    // robots.txt redirects are followed inside the robots loader, request
+    // by request: each hop is vetted where the request is made.
+    let origin = TestServer::start().await;
+    origin.route("/robots.txt", Route::redirect(301, "http://private.test/robots.txt"));
+    origin.route("/page", Route::html(200, "<main><p>The page.</p></main>"));
+    let proxy = TestProxy::start(origin.addr()).await;
+    let port = origin.port();
+    let _ = client(&proxy).fetch(&format!("http://public.test:{port}/page")).await;
+    let asked = proxy.requests();
+    assert!(asked.contains(&format!("http://public.test:{port}/robots.txt")), "{asked:?}");
+    assert!(!asked.iter().any(|url| url.contains("private.test")), "the private hop reached the proxy: {asked:?}");
+}
