@@ -1,6 +1,6 @@
 //! `webcanon audit`: what AI agents will see on a site, scored.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -65,7 +65,7 @@ pub fn run(args: AuditArgs) -> Result<ExitCode, CliError> {
     if let Some(path) = &args.html {
         std::fs::write(path, webcanon_audit::render::html::render(&report))
             .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?;
-        eprintln!("wrote {}", path.display());
+        crate::output::note!("wrote {}", path.display());
     }
     print(&report, args.json)?;
     if let Some(minimum) = args.fail_under
@@ -124,7 +124,7 @@ fn print(report: &Report, json: bool) -> Result<(), CliError> {
         serde_json::to_writer_pretty(&mut out, report).map_err(io::Error::from)?;
         out.write_all(b"\n")?;
     } else {
-        let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        let color = crate::output::color_stdout();
         out.write_all(webcanon_audit::render::terminal::render(report, color).as_bytes())?;
     }
     Ok(())

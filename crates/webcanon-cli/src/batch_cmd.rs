@@ -173,6 +173,9 @@ fn report(summary: &BatchSummary, config: &BatchConfig, json: bool) -> Result<()
         writeln!(stdout)?;
         return Ok(());
     }
+    if crate::output::quiet() {
+        return Ok(());
+    }
     let resumed = if summary.resumed { " (resumed)" } else { "" };
     let mut stderr = io::stderr().lock();
     if config.snapshot.is_none() && summary.origins > 0 {

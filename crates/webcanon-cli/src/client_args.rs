@@ -24,10 +24,10 @@ pub const EXIT_FETCH: u8 = webcanon_client::error::code::FETCH;
 #[derive(Debug, Args, Clone)]
 pub struct ClientArgs {
     /// The product token matched against robots.txt `User-agent` lines.
-    #[arg(long, value_name = "TOKEN", default_value = webcanon_client::DEFAULT_AGENT)]
+    #[arg(long, value_name = "TOKEN", env = "WEBCANON_AGENT", default_value = webcanon_client::DEFAULT_AGENT)]
     pub agent: String,
     /// The `User-Agent` header (default: `<agent>/<version> (+project URL)`).
-    #[arg(long, value_name = "STRING")]
+    #[arg(long, value_name = "STRING", env = "WEBCANON_USER_AGENT")]
     pub user_agent: Option<String>,
     /// How the robots verdict is applied: respect (refuse disallowed and
     /// unreachable), report_only (record, never refuse), ignore (do not fetch robots.txt).
@@ -38,15 +38,16 @@ pub struct ClientArgs {
     pub timeout: f64,
     /// Keep robots.txt outcomes in a SQLite file in this directory (shared
     /// with other processes). Default: the user cache directory.
-    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    #[arg(long, value_name = "DIR", env = "WEBCANON_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
     /// Share robots.txt outcomes, one robots.txt fetch per origin and
     /// per-host pacing with a fleet through Redis or Valkey
     /// (redis://HOST:PORT). With --cache-dir, that SQLite file is the local
     /// fallback while the server does not answer; memory otherwise.
-    #[arg(long, value_name = "URL", conflicts_with = "no_cache")]
+    #[arg(long, value_name = "URL", env = "WEBCANON_CACHE", hide_env_values = true)]
     pub cache: Option<String>,
-    /// Keep no robots.txt cache: load robots.txt for every request.
+    /// Keep no robots.txt cache: load robots.txt for every request (not
+    /// with --cache-dir or --cache; wins over their variables).
     #[arg(long)]
     pub no_cache: bool,
     /// The least time between two requests to one host, in seconds
@@ -68,6 +69,11 @@ pub struct ClientArgs {
     /// Read robots.txt answering 401 or 403 as "disallow everything".
     #[arg(long)]
     pub auth_disallows: bool,
+    /// Send every request through this HTTP proxy (`http://[USER:PASS@]HOST:PORT`).
+    /// Names are still resolved and vetted here before each request; the
+    /// proxy resolves them again. HTTP_PROXY and HTTPS_PROXY are never read.
+    #[arg(long, value_name = "URL", env = "WEBCANON_PROXY", hide_env_values = true)]
+    pub proxy: Option<String>,
 }
 
 impl ClientArgs {
@@ -98,9 +104,30 @@ impl ClientArgs {
             min_interval: self.min_interval,
             max_crawl_delay: self.max_crawl_delay,
             auth_disallows: self.auth_disallows,
+            proxy: self.proxy.clone(),
             ..ClientOptions::default()
         }
     }
+}
+
+/// `--no-cache` beside `--cache` or `--cache-dir` on the command line is a
+/// usage error; beside their variables (`WEBCANON_CACHE`,
+/// `WEBCANON_CACHE_DIR`) it is not: `--no-cache` wins. (clap counts a
+/// variable as given, so its own conflict rule cannot tell them apart.)
+pub fn check_cache_flags(matches: &clap::ArgMatches) -> Result<(), CliError> {
+    let mut leaf = matches;
+    while let Some((_, sub)) = leaf.subcommand() {
+        leaf = sub;
+    }
+    if !matches!(leaf.try_get_one::<bool>("no_cache"), Ok(Some(true))) {
+        return Ok(());
+    }
+    for (id, flag) in [("cache", "--cache"), ("cache_dir", "--cache-dir")] {
+        if leaf.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            return Err(CliError::usage(format!("--no-cache cannot be used with {flag}")));
+        }
+    }
+    Ok(())
 }
 
 /// `$XDG_CACHE_HOME/webcanon` or `~/.cache/webcanon`.

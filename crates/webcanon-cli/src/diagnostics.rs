@@ -3,7 +3,7 @@
 //! the source line itself, and the code's one-sentence summary. Colour only
 //! on a terminal, and never with `NO_COLOR`.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 
 use serde::Serialize;
 use webcanon_core::robots::Severity;
@@ -79,9 +79,9 @@ impl Counts {
     }
 }
 
-/// Whether stdout gets colour: a terminal, and `NO_COLOR` unset.
+/// Whether stdout gets colour (`--color`, the terminal, `NO_COLOR`).
 pub fn use_color() -> bool {
-    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+    crate::output::color_stdout()
 }
 
 /// The escape sequences that paint a label of this severity, or two empty

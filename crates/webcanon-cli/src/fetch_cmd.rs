@@ -10,6 +10,7 @@ use webcanon_core::policy::RobotsEvidence;
 
 use crate::client_args::{ClientArgs, report_error, runtime};
 use crate::error::CliError;
+use crate::output::note;
 
 /// Arguments of `webcanon fetch`.
 #[derive(Debug, Args)]
@@ -92,17 +93,17 @@ fn print_result(result: &FetchResult, json: bool, format: ContentFormat) -> Resu
             out.write_all(b"\n")?;
         }
         out.flush()?;
-        eprintln!(
+        note!(
             "fetched {} (HTTP {}{})",
             result.final_url,
             result.status,
             result.content_type.as_deref().map(|t| format!(", {t}")).unwrap_or_default()
         );
-        eprintln!("robots: {}", describe_robots(&result.robots));
+        note!("robots: {}", describe_robots(&result.robots));
         for alternative in &result.alternatives {
             match alternative.skipped_reason {
-                None => eprintln!("alternative: used {} (from {})", alternative.url, alternative.source.as_str()),
-                Some(reason) => eprintln!(
+                None => note!("alternative: used {} (from {})", alternative.url, alternative.source.as_str()),
+                Some(reason) => note!(
                     "alternative: skipped {} (from {}): {}{}",
                     alternative.url,
                     alternative.source.as_str(),

@@ -12,12 +12,14 @@ mod audit_cmd;
 mod batch_cmd;
 mod client_args;
 mod diagnostics;
+mod docs_cmd;
 mod error;
 mod fetch_cmd;
 mod input;
 mod listen_args;
 mod llms_cmd;
 mod mcp_cmd;
+mod output;
 mod progress;
 mod render_cmd;
 mod robots_cmd;
@@ -37,10 +39,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// robots.txt, llms.txt, sitemaps and usage signals for AI agents, done right.
 #[derive(Debug, Parser)]
-#[command(name = "webcanon", version, about, propagate_version = true)]
+#[command(name = "webcanon", version, about, propagate_version = true, after_long_help = output::ENVIRONMENT)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    global: output::GlobalArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -87,15 +91,25 @@ enum Command {
     /// or the state): the same command resumes it; 2 bad usage or unreadable
     /// input; 3 an interrupted run's state does not fit the command.
     Batch(batch_cmd::BatchArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish) on stdout.
+    Completions(docs_cmd::CompletionsArgs),
+    /// Print the manual page webcanon(1) in roff on stdout, or write every page with --dir.
+    Man(docs_cmd::ManArgs),
 }
 
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let color = output::color_from_args(std::env::args_os());
+    let matches = Cli::command().color(color).get_matches();
     let json = asks_for_json(&matches);
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(err) => err.exit(),
     };
+    output::init(&cli.global, matches!(cli.command, Command::Serve(_)));
+    if let Err(err) = client_args::check_cache_flags(&matches) {
+        err.report();
+        return ExitCode::from(err.exit_code());
+    }
     let result = match cli.command {
         Command::Robots(command) => robots_cmd::run(command),
         Command::Fetch(args) => fetch_cmd::run(args),
@@ -107,6 +121,8 @@ fn main() -> ExitCode {
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Batch(args) => batch_cmd::run(args),
+        Command::Completions(args) => docs_cmd::completions(args),
+        Command::Man(args) => docs_cmd::man(args),
     };
     match result {
         Ok(code) => code,

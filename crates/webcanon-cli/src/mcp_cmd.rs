@@ -84,6 +84,6 @@ async fn serve_http(addr: &str, listen_args: &ListenArgs, server: WebcanonMcp) -
     webcanon_server::serve_with(listener, webcanon_mcp::http_router(server, &mcp_options), options, shutdown)
         .await
         .map_err(|e| CliError::usage(format!("the HTTP server failed: {e}")))?;
-    eprintln!("stopped");
+    crate::output::note!("stopped");
     Ok(())
 }

@@ -13,6 +13,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// A bar for `len` items of `what` (`links`, `sitemaps`), with rate and ETA;
 /// a spinner with a running count when the total is not known.
 pub fn bar(len: Option<u64>, what: &str) -> ProgressBar {
+    if crate::output::quiet() {
+        return ProgressBar::hidden();
+    }
     let bar = match len {
         Some(len) => ProgressBar::new(len).with_style(
             ProgressStyle::with_template(&format!(

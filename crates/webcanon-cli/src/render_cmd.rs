@@ -169,10 +169,10 @@ fn check(policy: &Policy, existing: &Path, json: bool) -> Result<ExitCode, CliEr
     }
     out.flush()?;
     if diffs.is_empty() {
-        eprintln!("{}: same effect as the policy on every probed agent and path", existing.display());
+        crate::output::note!("{}: same effect as the policy on every probed agent and path", existing.display());
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("{}: {} difference(s) from the policy", existing.display(), diffs.len());
+        crate::output::note!("{}: {} difference(s) from the policy", existing.display(), diffs.len());
         Ok(ExitCode::from(EXIT_DIFFERS))
     }
 }

@@ -55,7 +55,6 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     };
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
     let client = args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?;
-    init_logging();
     let runtime = runtime()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.listen)
@@ -90,14 +89,6 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     })?;
     // Connections still open after the grace period are cut here.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-    eprintln!("stopped");
+    crate::output::note!("stopped");
     Ok(ExitCode::SUCCESS)
-}
-
-/// Logs to stderr; `RUST_LOG` filters (default `info`; `debug` logs every request).
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ =
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
 }

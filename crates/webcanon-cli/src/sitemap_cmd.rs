@@ -78,7 +78,7 @@ pub fn run(args: SitemapArgs) -> Result<ExitCode, CliError> {
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
         result => result?,
     }
-    eprintln!("{}", describe(&summary, &args));
+    crate::output::note!("{}", describe(&summary, &args));
     if summary.urls > 0 {
         return Ok(ExitCode::SUCCESS);
     }

@@ -64,6 +64,10 @@ pub(crate) struct Http {
     pub user_agent: HeaderValue,
     pub timeout: Duration,
     pub pacing: Pacing,
+    /// Whether requests go through an explicit proxy: then the target is
+    /// resolved and vetted before each request (the HTTP client only ever
+    /// resolves the proxy), and the peer is the proxy, not checked.
+    pub proxied: bool,
 }
 
 /// What paces the requests of one agent: the shared pacer, and the robots
@@ -124,6 +128,11 @@ impl Http {
 
     async fn get_once(&self, url: &Url, accept: &str, max_bytes: usize, pace: Pace) -> Result<Answer, FetchError> {
         self.guard.check_url(url).map_err(FetchError::from_guard)?;
+        if self.proxied
+            && let Some(url::Host::Domain(name)) = url.host()
+        {
+            self.guard.resolve(name, url.port_or_known_default()).await.map_err(FetchError::from_guard)?;
+        }
         if pace == Pace::Paced {
             self.pacing.before(url).await;
         }
@@ -144,7 +153,7 @@ impl Http {
         let port = url.port_or_known_default().unwrap_or(0);
         let exchange = crate::ssrf::resolve::CONNECT_PORT.scope(port, async {
             let mut response = request.send().await.map_err(|e| FetchError::from_reqwest(url, e, started.elapsed()))?;
-            if let Some(addr) = response.remote_addr() {
+            if let Some(addr) = response.remote_addr().filter(|_| !self.proxied) {
                 self.guard.check_peer(url, addr).map_err(FetchError::from_guard)?;
             }
             let status = response.status().as_u16();

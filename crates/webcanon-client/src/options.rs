@@ -62,6 +62,9 @@ pub struct ClientOptions {
     pub max_crawl_delay: f64,
     /// Reads robots.txt answering 401 or 403 as "disallow everything".
     pub auth_disallows: bool,
+    /// An HTTP proxy every request goes through (`http://[user:pass@]host:port`);
+    /// none by default, and proxy environment variables are never read.
+    pub proxy: Option<String>,
 }
 
 impl Default for ClientOptions {
@@ -81,6 +84,7 @@ impl Default for ClientOptions {
             min_interval: 0.0,
             max_crawl_delay: crate::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
             auth_disallows: false,
+            proxy: None,
         }
     }
 }
@@ -187,7 +191,38 @@ impl ClientOptions {
         if let Some(value) = &self.user_agent {
             builder = builder.user_agent(value);
         }
+        if let Some(text) = &self.proxy {
+            builder = builder.proxy(proxy_url(text)?);
+        }
         Ok(builder)
+    }
+}
+
+/// The proxy URL, checked: http or https, with a host. Messages never
+/// repeat a password it carries.
+fn proxy_url(text: &str) -> Result<url::Url, OptionError> {
+    let shown = redact_userinfo(text);
+    let url = url::Url::parse(text).map_err(|e| OptionError::new("proxy", format!(" `{shown}`: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(OptionError::new(
+            "proxy",
+            format!(" `{shown}`: scheme `{}` is not supported (http or https)", url.scheme()),
+        ));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(OptionError::new("proxy", format!(" `{shown}`: the URL has no host")));
+    }
+    Ok(url)
+}
+
+/// `text` with whatever stands between `://` and the last `@` before the
+/// host replaced by `***`.
+fn redact_userinfo(text: &str) -> String {
+    let Some((scheme, rest)) = text.split_once("://") else { return text.to_string() };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***{}", &rest[at..]),
+        None => text.to_string(),
     }
 }
 
@@ -238,6 +273,12 @@ mod tests {
                 ClientOptions { cache: CacheChoice::None, cache_dir: Some("/tmp/x".into()), ..base() },
                 "cache_dir has no use when nothing is cached",
             ),
+            (ClientOptions { proxy: Some("proxy:3128".into()), ..base() }, "proxy `proxy:3128`: scheme `proxy`"),
+            (
+                ClientOptions { proxy: Some("socks5://u:secret@proxy:1080".into()), ..base() },
+                "proxy `socks5://***@proxy:1080`: scheme `socks5` is not supported",
+            ),
+            (ClientOptions { proxy: Some("http://u:secret@".into()), ..base() }, "proxy `http://***@`: "),
         ];
         for (options, expected) in rows {
             let got = error(options);
@@ -256,6 +297,7 @@ mod tests {
             min_interval: 86_400.0,
             allow_private: vec!["127.0.0.0/8".into()],
             resolve: vec!["example.com:443:127.0.0.1".into()],
+            proxy: Some("http://user:pass@proxy.example:3128".into()),
             ..ClientOptions::default()
         };
         let client = options.builder().unwrap().build().unwrap();

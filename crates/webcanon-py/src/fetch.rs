@@ -39,7 +39,9 @@ impl Client {
     /// fallback); `allow_private` takes networks (`127.0.0.0/8`), `resolve`
     /// curl-style `HOST:PORT:ADDR` entries; `format` (`"markdown"` or
     /// `"text"`), `links` (`"inline"`, `"references"`, `"drop"`) and
-    /// `images` (`"keep"`, `"drop"`) shape the content.
+    /// `images` (`"keep"`, `"drop"`) shape the content; `proxy`
+    /// (`http://HOST:PORT`) sends every request through that HTTP proxy
+    /// (targets are still vetted here first; `HTTP_PROXY` is never read).
     #[new]
     #[pyo3(signature = (
         agent = DEFAULT_AGENT,
@@ -59,6 +61,7 @@ impl Client {
         format = "markdown",
         links = "references",
         images = "drop",
+        proxy = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -79,6 +82,7 @@ impl Client {
         format: &str,
         links: &str,
         images: &str,
+        proxy: Option<String>,
     ) -> PyResult<Client> {
         let shape = ContentShape {
             format: format.parse().map_err(|e| usage_error(py, format!("format: {e}")))?,
@@ -111,6 +115,7 @@ impl Client {
             min_interval,
             max_crawl_delay,
             auth_disallows,
+            proxy,
         };
         // The client's options type checks them all; Python names them as given.
         let builder = options.builder().map_err(|e| usage_error(py, e.message(e.option)))?;

@@ -1,5 +1,6 @@
 //! Test support: a real HTTP server on loopback whose answers are scripted
-//! per path and which logs every request it receives, and a real
+//! per path and which logs every request it receives, a forward HTTP proxy
+//! ([`TestProxy`]) logging what passes through it, and a real
 //! `redis-server` ([`RedisServer`]) for the fleet store's tests.
 //!
 //! ```no_run
@@ -11,8 +12,10 @@
 //! # }
 //! ```
 
+mod proxy;
 mod redis_server;
 
+pub use proxy::TestProxy;
 pub use redis_server::RedisServer;
 
 use std::collections::HashMap;

@@ -132,9 +132,14 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
         let pages_total = entries.len();
         match &args.output {
             Some(path) => {
-                eprintln!("wrote {} ({included} of {pages_total} page(s), {bytes} bytes) from {source}", path.display())
+                crate::output::note!(
+                    "wrote {} ({included} of {pages_total} page(s), {bytes} bytes) from {source}",
+                    path.display()
+                )
             }
-            None => eprintln!("llms-full: {included} of {pages_total} page(s), {bytes} bytes, from {source}"),
+            None => {
+                crate::output::note!("llms-full: {included} of {pages_total} page(s), {bytes} bytes, from {source}")
+            }
         }
         Ok(ExitCode::SUCCESS)
     })

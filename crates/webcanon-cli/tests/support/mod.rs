@@ -37,13 +37,46 @@ impl Run {
     }
 }
 
+/// The variables the binary reads for its options: removed, so that the
+/// environment the tests run in changes nothing.
+pub const OPTION_VARIABLES: &[&str] =
+    &["WEBCANON_AGENT", "WEBCANON_USER_AGENT", "WEBCANON_CACHE_DIR", "WEBCANON_CACHE", "WEBCANON_PROXY", "RUST_LOG"];
+
 /// The binary with `args`, `NO_COLOR` set so that output is plain text, and
-/// the proxy variables removed so that a proxy named by the environment the
-/// tests run in never sees a request.
+/// the proxy and option variables removed so that a proxy named by the
+/// environment the tests run in never sees a request.
 fn command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_webcanon"));
     command.args(args).env("NO_COLOR", "1").env_remove("HTTP_PROXY").env_remove("HTTPS_PROXY").env_remove("ALL_PROXY");
+    for name in OPTION_VARIABLES {
+        command.env_remove(name);
+    }
     command
+}
+
+/// Runs `webcanon ARGS` to its end with these variables set (an empty value
+/// removes the variable: `("NO_COLOR", "")`), after the defaults above.
+pub fn webcanon_env(args: &[&str], vars: &[(&str, &str)]) -> Run {
+    let mut command = command(args);
+    for (name, value) in vars {
+        if value.is_empty() {
+            command.env_remove(name);
+        } else {
+            command.env(name, value);
+        }
+    }
+    Run::from_output(command.output().expect("webcanon runs"))
+}
+
+/// [`webcanon_env`] on a blocking thread, for async tests serving requests.
+pub async fn run_env(args: Vec<String>, vars: Vec<(String, String)>) -> Run {
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        webcanon_env(&args, &vars)
+    })
+    .await
+    .unwrap()
 }
 
 /// Runs `webcanon ARGS` to its end, with an empty standard input.

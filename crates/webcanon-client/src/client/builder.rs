@@ -95,6 +95,7 @@ pub struct ClientBuilder {
     name_lookup: Option<Arc<dyn NameLookup>>,
     pacing: PacingConfig,
     clock: Clock,
+    proxy: Option<url::Url>,
 }
 
 impl Default for ClientBuilder {
@@ -115,6 +116,7 @@ impl Default for ClientBuilder {
             name_lookup: None,
             pacing: PacingConfig::default(),
             clock: Clock::system(),
+            proxy: None,
         }
     }
 }
@@ -241,6 +243,18 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends every request through this HTTP proxy (`http://[user:pass@]host:port`;
+    /// default: none, and proxy environment variables are never read).
+    /// The SSRF guard still resolves and vets each target before its
+    /// request; the proxy resolves the name again, and the address it
+    /// connects to is its own (see [`ssrf`](crate::ssrf)). The proxy's own
+    /// address is not vetted. [`ClientOptions`](crate::options::ClientOptions)
+    /// checks the URL.
+    pub fn proxy(mut self, url: url::Url) -> Self {
+        self.proxy = Some(url);
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<Client, BuildError> {
         let no_cache = matches!(self.cache, CacheSetting::None);
@@ -277,8 +291,8 @@ impl ClientBuilder {
             Some(lookup) => SsrfGuard::with_lookup(self.ssrf, lookup),
             None => SsrfGuard::new(self.ssrf),
         });
-        let client =
-            crate::ssrf::build_http_client(guard.clone(), self.timeout).map_err(|e| BuildError::Http(e.to_string()))?;
+        let client = crate::ssrf::build_http_client(guard.clone(), self.timeout, self.proxy.as_ref())
+            .map_err(|e| BuildError::Http(e.to_string()))?;
         let cache = Arc::new(RobotsCache::with_clock(store.clone(), cache_config, self.clock.clone()));
         let pacing = Pacing {
             pacer: Arc::new(Pacer::new(self.pacing, store.clone())),
@@ -287,7 +301,7 @@ impl ClientBuilder {
         };
         Ok(Client {
             inner: Arc::new(Inner {
-                http: Http { client, guard, user_agent, timeout: self.timeout, pacing },
+                http: Http { client, guard, user_agent, timeout: self.timeout, pacing, proxied: self.proxy.is_some() },
                 cache,
                 llms: Arc::new(LlmsCache::new(
                     store,

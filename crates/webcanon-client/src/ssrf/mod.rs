@@ -17,6 +17,16 @@
 //! 4. The HTTP client ignores proxy environment variables (a proxy would
 //!    make the resolver see the proxy's name, not the target's).
 //!
+//! Through an explicit proxy ([`ClientBuilder::proxy`](crate::ClientBuilder::proxy))
+//! steps 1 and 2 still run before each request: the target's name is
+//! resolved and every address vetted here, and the request is refused
+//! before anything reaches the proxy. What cannot hold is the rest: the
+//! proxy resolves the name again and connects wherever its own answer
+//! points (a name whose DNS answer changes between the two lookups is not
+//! caught), and step 3 sees the proxy's address, so it is not applied. The
+//! proxy itself is the operator's choice and is not vetted (it may be on
+//! loopback or a private network).
+//!
 //! Opt-ins for intranets and tests, both off by default: `allow_private`
 //! networks, and `resolve` overrides like curl's `--resolve`.
 
@@ -329,6 +339,16 @@ impl SsrfGuard {
         Ok(addrs)
     }
 
+    /// Resolves the name of the operator's proxy, without vetting (overrides
+    /// for any port first, else the lookup).
+    async fn resolve_proxy(&self, host: &str) -> Result<Vec<IpAddr>, SsrfError> {
+        let overrides = self.policy.overrides_for(host, None);
+        if !overrides.is_empty() {
+            return Ok(overrides);
+        }
+        self.lookup.lookup(host).await.map_err(|e| SsrfError::new(host, SsrfReason::Lookup, e.to_string()))
+    }
+
     /// Checks the address a connection actually reached.
     pub fn check_peer(&self, url: &Url, peer: SocketAddr) -> Result<(), SsrfError> {
         self.policy.permits(peer.ip()).map_err(|class| Self::address_error(url, peer.ip(), class))
@@ -337,18 +357,28 @@ impl SsrfGuard {
 
 /// Builds the HTTP client the guard protects: our resolver as its only
 /// resolver, no redirects (callers follow them, vetting each hop), and no
-/// proxies from the environment.
-pub fn build_http_client(guard: Arc<SsrfGuard>, connect_timeout: Duration) -> reqwest::Result<reqwest::Client> {
+/// proxies from the environment: only `proxy` when one is given, for every
+/// request (its name is resolved without vetting: the operator chose it).
+pub fn build_http_client(
+    guard: Arc<SsrfGuard>,
+    connect_timeout: Duration,
+    proxy: Option<&Url>,
+) -> reqwest::Result<reqwest::Client> {
     // reqwest is built without a default TLS crypto provider; ring is ours.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
-        .no_proxy()
+    let mut builder = reqwest::Client::builder().no_proxy();
+    let mut resolver = GuardResolver::new(guard);
+    if let Some(proxy) = proxy {
+        builder = builder.proxy(reqwest::Proxy::all(proxy.as_str())?);
+        resolver = resolver.proxy_host(proxy.host_str());
+    }
+    builder
         .redirect(reqwest::redirect::Policy::none())
         // At most one idle connection per host, briefly: the socket budget
         // counts it (crate::sockets).
         .pool_max_idle_per_host(1)
         .pool_idle_timeout(crate::sockets::IDLE_TIMEOUT)
-        .dns_resolver(Arc::new(GuardResolver::new(guard)))
+        .dns_resolver(Arc::new(resolver))
         .connect_timeout(connect_timeout)
         .build()
 }

@@ -93,12 +93,24 @@ impl NameLookup for StaticLookup {
 #[derive(Debug, Clone)]
 pub struct GuardResolver {
     guard: Arc<SsrfGuard>,
+    /// The explicit proxy's host name (lower case, no final dot): the one
+    /// name resolved without vetting. Every request goes to the proxy, so
+    /// no target name ever reaches this resolver; targets are vetted before
+    /// each request instead.
+    proxy_host: Option<String>,
 }
 
 impl GuardResolver {
     /// A resolver for `guard`.
     pub fn new(guard: Arc<SsrfGuard>) -> GuardResolver {
-        GuardResolver { guard }
+        GuardResolver { guard, proxy_host: None }
+    }
+
+    /// Resolves the proxy's `host` without vetting (an IP literal is never
+    /// asked for; `None` changes nothing).
+    pub fn proxy_host(mut self, host: Option<&str>) -> GuardResolver {
+        self.proxy_host = host.map(|h| h.trim_end_matches('.').to_ascii_lowercase());
+        self
     }
 }
 
@@ -114,8 +126,14 @@ impl Resolve for GuardResolver {
         let guard = self.guard.clone();
         // Read here, on the task that sends the request.
         let port = CONNECT_PORT.try_with(|port| *port).ok();
+        let proxy =
+            self.proxy_host.as_deref().is_some_and(|p| name.as_str().trim_end_matches('.').eq_ignore_ascii_case(p));
         Box::pin(async move {
-            let addrs = guard.resolve(name.as_str(), port).await?;
+            let addrs = if proxy {
+                guard.resolve_proxy(name.as_str()).await?
+            } else {
+                guard.resolve(name.as_str(), port).await?
+            };
             // The port is set by the connector from the URL.
             let sockets: Vec<SocketAddr> = addrs.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect();
             Ok(Box::new(sockets.into_iter()) as Addrs)

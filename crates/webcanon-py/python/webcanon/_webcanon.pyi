@@ -193,9 +193,11 @@ class Client:
         format: Literal["markdown", "text"] = "markdown",
         links: Literal["inline", "references", "drop"] = "references",
         images: Literal["keep", "drop"] = "drop",
+        proxy: Optional[str] = None,
     ) -> Client:
         """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s;
-        ``format``, ``links`` and ``images`` shape the content."""
+        ``format``, ``links`` and ``images`` shape the content; ``proxy`` (``http://HOST:PORT``) sends
+        every request through that HTTP proxy (``HTTP_PROXY`` is never read)."""
     @property
     def agent(self) -> str:
         """The agent's product token."""
