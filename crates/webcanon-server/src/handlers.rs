@@ -8,7 +8,6 @@ use url::Url;
 use webcanon_audit::{Report, Site};
 use webcanon_client::FetchOptions;
 use webcanon_client::error::ErrorJson;
-use webcanon_client::markdown::ContentShape;
 use webcanon_client::{DEFAULT_MAX_BYTES, FetchResult};
 
 use crate::AppState;
@@ -53,11 +52,7 @@ pub async fn fetch(
     let options = FetchOptions {
         max_bytes,
         alternatives: request.alternatives.unwrap_or(defaults.alternatives),
-        shape: ContentShape {
-            format: request.format.unwrap_or(defaults.shape.format),
-            links: request.links.unwrap_or(defaults.shape.links),
-            images: request.images.unwrap_or(defaults.shape.images),
-        },
+        shape: defaults.shape.overridden(request.format, request.links, request.images),
     };
     let client = if options == defaults { client } else { client.with_fetch_options(options) };
     match client.fetch(&request.url).await {

@@ -105,6 +105,30 @@ impl ContentShape {
     pub const AS_CONVERTED: ContentShape =
         ContentShape { format: ContentFormat::Markdown, links: LinkStyle::Inline, images: ImageStyle::Keep };
 
+    /// This shape with a request's own choices where it makes them: what
+    /// each face does with the optional `format`, `links` and `images` of
+    /// one request over the client's default shape.
+    ///
+    /// ```
+    /// use webcanon_client::markdown::{ContentShape, ContentFormat, LinkStyle};
+    ///
+    /// let shape = ContentShape::default().overridden(Some(ContentFormat::Text), None, None);
+    /// assert_eq!(shape.format, ContentFormat::Text);
+    /// assert_eq!(shape.links, ContentShape::default().links);
+    /// ```
+    pub fn overridden(
+        self,
+        format: Option<ContentFormat>,
+        links: Option<LinkStyle>,
+        images: Option<ImageStyle>,
+    ) -> ContentShape {
+        ContentShape {
+            format: format.unwrap_or(self.format),
+            links: links.unwrap_or(self.links),
+            images: images.unwrap_or(self.images),
+        }
+    }
+
     /// Gives `markdown` this shape. Code blocks and inline code are left as
     /// they are.
     ///

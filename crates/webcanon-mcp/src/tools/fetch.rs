@@ -67,12 +67,7 @@ pub(crate) struct FetchArgs {
 impl FetchArgs {
     /// The shape asked for, the client's own where not given.
     fn shape(&self, client: &Client) -> ContentShape {
-        let defaults = client.fetch_options().shape;
-        ContentShape {
-            format: self.format.unwrap_or(defaults.format),
-            links: self.links.unwrap_or(defaults.links),
-            images: self.images.unwrap_or(defaults.images),
-        }
+        client.fetch_options().shape.overridden(self.format, self.links, self.images)
     }
 }
 
