@@ -531,7 +531,8 @@ mod tests {
         let doc = Document::from(html.as_str());
         clean(&doc);
         assert!(!doc.select("noscript").exists());
-        let html = format!("<body><noscript>Please enable JavaScript to read this site.</noscript><p>{prose}</p></body>");
+        let html =
+            format!("<body><noscript>Please enable JavaScript to read this site.</noscript><p>{prose}</p></body>");
         let doc = Document::from(html.as_str());
         clean(&doc);
         assert!(doc.select("noscript").exists());

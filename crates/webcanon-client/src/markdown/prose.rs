@@ -184,7 +184,8 @@ fn count(body: NodeRef<'_>) -> (FxHashMap<NodeId, Count>, Vec<NodeRef<'_>>) {
 
 /// First words of the class or id word pairs that name an article's body
 /// (`entry-content`, `article__body`, `postText`).
-const FIRST_WORDS: &[&str] = &["article", "blog", "content", "entry", "field", "main", "news", "page", "post", "single", "story"];
+const FIRST_WORDS: &[&str] =
+    &["article", "blog", "content", "entry", "field", "main", "news", "page", "post", "single", "story"];
 /// Second words of those pairs.
 const SECOND_WORDS: &[&str] = &["body", "content", "contents", "copy", "inner", "main", "text"];
 /// Single class or id words that name an article's body.
