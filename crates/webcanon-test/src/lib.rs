@@ -1,6 +1,7 @@
 //! Test support: a real HTTP server on loopback whose answers are scripted
-//! per path and which logs every request it receives, and a real
-//! `redis-server` ([`RedisServer`]) for the fleet store's tests.
+//! per path and which logs every request it receives, a real
+//! `redis-server` ([`RedisServer`]) for the fleet store's tests, and small
+//! PDFs written byte by byte ([`pdf::PdfSpec`]).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -11,6 +12,7 @@
 //! # }
 //! ```
 
+pub mod pdf;
 mod redis_server;
 
 pub use redis_server::RedisServer;
