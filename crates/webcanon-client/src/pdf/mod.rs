@@ -73,8 +73,8 @@ pub enum PdfCut {
 /// A converted PDF.
 #[derive(Debug, Clone)]
 pub struct ConvertedPdf {
-    /// The text as Markdown: the title as a heading, paragraphs, a
-    /// [`page_marker`] line before every page after the first.
+    /// The text as Markdown: paragraphs, a [`page_marker`] line before
+    /// every page after the first (the title is in [`ConvertedPdf::info`]).
     pub markdown: String,
     /// Title, author, page counts.
     pub info: PdfInfo,
@@ -144,7 +144,7 @@ fn finish(progress: &Progress, cut: Option<PdfCut>) -> ConvertedPdf {
     info.pages_read = pages.len();
     let no_text_layer = !pages.is_empty() && pages.iter().all(|p| p.trim().is_empty());
     let text: &[String] = if no_text_layer { &[] } else { &pages };
-    let markdown = text::assemble(info.title.as_deref(), text);
+    let markdown = text::assemble(text);
     ConvertedPdf { markdown, info, cut, no_text_layer }
 }
 

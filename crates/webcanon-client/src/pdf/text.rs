@@ -12,15 +12,11 @@ pub fn page_marker(number: usize) -> String {
     format!("--- page {number} ---")
 }
 
-/// The document: the title as a heading, then each page's paragraphs, a
-/// marker before every page after the first.
-pub(super) fn assemble(title: Option<&str>, pages: &[String]) -> String {
+/// The document: each page's paragraphs, a marker before every page after
+/// the first. The title is not repeated (it is in the metadata, and most
+/// PDFs print it on their first page).
+pub(super) fn assemble(pages: &[String]) -> String {
     let mut out = String::new();
-    if let Some(title) = title {
-        out.push_str("# ");
-        out.push_str(&escape(title));
-        out.push_str("\n\n");
-    }
     for (index, page) in pages.iter().enumerate() {
         if index > 0 {
             out.push_str(&page_marker(index + 1));
@@ -188,8 +184,8 @@ mod tests {
     }
 
     #[test]
-    fn pages_are_marked_after_the_title() {
+    fn pages_after_the_first_are_marked() {
         let pages = vec!["One.".to_string(), "Two.".to_string()];
-        assert_eq!(assemble(Some("T"), &pages), "# T\n\nOne.\n\n--- page 2 ---\n\nTwo.");
+        assert_eq!(assemble(&pages), "One.\n\n--- page 2 ---\n\nTwo.");
     }
 }
