@@ -206,3 +206,39 @@ async fn an_encrypted_pdf_fails_with_the_pdf_error_reason() {
         other => panic!("expected a PDF error, got {other:?}"),
     }
 }
+
+/// Bytes flipped, cut and repeated in a real PDF: every outcome is a
+/// result (a panic of the reader included, caught), each in bounded time.
+/// The fuzz target `pdf_convert` does the same with coverage guidance.
+#[test]
+fn mangled_pdfs_end_in_an_outcome_in_bounded_time() {
+    let pdf = report();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..300 {
+        let mut bytes = pdf.clone();
+        for _ in 0..1 + next() % 8 {
+            let at = (next() as usize) % bytes.len();
+            match next() % 3 {
+                0 => bytes[at] = next() as u8,
+                1 => bytes.truncate(at.max(1)),
+                _ => {
+                    let end = (at + 64).min(bytes.len());
+                    let chunk = bytes[at..end].to_vec();
+                    bytes.splice(at..at, chunk);
+                }
+            }
+        }
+        let started = Instant::now();
+        let outcome = pdf_to_markdown(&bytes, &PdfLimits::default());
+        assert!(started.elapsed() < Duration::from_secs(5), "round {round}: {:?}", started.elapsed());
+        if let Ok(converted) = outcome {
+            assert!(converted.info.pages_read <= converted.info.pages, "round {round}");
+        }
+    }
+}
