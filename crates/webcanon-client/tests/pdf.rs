@@ -129,19 +129,16 @@ fn a_scan_without_a_text_layer_has_no_text_and_says_so() {
     assert_eq!(converted.info.pages_read, 2);
 }
 
-fn server_with_pdfs() -> impl std::future::Future<Output = TestServer> {
-    async {
-        let server = TestServer::start().await;
-        server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private/\n"));
-        server.route("/report.pdf", Route::bytes(200, "application/pdf", report()));
-        server.route("/old.pdf", Route::redirect(301, "/report.pdf"));
-        server.route("/private/secret.pdf", Route::bytes(200, "application/pdf", report()));
-        server
-            .route("/noai.pdf", Route::bytes(200, "application/pdf", report()).header("X-Robots-Tag", "noai, noindex"));
-        server.route("/scan.pdf", Route::bytes(200, "application/octet-stream", PdfSpec::image_only(1).build()));
-        server.route("/locked.pdf", Route::bytes(200, "application/pdf", PdfSpec::text(&[&["x"]]).encrypted().build()));
-        server
-    }
+async fn server_with_pdfs() -> TestServer {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private/\n"));
+    server.route("/report.pdf", Route::bytes(200, "application/pdf", report()));
+    server.route("/old.pdf", Route::redirect(301, "/report.pdf"));
+    server.route("/private/secret.pdf", Route::bytes(200, "application/pdf", report()));
+    server.route("/noai.pdf", Route::bytes(200, "application/pdf", report()).header("X-Robots-Tag", "noai, noindex"));
+    server.route("/scan.pdf", Route::bytes(200, "application/octet-stream", PdfSpec::image_only(1).build()));
+    server.route("/locked.pdf", Route::bytes(200, "application/pdf", PdfSpec::text(&[&["x"]]).encrypted().build()));
+    server
 }
 
 #[tokio::test]

@@ -69,15 +69,16 @@ impl PdfSpec {
 
     /// The file.
     pub fn build(&self) -> Vec<u8> {
-        let mut objects: Vec<Vec<u8>> = Vec::new();
         // 1 catalog, 2 page tree, 3 font, 4 image; pages from 5.
-        objects.push(b"<< /Type /Catalog /Pages 2 0 R >>".to_vec());
-        objects.push(Vec::new());
-        objects.push(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_vec());
-        objects.push(stream(
-            "/Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8",
-            b"\x00\x80\x80\xff",
-        ));
+        let mut objects: Vec<Vec<u8>> = vec![
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            Vec::new(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_vec(),
+            stream(
+                "/Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8",
+                b"\x00\x80\x80\xff",
+            ),
+        ];
         let mut kids = String::new();
         for lines in &self.pages {
             let page_id = objects.len() + 1;
@@ -173,7 +174,7 @@ fn write_file(objects: &[Vec<u8>], info: Option<usize>, encrypt: Option<usize>) 
     let xref = out.len();
     let mut table = format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1);
     for offset in offsets {
-        write!(table, "{offset:010} 00000 n \n").unwrap();
+        writeln!(table, "{offset:010} 00000 n ").unwrap();
     }
     write!(table, "trailer\n<< /Size {} /Root 1 0 R", objects.len() + 1).unwrap();
     if let Some(info) = info {
