@@ -99,6 +99,14 @@ fn print_result(result: &FetchResult, json: bool, format: ContentFormat) -> Resu
             result.status,
             result.content_type.as_deref().map(|t| format!(", {t}")).unwrap_or_default()
         );
+        if let Some(pdf) = &result.pdf {
+            note!(
+                "pdf: {} pages, {} read{}",
+                pdf.pages,
+                pdf.pages_read,
+                pdf.author.as_deref().map(|a| format!(", author {a}")).unwrap_or_default()
+            );
+        }
         note!("robots: {}", describe_robots(&result.robots));
         for alternative in &result.alternatives {
             match alternative.skipped_reason {

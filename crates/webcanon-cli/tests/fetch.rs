@@ -7,6 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use support::{fetch_args, run, temp_dir, webcanon};
+use webcanon_test::pdf::PdfSpec;
 use webcanon_test::{Route, TestServer};
 
 const ARTICLE: &str = "<!doctype html><html><head><title>Robots and agents</title>\
@@ -20,7 +21,18 @@ async fn site() -> TestServer {
     server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
     server.route("/article", Route::html(200, ARTICLE).header("x-robots-tag", "noai"));
     server.route("/private", Route::html(200, ARTICLE));
+    server.route("/report.pdf", Route::bytes(200, "application/pdf", report_pdf()).header("x-robots-tag", "noai"));
+    server.route("/latest.pdf", Route::redirect(302, "/report.pdf"));
+    server.route("/private/report.pdf", Route::bytes(200, "application/pdf", report_pdf()));
+    server.route("/locked.pdf", Route::bytes(200, "application/pdf", PdfSpec::text(&[&["x"]]).encrypted().build()));
     server
+}
+
+fn report_pdf() -> Vec<u8> {
+    PdfSpec::text(&[&["The report's first page."], &["The report's second page."]])
+        .title("Annual Report")
+        .author("Ada Lovelace")
+        .build()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -339,4 +351,40 @@ async fn refusing_localhost_says_to_use_the_address() {
     assert!(hint.contains(&format!("http://127.0.0.1:{}/", server.port())), "{hint}");
     assert!(hint.contains("`--allow-private` does not change that"), "{hint}");
     assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fetch_reads_a_pdf_behind_a_redirect_with_its_metadata_and_signals() {
+    let server = site().await;
+    let r = run(fetch_args(&["--no-cache", &server.url("/latest.pdf")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "# Annual Report\n\nThe report's first page.\n\n--- page 2 ---\n\nThe report's second page.\n"
+    );
+    assert!(r.stderr.contains("pdf: 2 pages, 2 read, author Ada Lovelace"), "{}", r.stderr);
+    assert!(r.stderr.contains("warning[noai]"), "{}", r.stderr);
+
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/latest.pdf")])).await;
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["pdf"],
+        serde_json::json!({"title": "Annual Report", "author": "Ada Lovelace", "pages": 2, "pages_read": 2})
+    );
+    assert_eq!(v["title"], "Annual Report");
+    assert_eq!(v["final_url"], server.url("/report.pdf"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fetch_refuses_a_disallowed_pdf_unrequested_and_names_an_encrypted_one() {
+    let server = site().await;
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/private/report.pdf")])).await;
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert_eq!(server.hits("/private/report.pdf"), 0);
+
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/locked.pdf")])).await;
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["error"]["reason"], "pdf_error", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("encrypted"), "{v}");
 }

@@ -76,8 +76,16 @@ async fn site() -> TestServer {
         .route("/guide", Route::html(200, PAGE))
         .route("/guide.md", Route::bytes(200, "text/markdown", b"# Guide\n\nThe Markdown copy.\n".to_vec()))
         .route("/llms.txt", Route::text(200, &llms))
-        .route("/sitemap.xml", Route::bytes(200, "application/xml", sitemap.into_bytes()));
+        .route("/sitemap.xml", Route::bytes(200, "application/xml", sitemap.into_bytes()))
+        .route("/paper.pdf", Route::bytes(200, "application/pdf", paper()))
+        .route("/old-paper.pdf", Route::redirect(302, "/paper.pdf"))
+        .route("/private/paper.pdf", Route::bytes(200, "application/pdf", paper()));
     server
+}
+
+/// A PDF of 40 pages, long enough to page through.
+fn paper() -> Vec<u8> {
+    webcanon_test::pdf::PdfSpec::numbered(40).title("A Long Paper").author("Grace Hopper").build()
 }
 
 /// The binary's arguments for a server that may reach the loopback site.
@@ -336,6 +344,36 @@ async fn pages_a_long_page(session: &Session, site: &TestServer) {
     assert!(text.contains(&format!("start_index {total} is past the end")), "{text}");
 }
 
+async fn fetches_and_pages_a_pdf(session: &Session, site: &TestServer) {
+    let first = call(session, "fetch", json!({"url": site.url("/old-paper.pdf"), "max_length": 500})).await;
+    assert_ok(&first, "fetch a PDF behind a redirect");
+    let header = texts(&first)[0];
+    for line in [
+        "Title: A Long Paper",
+        "PDF: 40 pages (all read), by Grace Hopper",
+        &format!("Final URL after redirects: {}", site.url("/paper.pdf")),
+        "call fetch again with start_index=500",
+    ] {
+        assert!(header.contains(line), "header lacks `{line}`:\n{header}");
+    }
+    assert!(texts(&first)[1].starts_with("Page 1 of the long document.\n\n--- page 2 ---"), "{}", texts(&first)[1]);
+    let meta = structured(&first);
+    assert_eq!(meta["pdf"], json!({"title": "A Long Paper", "author": "Grace Hopper", "pages": 40, "pages_read": 40}));
+    let total = meta["total_length"].as_u64().unwrap();
+    let rest =
+        call(session, "fetch", json!({"url": site.url("/old-paper.pdf"), "max_length": 100_000, "start_index": 500}))
+            .await;
+    assert_ok(&rest, "the rest of the PDF");
+    assert!(structured(&rest)["cached_seconds_ago"].is_u64(), "paging a PDF reads the page cache");
+    assert_eq!(structured(&rest)["end_index"].as_u64(), Some(total));
+    assert!(texts(&rest)[1].ends_with("--- page 40 ---\n\nPage 40 of the long document."), "{}", texts(&rest)[1]);
+    assert_eq!(site.hits("/paper.pdf"), 1, "paging fetched the PDF once");
+
+    let refused = call(session, "fetch", json!({"url": site.url("/private/paper.pdf")})).await;
+    assert_error(&refused, "a PDF robots.txt disallows");
+    assert_eq!(site.hits("/private/paper.pdf"), 0, "a refused PDF is never requested");
+}
+
 async fn rejects_bad_arguments(session: &Session, site: &TestServer) {
     let rows = [
         ("fetch", json!({"url": "not a url"}), "invalid URL `not a url`"),
@@ -552,6 +590,7 @@ async fn exercise(session: &Session, site: &TestServer) {
     lists_tools_and_the_prompt(session).await;
     fetches_pages(session, site).await;
     pages_a_long_page(session, site).await;
+    fetches_and_pages_a_pdf(session, site).await;
     rejects_bad_arguments(session, site).await;
     refuses_what_robots_txt_disallows(session, site).await;
     refuses_non_public_addresses(session).await;

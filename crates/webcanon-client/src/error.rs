@@ -80,6 +80,15 @@ pub enum FetchError {
         /// Its content type.
         content_type: String,
     },
+    /// The content is a PDF that cannot be read: encrypted with a password,
+    /// broken beyond repair, or its reader failed on it.
+    #[error("{url} is a PDF that cannot be read: {message}")]
+    Pdf {
+        /// The URL.
+        url: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// This machine could not make the request (out of descriptors,
     /// buffers, local ports or memory), after retries: a fact about this
     /// machine, never about the site, so nothing is recorded for it.
@@ -133,7 +142,7 @@ impl FetchError {
 
     /// Why the exchange failed, as a stable word: `ssrf`, `dns`, `timeout`,
     /// `connect`, `protocol`, `status`, `too_many_redirects`,
-    /// `bad_redirect`, `unsupported_content` or `local`.
+    /// `bad_redirect`, `unsupported_content`, `pdf_error` or `local`.
     pub fn reason(&self) -> &'static str {
         match self {
             FetchError::Ssrf(_) => "ssrf",
@@ -145,6 +154,7 @@ impl FetchError {
             FetchError::TooManyRedirects { .. } => "too_many_redirects",
             FetchError::BadRedirect { .. } => "bad_redirect",
             FetchError::UnsupportedContent { .. } => "unsupported_content",
+            FetchError::Pdf { .. } => "pdf_error",
             FetchError::Local { .. } => "local",
         }
     }
@@ -167,6 +177,7 @@ impl FetchError {
             | FetchError::TooManyRedirects { url, .. }
             | FetchError::BadRedirect { url, .. }
             | FetchError::UnsupportedContent { url, .. }
+            | FetchError::Pdf { url, .. }
             | FetchError::Local { url, .. } => url,
         }
     }

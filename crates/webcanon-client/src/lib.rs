@@ -44,6 +44,7 @@ pub mod options;
 pub mod os_limits;
 pub mod pacing;
 mod page;
+pub mod pdf;
 pub mod polite;
 pub mod robots_cache;
 pub mod robots_fetch;

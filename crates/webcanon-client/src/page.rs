@@ -11,6 +11,7 @@ use url::Url;
 use crate::error::FetchError;
 use crate::http::Answer;
 use crate::markdown::{HtmlLimits, html_to_markdown};
+use crate::pdf::{ConvertedPdf, PdfCut, PdfLimits};
 use crate::warning::{Warning, WarningCode, WarningSource};
 
 /// What the client asks for when it takes no hints: HTML or Markdown,
@@ -47,6 +48,8 @@ pub(crate) struct Page {
     /// plain-text answer), which the content shape applies to; JSON, XML
     /// and other text are left as served.
     pub markdown: bool,
+    /// Title, author and pages, when the answer was a PDF.
+    pub pdf: Option<crate::pdf::PdfInfo>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +95,17 @@ pub(crate) fn decode_body(body: &[u8], content_type: Option<&str>, url: Option<&
     crate::charset::decode(body, content_type, url).text
 }
 
+/// A turn to convert a document: HTML trees and PDFs, at most one per core
+/// at a time, process-wide (see [`convert_html`]).
+pub(crate) async fn conversion_permit() -> tokio::sync::OwnedSemaphorePermit {
+    static CONVERSIONS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
+    let permits = CONVERSIONS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::sync::Arc::new(tokio::sync::Semaphore::new(cores))
+    });
+    permits.clone().acquire_owned().await.expect("the semaphore is never closed")
+}
+
 /// HTML to Markdown on a blocking thread, within the limits' wall-clock cap:
 /// past it, the page's text from the linear tag stripper (the converter's
 /// own inputs are capped so that the abandoned thread ends soon after).
@@ -114,14 +128,9 @@ async fn convert_html_with(
     limits: HtmlLimits,
     convert: fn(&str, &Url, &HtmlLimits) -> crate::markdown::Converted,
 ) -> Result<crate::markdown::Converted, tokio::task::JoinError> {
-    static CONVERSIONS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
-    let permits = CONVERSIONS.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        std::sync::Arc::new(tokio::sync::Semaphore::new(cores))
-    });
     let text = std::sync::Arc::new(text);
     let (html, base) = (text.clone(), url.clone());
-    let permit = permits.clone().acquire_owned().await.expect("the semaphore is never closed");
+    let permit = conversion_permit().await;
     // The permit goes with the work: a conversion abandoned at its time
     // limit still counts until its thread ends.
     let full = tokio::task::spawn_blocking(move || {
@@ -142,6 +151,9 @@ async fn convert_html_with(
 pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
     let content_type = answer.header("content-type");
     let essence = essence(content_type);
+    if crate::pdf::is_pdf(essence.as_deref(), &answer.body) {
+        return convert_pdf(answer, agent).await;
+    }
     let kind = kind_of(essence.as_deref(), &answer.body).ok_or_else(|| FetchError::UnsupportedContent {
         url: answer.url.to_string(),
         content_type: content_type.unwrap_or("binary data").to_string(),
@@ -157,6 +169,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
             markdown_alternates: link_header(answer, "alternate", Some("text/markdown")),
             described_by: link_header(answer, "describedby", None),
             warnings,
+            pdf: None,
         },
         Kind::Html => {
             let converted = convert_html(text, &answer.url, HtmlLimits::default()).await.map_err(|e| {
@@ -190,10 +203,65 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
                 markdown_alternates,
                 described_by,
                 warnings,
+                pdf: None,
             }
         }
     };
     Ok(dedupe(page))
+}
+
+/// A PDF answer: its text on the blocking pool within [`PdfLimits`], the
+/// usage signals its headers carry (`X-Robots-Tag` is the only one a PDF
+/// can), and a warning when it was cut or has no text layer.
+async fn convert_pdf(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
+    let limits = PdfLimits::default();
+    let converted = crate::pdf::convert(answer.body.as_slice().into(), limits)
+        .await
+        .map_err(|e| FetchError::Pdf { url: answer.url.to_string(), message: e.to_string() })?;
+    let mut warnings = header_warnings(answer, agent);
+    warnings.extend(pdf_warnings(&converted, &limits));
+    Ok(dedupe(Page {
+        content: converted.markdown,
+        title: converted.info.title.clone(),
+        canonical_url: link_header(answer, "canonical", None).into_iter().next().map(String::from),
+        markdown_alternates: link_header(answer, "alternate", Some("text/markdown")),
+        described_by: link_header(answer, "describedby", None),
+        warnings,
+        markdown: true,
+        pdf: Some(converted.info),
+    }))
+}
+
+/// The warnings a conversion gives: cut (how far it got), no text layer.
+fn pdf_warnings(converted: &ConvertedPdf, limits: &PdfLimits) -> Vec<Warning> {
+    let info = &converted.info;
+    let mut out = Vec::new();
+    let detail = match converted.cut {
+        Some(PdfCut::Pages) => {
+            Some(format!("the PDF has {} pages; the first {} (the page limit) were read", info.pages, info.pages_read))
+        }
+        Some(PdfCut::Time) => Some(format!(
+            "reading the PDF took longer than {} s and was cut after page {} of {}",
+            limits.time_limit.as_secs_f64(),
+            info.pages_read,
+            info.pages
+        )),
+        None => None,
+    };
+    if let Some(detail) = detail {
+        out.push(Warning::new(WarningCode::PdfTruncated, WarningSource::Conversion, detail));
+    }
+    if converted.no_text_layer {
+        out.push(Warning::new(
+            WarningCode::PdfNoTextLayer,
+            WarningSource::Conversion,
+            format!(
+                "the PDF's {} pages read have no text layer (scanned images?); no OCR is done, so there is no text",
+                info.pages_read
+            ),
+        ));
+    }
+    out
 }
 
 fn dedupe(mut page: Page) -> Page {

@@ -149,6 +149,8 @@ pub(crate) struct PageMeta {
     pub title: Option<String>,
     /// The canonical URL the page names.
     pub canonical_url: Option<String>,
+    /// Title, author and pages, when the page is a PDF.
+    pub pdf: Option<PdfOutput>,
     /// The Markdown copy used instead of the page, if any.
     pub alternative: Option<AlternativeOutput>,
     /// Whether the body is returned as received, without conversion to Markdown.
@@ -157,6 +159,30 @@ pub(crate) struct PageMeta {
     pub robots: RobotsOutput,
     /// Usage warnings (meta robots, X-Robots-Tag, TDMRep, Content-Signal, a cut body...).
     pub warnings: Vec<WarningOutput>,
+}
+
+/// What is known about a PDF besides its text.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub(crate) struct PdfOutput {
+    /// The document's title, from its metadata.
+    pub title: Option<String>,
+    /// Its author, from its metadata.
+    pub author: Option<String>,
+    /// How many pages it has.
+    pub pages: usize,
+    /// How many of them were read (fewer when a limit cut it).
+    pub pages_read: usize,
+}
+
+impl From<&webcanon_client::pdf::PdfInfo> for PdfOutput {
+    fn from(info: &webcanon_client::pdf::PdfInfo) -> PdfOutput {
+        PdfOutput {
+            title: info.title.clone(),
+            author: info.author.clone(),
+            pages: info.pages,
+            pages_read: info.pages_read,
+        }
+    }
 }
 
 /// What `fetch` returns beside the page text.

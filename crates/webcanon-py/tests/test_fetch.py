@@ -168,3 +168,63 @@ async def test_content_shapes_are_client_options(site):
     assert f"[the guide]({guide})" in inline and "![A chart](" in inline
     text = (await client(format="text", links="drop").fetch(site.url("/page")))["content"]
     assert "Read the guide before the rest" in text and guide not in text
+
+
+def pdf(pages: list[str], title: str) -> bytes:
+    """A small PDF: one line of Helvetica text per page and a Title."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    kids = []
+    for text in pages:
+        kids.append(f"{len(objects) + 1} 0 R")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+            f"/Contents {len(objects) + 2} 0 R >>".encode()
+        )
+        content = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>".encode()
+    objects.append(f"<< /Title ({title}) >>".encode())
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        len(objects),
+        xref,
+    )
+    return bytes(out)
+
+
+@pytest.mark.asyncio
+async def test_a_pdf_behind_a_redirect_comes_back_as_text_with_its_metadata(site):
+    site.route("/robots.txt", 200, ROBOTS)
+    site.routes[(None, "/report.pdf")] = (
+        200,
+        {"content-type": "application/pdf", "x-robots-tag": "noai"},
+        pdf(["First page.", "Second page."], "The Report"),
+    )
+    site.routes[(None, "/latest.pdf")] = (302, {"location": "/report.pdf"}, b"")
+    result = await client(format="text").fetch(site.url("/latest.pdf"))
+    assert result["final_url"] == site.url("/report.pdf")
+    assert result["content"] == "First page.\n\n--- page 2 ---\n\nSecond page."
+    assert result["title"] == "The Report"
+    assert result["pdf"] == {"title": "The Report", "author": None, "pages": 2, "pages_read": 2}
+    assert [w["code"] for w in result["warnings"]] == ["noai"]
+
+
+@pytest.mark.asyncio
+async def test_a_disallowed_pdf_is_never_requested_and_a_broken_one_raises_pdf_error(site):
+    site.route("/robots.txt", 200, ROBOTS)
+    site.route("/private/report.pdf", 200, pdf(["Secret."], "Secret"), "application/pdf")
+    site.route("/broken.pdf", 200, b"%PDF-1.7\nnothing else", "application/pdf")
+    with pytest.raises(webcanon.PolicyRefused):
+        await client().fetch(site.url("/private/report.pdf"))
+    assert site.hits("/private/report.pdf") == 0
+    with pytest.raises(webcanon.FetchFailed) as raised:
+        await client().fetch(site.url("/broken.pdf"))
+    assert raised.value.error["error"]["reason"] == "pdf_error"

@@ -460,7 +460,7 @@ async fn openapi_documents_every_route() {
             }
         }
     }
-    for schema in ["FetchResult", "RobotsEvidence", "ErrorJson", "EvalItem", "Report"] {
+    for schema in ["FetchResult", "PdfInfo", "RobotsEvidence", "ErrorJson", "EvalItem", "Report"] {
         assert!(doc["components"]["schemas"][schema].is_object(), "{schema} missing");
     }
     // Only formats a strict validator knows (no `uint8`, `uint64`, ...).
@@ -641,4 +641,40 @@ async fn a_stalled_store_holds_no_async_worker() {
         let (status, _) = request.await.unwrap();
         assert_eq!(status, 200, "the stalled requests still finish");
     }
+}
+
+fn paper() -> Vec<u8> {
+    webcanon_test::pdf::PdfSpec::text(&[&["First page of the paper."], &["Second page of the paper."]])
+        .title("The Paper")
+        .author("Ada Lovelace")
+        .build()
+}
+
+#[tokio::test]
+async fn fetch_reads_a_pdf_behind_a_redirect_in_the_shape_asked_for() {
+    let server = site().await;
+    server.route("/paper.pdf", Route::bytes(200, "application/pdf", paper()).header("X-Robots-Tag", "noai"));
+    server.route("/latest.pdf", Route::redirect(301, "/paper.pdf"));
+    let service = start().await;
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/latest.pdf"), "format": "text"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["content"], "First page of the paper.\n\n--- page 2 ---\n\nSecond page of the paper.");
+    assert_eq!(body["title"], "The Paper");
+    assert_eq!(body["pdf"], json!({"title": "The Paper", "author": "Ada Lovelace", "pages": 2, "pages_read": 2}));
+    assert_eq!(body["redirects"][0]["url"], server.url("/latest.pdf"));
+    assert_eq!(body["warnings"][0]["code"], "noai", "{body}");
+}
+
+#[tokio::test]
+async fn fetch_refuses_a_disallowed_pdf_unrequested_and_a_broken_one_with_pdf_error() {
+    let server = site().await;
+    server.route("/private/paper.pdf", Route::bytes(200, "application/pdf", paper()));
+    server.route("/broken.pdf", Route::bytes(200, "application/pdf", b"%PDF-1.7\nnot really".to_vec()));
+    let service = start().await;
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/private/paper.pdf")})).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(server.hits("/private/paper.pdf"), 0);
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/broken.pdf")})).await;
+    assert_eq!(status, 502, "{body}");
+    assert_eq!(body["error"]["reason"], "pdf_error", "{body}");
 }

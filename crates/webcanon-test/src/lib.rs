@@ -1,7 +1,8 @@
 //! Test support: a real HTTP server on loopback whose answers are scripted
 //! per path and which logs every request it receives, a forward HTTP proxy
-//! ([`TestProxy`]) logging what passes through it, and a real
-//! `redis-server` ([`RedisServer`]) for the fleet store's tests.
+//! ([`TestProxy`]) logging what passes through it, a real `redis-server`
+//! ([`RedisServer`]) for the fleet store's tests, and small PDFs written
+//! byte by byte ([`pdf::PdfSpec`]).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -12,6 +13,7 @@
 //! # }
 //! ```
 
+pub mod pdf;
 mod proxy;
 mod redis_server;
 

@@ -431,6 +431,7 @@ impl Client {
             title: page.title,
             canonical_url: page.canonical_url,
             content: if page.markdown { self.inner.shape.apply(&page.content) } else { page.content },
+            pdf: page.pdf,
             robots,
             alternative,
             alternatives,

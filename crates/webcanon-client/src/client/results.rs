@@ -113,8 +113,11 @@ pub struct FetchResult {
     pub title: Option<String>,
     /// The canonical URL (`rel=canonical` link or `Link` header).
     pub canonical_url: Option<String>,
-    /// The content: Markdown for HTML, the text itself for Markdown and text.
+    /// The content: Markdown for HTML and PDF, the text itself for Markdown
+    /// and text.
     pub content: String,
+    /// Title, author and page counts, when the content is a PDF.
+    pub pdf: Option<crate::pdf::PdfInfo>,
     /// The robots verdict for the requested URL, with its evidence.
     pub robots: RobotsEvidence,
     /// The alternative that decided the content: the one used, else the

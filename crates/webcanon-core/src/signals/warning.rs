@@ -111,6 +111,12 @@ spelled_enum! {
         /// the HTML page, whose own usage signals were therefore not read:
         /// no usage warning is not the same as no restriction.
         PageSignalsNotRead => "page_signals_not_read",
+        /// A PDF was cut: more pages than the page limit, or its conversion
+        /// ran past the time limit; the detail says how far it got.
+        PdfTruncated => "pdf_truncated",
+        /// A PDF has pages but no text layer (scanned images): nothing to
+        /// read without OCR, which is not done.
+        PdfNoTextLayer => "pdf_no_text_layer",
     }
 }
 

@@ -12,7 +12,7 @@ use webcanon_client::warning::{Warning, WarningCode, WarningSource};
 use webcanon_client::{Client, DEFAULT_MAX_BYTES, FetchOptions, FetchResult, RawResponse};
 
 use super::{Answer, Shared};
-use crate::output::{AlternativeOutput, FetchOutput, PageMeta, RobotsOutput, WarningOutput};
+use crate::output::{AlternativeOutput, FetchOutput, PageMeta, PdfOutput, RobotsOutput, WarningOutput};
 use crate::page_cache::{CachedPage, PageKey};
 use crate::paging;
 use crate::refusal::Failure;
@@ -81,6 +81,7 @@ impl PageMeta {
             content_type: result.content_type.clone(),
             title: result.title.clone(),
             canonical_url: result.canonical_url.clone(),
+            pdf: result.pdf.as_ref().map(PdfOutput::from),
             alternative: AlternativeOutput::used(result.alternative.as_ref()),
             raw: false,
             robots: RobotsOutput::from(&result.robots),
@@ -97,6 +98,7 @@ impl PageMeta {
             content_type: response.header("content-type").map(str::to_string),
             title: None,
             canonical_url: None,
+            pdf: None,
             alternative: None,
             raw: true,
             robots: RobotsOutput::from(&response.robots),
@@ -204,6 +206,9 @@ pub(crate) fn header(output: &FetchOutput, agent: &str) -> String {
         // The content does not repeat the title: the header names it.
         let _ = writeln!(out, "Title: {}", title.trim());
     }
+    if let Some(pdf) = &page.pdf {
+        pdf_line(&mut out, pdf);
+    }
     match &page.alternative {
         Some(alternative) => {
             let _ =
@@ -242,6 +247,16 @@ pub(crate) fn header(output: &FetchOutput, agent: &str) -> String {
         let _ = writeln!(out, "Served from the server's page cache (fetched {age} s ago).");
     }
     out
+}
+
+/// `PDF: 12 pages (all read), by Ada Lovelace.`
+fn pdf_line(out: &mut String, pdf: &PdfOutput) {
+    let read = if pdf.pages_read == pdf.pages { "all read".to_string() } else { format!("{} read", pdf.pages_read) };
+    let _ = write!(out, "PDF: {} pages ({read})", pdf.pages);
+    if let Some(author) = pdf.author.as_deref() {
+        let _ = write!(out, ", by {author}");
+    }
+    let _ = writeln!(out, "; page breaks are marked `--- page N ---`.");
 }
 
 #[cfg(test)]

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""PDF to text: webcanon against pdftotext (poppler-utils) and pypdf, on the
+same PDFs, in one run, scored the same way.
+
+Systems:
+  webcanon    the conversion of `webcanon fetch --format text` (the pdf_pages
+              example, release build), page markers removed before scoring
+  pdftotext   `pdftotext -enc UTF-8 FILE -` (one process per file, as a
+              fetcher would run it)
+  pypdf       pypdf.PdfReader(FILE), page.extract_text() for every page
+
+Sets:
+  real        PDFs from Debian documentation packages (manuals, papers in
+              two columns, slides, reference cards, Cyrillic and Chinese
+              books): `apt-get download` into target/pdf-bench/debs and
+              `dpkg-deb -x`, nothing installed. Scored against pdftotext.
+  truth       the Debian licence texts (/usr/share/common-licenses) set as
+              HTML paragraphs and printed to PDF by headless Chromium: the
+              ground truth is the text itself. Every system is scored.
+
+Score: word 4-shingle F1 per document (multiset), averaged over documents;
+whitespace and page markers do not count. Speed: pages per second over the
+whole set, each document timed on one thread.
+
+  target/pdf-bench/venv/bin/python benches/pdf/compare.py [--json OUT]
+"""
+
+import argparse
+import html
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WORK = ROOT / "target" / "pdf-bench"
+PACKAGES = [
+    "gnuplot-doc",
+    "octave-doc",
+    "texlive-latex-base-doc",
+    "texlive-lang-cyrillic",
+    "texlive-lang-chinese",
+    "texlive-publishers-doc",
+    "texlive-science-doc",
+]
+# (file under usr/share/doc, kind)
+REAL = [
+    ("gnuplot/gnuplot.pdf", "manual, 311 pages"),
+    ("octave/octave.pdf", "manual, 1158 pages"),
+    ("octave/refcard-a4.pdf", "reference card, 3 columns"),
+    ("texlive-doc/latex/base/usrguide.pdf", "manual"),
+    ("texlive-doc/latex/base/clsguide.pdf", "manual"),
+    ("texlive-doc/latex/base/source2e.pdf", "code listing, 1221 pages"),
+    ("texlive-doc/latex/gfdl/gfdl.pdf", "licence"),
+    ("texlive-doc/latex/acmart/samples/sample-sigconf.pdf", "paper, 2 columns"),
+    ("texlive-doc/latex/revtex4-1/sample/aps/apssamp.pdf", "paper, 2 columns"),
+    ("texlive-doc/latex/elsarticle/elstest-3p.pdf", "paper"),
+    ("texlive-doc/latex/aastex/sample631.pdf", "paper"),
+    ("texlive-doc/latex/llncs/llncsdoc.pdf", "paper"),
+    ("texlive-doc/latex/ieeetran/testflow_doc.pdf", "paper, 2 columns"),
+    ("texlive-doc/latex/beamer-verona/beamer-verona.pdf", "slides"),
+    ("texlive-doc/latex/schule/Beispiele/bsp-beamer.pdf", "slides"),
+    ("texlive-doc/latex/nwejm/french/nwejm-fr.pdf", "French"),
+    ("texlive-doc/latex/lshort-ukr/lshort-ukr.pdf", "Ukrainian book"),
+    ("texlive-doc/latex/lshort-bulgarian/lshort-bg.pdf", "Bulgarian book"),
+    ("texlive-doc/latex/lshort-chinese/lshort-zh-cn.pdf", "Chinese book"),
+    ("texlive-doc/latex/zhlipsum/zhlipsum.pdf", "Chinese"),
+]
+LICENCES = ["Apache-2.0", "GPL-3", "LGPL-2.1", "MPL-2.0", "Artistic", "GFDL-1.3"]
+MARKER = re.compile(r"^--- page \d+ ---$", re.M)
+TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def shingles(text, n=4):
+    tokens = TOKEN.findall(text or "")
+    return Counter(tuple(tokens[i : i + n]) for i in range(max(1, len(tokens) - n + 1)) if tokens[i : i + n])
+
+
+def f1(reference, candidate):
+    ref, cand = shingles(reference), shingles(candidate)
+    tp = sum(min(c, cand.get(k, 0)) for k, c in ref.items())
+    precision = tp / sum(cand.values()) if cand else 0.0
+    recall = tp / sum(ref.values()) if ref else 0.0
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+# --- the sets ------------------------------------------------------------------
+
+
+def real_set():
+    folder = WORK / "real"
+    if folder.is_dir() and len(list(folder.glob("*.pdf"))) == len(REAL):
+        return folder
+    debs, tree = WORK / "debs", WORK / "tree"
+    debs.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["apt-get", "download", *PACKAGES], cwd=debs, check=True)
+    for deb in debs.glob("*.deb"):
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(tree)], check=True)
+    folder.mkdir(exist_ok=True)
+    for path, _ in REAL:
+        shutil.copy(tree / "usr/share/doc" / path, folder / Path(path).name)
+    return folder
+
+
+def truth_set():
+    folder = WORK / "truth"
+    folder.mkdir(parents=True, exist_ok=True)
+    truth = {}
+    for name in LICENCES:
+        text = Path("/usr/share/common-licenses", name).read_text()
+        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
+        truth[name] = "\n\n".join(paragraphs)
+        pdf = folder / f"{name}.pdf"
+        if pdf.exists():
+            continue
+        body = "".join(f"<p>{html.escape(p)}</p>\n" for p in paragraphs)
+        page = folder / f"{name}.html"
+        page.write_text(f"<!doctype html><meta charset=utf-8><title>{name}</title><body>{body}</body>")
+        subprocess.run(
+            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+             f"--print-to-pdf={pdf}", page.as_uri()],
+            check=True, capture_output=True,
+        )
+    return folder, truth
+
+
+# --- the systems -----------------------------------------------------------------
+
+
+def run_webcanon(folder):
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--release", "-p", "webcanon-client", "--example", "pdf_pages"],
+        cwd=ROOT, check=True,
+    )
+    metadata = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT, check=True, capture_output=True, text=True
+    )
+    target = Path(json.loads(metadata.stdout)["target_directory"])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.json"
+        subprocess.run([str(target / "release/examples/pdf_pages"), str(folder), str(out)], check=True)
+        result = json.loads(out.read_text())
+    texts = {k: MARKER.sub("", v["content"]) for k, v in result.items()}
+    return texts, {k: v["seconds"] for k, v in result.items()}, {k: v for k, v in result.items()}
+
+
+def run_pdftotext(folder):
+    texts, seconds = {}, {}
+    for pdf in sorted(folder.glob("*.pdf")):
+        started = time.perf_counter()
+        done = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True)
+        seconds[pdf.stem] = time.perf_counter() - started
+        texts[pdf.stem] = done.stdout.decode("utf-8", "replace").replace("\f", "\n")
+    return texts, seconds
+
+
+def run_pypdf(folder):
+    import pypdf
+
+    texts, seconds = {}, {}
+    for pdf in sorted(folder.glob("*.pdf")):
+        started = time.perf_counter()
+        try:
+            reader = pypdf.PdfReader(str(pdf))
+            texts[pdf.stem] = "\n".join(page.extract_text() or "" for page in reader.pages)
+        except Exception as error:  # a failure scores 0, as it would for an agent
+            print(f"pypdf failed on {pdf.name}: {error}", file=sys.stderr)
+            texts[pdf.stem] = ""
+        seconds[pdf.stem] = time.perf_counter() - started
+    return texts, seconds
+
+
+def page_counts(folder):
+    counts = {}
+    for pdf in sorted(folder.glob("*.pdf")):
+        info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+        counts[pdf.stem] = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+    return counts
+
+
+# --- the run ---------------------------------------------------------------------
+
+
+def measure(folder, references):
+    """Each system's texts and times on `folder`, scored against `references`
+    (a function of the run's texts)."""
+    pages = page_counts(folder)
+    runs = {"webcanon": run_webcanon(folder)[:2], "pdftotext": run_pdftotext(folder), "pypdf": run_pypdf(folder)}
+    reference = references(runs)
+    rows = {}
+    for name, (texts, seconds) in runs.items():
+        scores = {k: f1(reference[k], texts.get(k, "")) for k in reference}
+        rows[name] = {
+            "f1": statistics.mean(scores.values()),
+            "per_document": scores,
+            "seconds": sum(seconds.values()),
+            "pages_per_second": sum(pages.values()) / sum(seconds.values()),
+        }
+    return rows, pages
+
+
+def print_rows(title, rows, pages, reference_name):
+    print(f"\n## {title}: {len(pages)} PDFs, {sum(pages.values())} pages; F1 against {reference_name}\n")
+    print("| system | mean F1 | total s | pages/s |")
+    print("|---|---|---|---|")
+    for name, row in rows.items():
+        print(f"| {name} | {row['f1']:.3f} | {row['seconds']:.2f} | {row['pages_per_second']:.0f} |")
+    print("\n| document | pages | " + " | ".join(rows) + " |")
+    print("|---|---|" + "---|" * len(rows))
+    for key in sorted(pages):
+        cells = " | ".join(f"{rows[n]['per_document'].get(key, 0):.3f}" for n in rows)
+        print(f"| {key} | {pages[key]} | {cells} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", type=Path, help="write every figure here")
+    args = parser.parse_args()
+    real_rows, real_pages = measure(real_set(), lambda runs: runs["pdftotext"][0])
+    print_rows("Real PDFs (Debian documentation)", real_rows, real_pages, "pdftotext")
+    folder, truth = truth_set()
+    truth_rows, truth_pages = measure(folder, lambda runs: truth)
+    print_rows("Printed by headless Chromium from known text", truth_rows, truth_pages, "the text")
+    if args.json:
+        args.json.write_text(json.dumps({"real": real_rows, "truth": truth_rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

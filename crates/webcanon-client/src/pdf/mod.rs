@@ -1,0 +1,193 @@
+//! PDF to Markdown for LLMs: the text layer of each page in reading order,
+//! paragraphs joined, hyphenation at line ends repaired, page breaks
+//! marked, title and author from the document information dictionary.
+//!
+//! The reader is `pdf_oxide` (pure Rust). PDF readers panic and loop on
+//! hostile input, so every conversion has defined outcomes:
+//!
+//! | input | outcome |
+//! |---|---|
+//! | more pages than [`PdfLimits::max_pages`] | the first pages, [`PdfCut::Pages`] |
+//! | past [`PdfLimits::time_limit`] | the pages read by then, [`PdfCut::Time`] |
+//! | encrypted with a password | [`PdfError::Encrypted`] |
+//! | not readable (broken, truncated past repair) | [`PdfError::Broken`] |
+//! | no pages | [`PdfError::NoPages`] |
+//! | the reader panics | [`PdfError::ReaderFailed`] (the panic is caught) |
+//! | pages without any text (scanned) | empty content, [`ConvertedPdf::no_text_layer`] |
+//!
+//! [`convert`] runs the reader on the blocking pool and stops waiting at
+//! the time limit; [`pdf_to_markdown`] is the same work on the caller's
+//! thread (the fuzz target and the benchmark call it).
+
+mod read;
+mod text;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use text::page_marker;
+
+/// Caps on one conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PdfLimits {
+    /// The most pages read (default 2,000); the rest are left out with a
+    /// warning.
+    pub max_pages: usize,
+    /// The wall-clock cap on one document (default 10 s): past it, the
+    /// pages read so far, with a warning that says how far it got.
+    pub time_limit: Duration,
+}
+
+impl Default for PdfLimits {
+    fn default() -> Self {
+        PdfLimits { max_pages: 2_000, time_limit: Duration::from_secs(10) }
+    }
+}
+
+/// What is known about a PDF besides its text: the fetch result's `pdf`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PdfInfo {
+    /// The document's title (its information dictionary's `Title`).
+    pub title: Option<String>,
+    /// Its author (`Author`).
+    pub author: Option<String>,
+    /// How many pages it has (as its page tree says).
+    pub pages: usize,
+    /// How many of them were read (fewer when cut by a limit).
+    pub pages_read: usize,
+}
+
+/// Why a conversion stopped before the last page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PdfCut {
+    /// More pages than [`PdfLimits::max_pages`].
+    Pages,
+    /// It ran past [`PdfLimits::time_limit`].
+    Time,
+}
+
+/// A converted PDF.
+#[derive(Debug, Clone)]
+pub struct ConvertedPdf {
+    /// The text as Markdown: paragraphs, a [`page_marker`] line before
+    /// every page after the first (the title is in [`ConvertedPdf::info`]).
+    pub markdown: String,
+    /// Title, author, page counts.
+    pub info: PdfInfo,
+    /// Why it stopped early, if it did.
+    pub cut: Option<PdfCut>,
+    /// Whether it has pages but not a character of text on any page read
+    /// (a scan without a text layer; no OCR is done).
+    pub no_text_layer: bool,
+}
+
+/// Why a PDF could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PdfError {
+    /// Encrypted, and not readable without a password.
+    #[error("it is encrypted and needs a password")]
+    Encrypted,
+    /// Not a readable PDF (broken, or truncated past repair).
+    #[error("it is not a readable PDF: {0}")]
+    Broken(String),
+    /// Its page tree has no pages.
+    #[error("it has no pages")]
+    NoPages,
+    /// The reader failed on it (a panic, caught).
+    #[error("the PDF reader failed on it")]
+    ReaderFailed,
+}
+
+/// Whether an answer is a PDF: its media type, or for no type (or a
+/// generic one) its first bytes (`%PDF-` within the first kilobyte, where
+/// readers look for it).
+pub fn is_pdf(media_type: Option<&str>, body: &[u8]) -> bool {
+    match media_type {
+        Some("application/pdf" | "application/x-pdf") => true,
+        None | Some("" | "application/octet-stream" | "binary/octet-stream") => {
+            memchr::memmem::find(&body[..body.len().min(1024)], b"%PDF-").is_some()
+        }
+        _ => false,
+    }
+}
+
+/// What the reading thread has done so far, shared with whoever waits.
+#[derive(Debug, Default)]
+struct Progress {
+    /// Each page's text, in order.
+    pages: Mutex<Vec<String>>,
+    /// Metadata, once read.
+    info: Mutex<PdfInfo>,
+    /// Set by the waiter to stop the reader between pages.
+    stop: AtomicBool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Reads `bytes` into `progress`, catching the reader's panics.
+fn read_caught(bytes: &[u8], limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read::read(bytes, limits, progress)))
+        .unwrap_or(Err(PdfError::ReaderFailed))
+}
+
+/// The result from what `progress` holds.
+fn finish(progress: &Progress, cut: Option<PdfCut>) -> ConvertedPdf {
+    let pages = std::mem::take(&mut *lock(&progress.pages));
+    let mut info = lock(&progress.info).clone();
+    info.pages_read = pages.len();
+    let no_text_layer = !pages.is_empty() && pages.iter().all(|p| p.trim().is_empty());
+    let text: &[String] = if no_text_layer { &[] } else { &pages };
+    let markdown = text::assemble(text);
+    ConvertedPdf { markdown, info, cut, no_text_layer }
+}
+
+/// Converts a PDF on the caller's thread, within `limits` (time checked
+/// between pages).
+pub fn pdf_to_markdown(bytes: &[u8], limits: &PdfLimits) -> Result<ConvertedPdf, PdfError> {
+    let progress = Progress::default();
+    let cut = read_caught(bytes, limits, &progress)?;
+    Ok(finish(&progress, cut))
+}
+
+/// Converts a PDF on the blocking pool; past the time limit, the pages
+/// read by then (the reader is told to stop, and stops after the page it
+/// is on).
+pub async fn convert(bytes: Arc<[u8]>, limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
+    let progress = Arc::new(Progress::default());
+    let permit = crate::page::conversion_permit().await;
+    let shared = progress.clone();
+    let reading = tokio::task::spawn_blocking(move || {
+        let outcome = read_caught(&bytes, &limits, &shared);
+        drop(permit);
+        outcome
+    });
+    match tokio::time::timeout(limits.time_limit, reading).await {
+        Ok(Ok(outcome)) => Ok(finish(&progress, outcome?)),
+        Ok(Err(_)) => Err(PdfError::ReaderFailed),
+        Err(_) => {
+            progress.stop.store(true, Ordering::Relaxed);
+            Ok(finish(&progress, Some(PdfCut::Time)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pdfs_are_known_by_type_or_by_their_first_bytes() {
+        assert!(is_pdf(Some("application/pdf"), b""));
+        assert!(is_pdf(None, b"%PDF-1.7\n"));
+        assert!(is_pdf(Some("application/octet-stream"), b"\n\n%PDF-1.4"));
+        assert!(!is_pdf(Some("text/html"), b"%PDF-1.4"));
+        assert!(!is_pdf(None, b"<html>"));
+    }
+}

@@ -1,0 +1,72 @@
+//! The reader: `pdf_oxide` page by page into a [`Progress`], between pages
+//! checking the page limit, the time limit and the waiter's stop flag.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use pdf_oxide::PdfDocument;
+use pdf_oxide::object::Object;
+
+use super::{PdfCut, PdfError, PdfInfo, PdfLimits, Progress, lock};
+
+/// Reads the document's metadata and pages into `progress`; why it stopped
+/// early, if it did.
+pub(super) fn read(bytes: &[u8], limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
+    let started = Instant::now();
+    let doc = PdfDocument::from_bytes(bytes.to_vec()).map_err(|e| opening_error(&e))?;
+    let encrypted = doc.is_encrypted();
+    // The reader has tried the empty password; any other is unknown.
+    if encrypted && !doc.is_authenticated() {
+        return Err(PdfError::Encrypted);
+    }
+    let pages = doc.page_count().map_err(|e| if encrypted { PdfError::Encrypted } else { opening_error(&e) })?;
+    if pages == 0 {
+        return Err(PdfError::NoPages);
+    }
+    *lock(&progress.info) =
+        PdfInfo { title: info_text(&doc, "Title"), author: info_text(&doc, "Author"), pages, pages_read: 0 };
+    let mut first_failure = None;
+    let wanted = pages.min(limits.max_pages);
+    for index in 0..wanted {
+        if progress.stop.load(Ordering::Relaxed) || started.elapsed() >= limits.time_limit {
+            return Ok(Some(PdfCut::Time));
+        }
+        let text = doc.extract_text(index).unwrap_or_else(|e| {
+            first_failure.get_or_insert_with(|| e.to_string());
+            String::new()
+        });
+        lock(&progress.pages).push(text);
+    }
+    let read_nothing = lock(&progress.pages).iter().all(|p| p.is_empty());
+    match first_failure {
+        Some(_) if read_nothing && encrypted => Err(PdfError::Encrypted),
+        Some(message) if read_nothing => Err(PdfError::Broken(message)),
+        _ => Ok((pages > wanted).then_some(PdfCut::Pages)),
+    }
+}
+
+/// What an error opening the document means.
+fn opening_error(error: &pdf_oxide::Error) -> PdfError {
+    match error {
+        pdf_oxide::Error::EncryptedPdf => PdfError::Encrypted,
+        other => PdfError::Broken(other.to_string()),
+    }
+}
+
+/// A text entry of the document information dictionary, when present and
+/// not blank.
+fn info_text(doc: &PdfDocument, key: &str) -> Option<String> {
+    let info = doc.trailer().as_dict()?.get("Info")?;
+    let info = match info {
+        Object::Reference(_) => doc.resolve_object(info).ok()?,
+        other => other.clone(),
+    };
+    let value = info.as_dict()?.get(key)?;
+    let value = match value {
+        Object::Reference(_) => doc.resolve_object(value).ok()?,
+        other => other.clone(),
+    };
+    let text = pdf_oxide::optional_content::decode_pdf_text_string(value.as_string()?);
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}

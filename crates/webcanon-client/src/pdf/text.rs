@@ -1,0 +1,191 @@
+//! From the reader's lines to Markdown: lines joined into paragraphs,
+//! words hyphenated at a line end put back together where that is safe,
+//! page breaks marked, Markdown syntax in the text escaped.
+
+/// The line that marks where page `number` (counted from 1) begins: every
+/// page after the first starts with one, in Markdown and text alike.
+///
+/// ```
+/// assert_eq!(webcanon_client::pdf::page_marker(2), "--- page 2 ---");
+/// ```
+pub fn page_marker(number: usize) -> String {
+    format!("--- page {number} ---")
+}
+
+/// The document: each page's paragraphs, a marker before every page after
+/// the first. The title is not repeated (it is in the metadata, and most
+/// PDFs print it on their first page).
+pub(super) fn assemble(pages: &[String]) -> String {
+    let mut out = String::new();
+    for (index, page) in pages.iter().enumerate() {
+        if index > 0 {
+            out.push_str(&page_marker(index + 1));
+            out.push_str("\n\n");
+        }
+        for paragraph in paragraphs(page) {
+            out.push_str(&escape(&paragraph));
+            out.push_str("\n\n");
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// The paragraphs of one page: blocks split at blank lines, and within a
+/// block at a line that stops well short of the block's width (a
+/// paragraph's last line), before a list item, and around dot leaders.
+fn paragraphs(page: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for block in page.split("\n\n") {
+        let lines: Vec<&str> = block.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let width = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+        let mut paragraph = String::new();
+        let mut previous = "";
+        for line in lines {
+            if paragraph.is_empty() {
+                paragraph.push_str(line);
+            } else if breaks_between(previous, line, width) {
+                out.push(std::mem::take(&mut paragraph));
+                paragraph.push_str(line);
+            } else {
+                join(&mut paragraph, line);
+            }
+            previous = line;
+        }
+        if !paragraph.is_empty() {
+            out.push(paragraph);
+        }
+    }
+    out
+}
+
+/// Whether `next` starts a new paragraph after `previous`.
+fn breaks_between(previous: &str, next: &str, width: usize) -> bool {
+    let short = previous.chars().count() * 10 < width * 6;
+    short || starts_item(next) || has_leaders(previous) || has_leaders(next)
+}
+
+/// A bullet or a numbered item: `•`, `-`, `*`, `–`, `1.`, `(a)`, `iv)`.
+fn starts_item(line: &str) -> bool {
+    let mut chars = line.chars();
+    let first = chars.next().unwrap_or(' ');
+    if matches!(first, '•' | '◦' | '▪' | '‣' | '–' | '—' | '-' | '*') {
+        return chars.next().is_some_and(char::is_whitespace);
+    }
+    let head: String = line.chars().take_while(|c| !c.is_whitespace()).take(6).collect();
+    let marker = head.trim_start_matches('(');
+    (marker.ends_with('.') || marker.ends_with(')'))
+        && marker.len() > 1
+        && marker[..marker.len() - 1].chars().all(|c| c.is_ascii_digit())
+}
+
+/// Dot leaders, as tables of contents have.
+fn has_leaders(line: &str) -> bool {
+    line.contains(". . .") || line.contains("....")
+}
+
+/// Appends `next` to `paragraph`: a soft hyphen or a hyphen between two
+/// lower-case letters at the line end joins the word's halves; text in
+/// scripts written without spaces (CJK) is joined without one; anything
+/// else with a space.
+fn join(paragraph: &mut String, next: &str) {
+    if paragraph.ends_with('\u{ad}') {
+        paragraph.pop();
+        paragraph.push_str(next);
+        return;
+    }
+    let mut tail = paragraph.chars().rev();
+    let last = tail.next().unwrap_or(' ');
+    let before = tail.next().unwrap_or(' ');
+    let after = tail.next().unwrap_or(' ');
+    let first = next.chars().next().unwrap_or(' ');
+    if last == '-' && before.is_lowercase() && after.is_lowercase() && first.is_lowercase() {
+        paragraph.pop();
+    } else if !(is_unspaced_script(last) && is_unspaced_script(first)) {
+        paragraph.push(' ');
+    }
+    paragraph.push_str(next);
+}
+
+/// Characters of scripts written without spaces between words (CJK
+/// ideographs, kana, fullwidth punctuation).
+fn is_unspaced_script(c: char) -> bool {
+    matches!(c, '\u{3000}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{ff00}'..='\u{ffef}')
+}
+
+/// A paragraph with the characters Markdown would read as syntax escaped:
+/// backslashes, code spans, emphasis (an `_` inside a word is left), and a
+/// heading or quote marker at its start. The text shape removes the
+/// escapes again.
+fn escape(paragraph: &str) -> String {
+    let mut out = String::with_capacity(paragraph.len() + 8);
+    if paragraph.starts_with(['#', '>', '=', '+']) {
+        out.push('\\');
+    }
+    let mut previous = ' ';
+    let mut chars = paragraph.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied().unwrap_or(' ');
+        let in_word = c == '_' && previous.is_alphanumeric() && next.is_alphanumeric();
+        if matches!(c, '\\' | '`' | '*' | '_') && !in_word {
+            out.push('\\');
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_of_a_paragraph_are_joined_and_short_lines_end_one() {
+        let page = "The first line of a paragraph that goes on\nand on until it reaches the right margin\nand stops here.\nA new paragraph starts on this line and\nends.\n\nAnother block.";
+        assert_eq!(
+            paragraphs(page),
+            [
+                "The first line of a paragraph that goes on and on until it reaches the right margin and stops here.",
+                "A new paragraph starts on this line and ends.",
+                "Another block."
+            ]
+        );
+    }
+
+    #[test]
+    fn hyphenation_is_repaired_only_between_lower_case_letters() {
+        let mut p = String::from("a word that was hyphen-");
+        join(&mut p, "ated at the end");
+        assert_eq!(p, "a word that was hyphenated at the end");
+        let mut p = String::from("the Jean-");
+        join(&mut p, "Paul case");
+        assert_eq!(p, "the Jean- Paul case");
+        let mut p = String::from("soft\u{ad}");
+        join(&mut p, "ware");
+        assert_eq!(p, "software");
+        let mut p = String::from("中文");
+        join(&mut p, "文本");
+        assert_eq!(p, "中文文本");
+    }
+
+    #[test]
+    fn items_and_leaders_are_lines_of_their_own() {
+        let page = "These are the points made in this part of the text:\n• the first point\n• the second point\n1. Introduction . . . . . . . 3\n2. Method . . . . . . . . . . 5";
+        assert_eq!(paragraphs(page).len(), 5);
+    }
+
+    #[test]
+    fn markdown_syntax_is_escaped() {
+        assert_eq!(
+            escape("# not a heading with *stars* and snake_case or _x_"),
+            "\\# not a heading with \\*stars\\* and snake_case or \\_x\\_"
+        );
+    }
+
+    #[test]
+    fn pages_after_the_first_are_marked() {
+        let pages = vec!["One.".to_string(), "Two.".to_string()];
+        assert_eq!(assemble(&pages), "One.\n\n--- page 2 ---\n\nTwo.");
+    }
+}

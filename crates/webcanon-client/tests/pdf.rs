@@ -1,0 +1,241 @@
+//! PDFs: the conversion's defined outcomes (text, metadata, pages cut,
+//! time cut, encrypted, truncated, no pages, no text layer, a page tree
+//! that lies), and PDFs fetched from a loopback server through the same
+//! policy path as pages: robots.txt, redirects, `X-Robots-Tag`.
+
+use std::time::{Duration, Instant};
+
+use webcanon_client::error::{Error, FetchError};
+use webcanon_client::markdown::{ContentFormat, ContentShape};
+use webcanon_client::pdf::{PdfCut, PdfError, PdfLimits, convert, pdf_to_markdown};
+use webcanon_client::ssrf::SsrfPolicy;
+use webcanon_client::{CacheSetting, Client, FetchOptions};
+use webcanon_test::pdf::PdfSpec;
+use webcanon_test::{Route, TestServer};
+
+fn report() -> Vec<u8> {
+    PdfSpec::text(&[
+        &[
+            "Quarterly report on the state of the robots.txt files seen by",
+            "the crawler, with a word that is hyphen-",
+            "ated across two lines.",
+        ],
+        &["The second page has its own text and a *star*."],
+    ])
+    .title("Quarterly Report")
+    .author("Ada Lovelace")
+    .build()
+}
+
+fn client() -> Client {
+    Client::builder()
+        .agent("TestBot")
+        .timeout(Duration::from_secs(10))
+        .cache(CacheSetting::None)
+        .ssrf_policy(SsrfPolicy::default().allow_private("127.0.0.0/8".parse().unwrap()))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn text_title_author_and_pages_come_out() {
+    let converted = pdf_to_markdown(&report(), &PdfLimits::default()).unwrap();
+    assert_eq!(converted.info.title.as_deref(), Some("Quarterly Report"));
+    assert_eq!(converted.info.author.as_deref(), Some("Ada Lovelace"));
+    assert_eq!((converted.info.pages, converted.info.pages_read), (2, 2));
+    assert_eq!(converted.cut, None);
+    assert!(!converted.no_text_layer);
+    let md = &converted.markdown;
+    assert!(md.starts_with("Quarterly report on the state"), "{md}");
+    assert!(md.contains("seen by the crawler, with a word that is hyphenated across two lines."), "{md}");
+    assert!(md.contains("\n\n--- page 2 ---\n\nThe second page has its own text and a \\*star\\*."), "{md}");
+}
+
+#[test]
+fn more_pages_than_the_limit_are_cut_at_the_limit() {
+    let pdf = PdfSpec::numbered(12).build();
+    let limits = PdfLimits { max_pages: 5, ..PdfLimits::default() };
+    let converted = pdf_to_markdown(&pdf, &limits).unwrap();
+    assert_eq!(converted.cut, Some(PdfCut::Pages));
+    assert_eq!((converted.info.pages, converted.info.pages_read), (12, 5));
+    assert!(converted.markdown.contains("Page 5 of the long document."));
+    assert!(!converted.markdown.contains("Page 6 of"));
+}
+
+#[test]
+fn a_page_tree_claiming_a_billion_pages_costs_what_it_holds() {
+    let pdf = PdfSpec::numbered(3).claiming_pages(1_000_000_000).build();
+    let started = Instant::now();
+    let outcome = pdf_to_markdown(&pdf, &PdfLimits::default());
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    // Either the reader counts the pages it finds, or it believes the
+    // claim and the page limit cuts it: never a billion pages of work.
+    let converted = outcome.unwrap();
+    assert!(converted.info.pages_read <= PdfLimits::default().max_pages);
+    assert!(converted.markdown.contains("Page 3 of the long document."), "{}", converted.markdown);
+}
+
+#[test]
+fn past_the_time_limit_the_pages_read_so_far_are_kept() {
+    let pdf = PdfSpec::numbered(3).build();
+    let limits = PdfLimits { time_limit: Duration::ZERO, ..PdfLimits::default() };
+    let converted = pdf_to_markdown(&pdf, &limits).unwrap();
+    assert_eq!(converted.cut, Some(PdfCut::Time));
+    assert_eq!((converted.info.pages, converted.info.pages_read), (3, 0));
+}
+
+#[tokio::test]
+async fn the_blocking_conversion_stops_waiting_at_its_time_limit() {
+    let pdf = PdfSpec::numbered(400).build();
+    let limits = PdfLimits { time_limit: Duration::from_millis(1), ..PdfLimits::default() };
+    let started = Instant::now();
+    let converted = convert(pdf.into(), limits).await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert_eq!(converted.cut, Some(PdfCut::Time));
+    assert!(converted.info.pages_read < 400);
+}
+
+#[test]
+fn an_encrypted_pdf_says_so() {
+    let pdf = PdfSpec::text(&[&["Secret text."]]).encrypted().build();
+    let err = pdf_to_markdown(&pdf, &PdfLimits::default()).unwrap_err();
+    assert_eq!(err, PdfError::Encrypted);
+}
+
+#[test]
+fn a_truncated_pdf_is_an_error_or_its_readable_part_never_a_panic() {
+    let pdf = report();
+    for cut in [10, pdf.len() / 3, pdf.len() / 2, pdf.len() - 40] {
+        match pdf_to_markdown(&pdf[..cut], &PdfLimits::default()) {
+            Ok(converted) => assert!(converted.info.pages_read <= 2),
+            Err(err) => assert!(matches!(err, PdfError::Broken(_) | PdfError::NoPages), "{cut}: {err:?}"),
+        }
+    }
+    assert!(matches!(pdf_to_markdown(b"%PDF-1.4\n", &PdfLimits::default()), Err(PdfError::Broken(_))));
+}
+
+#[test]
+fn a_pdf_without_pages_is_an_error() {
+    let pdf = PdfSpec::text(&[]).build();
+    assert_eq!(pdf_to_markdown(&pdf, &PdfLimits::default()).unwrap_err(), PdfError::NoPages);
+}
+
+#[test]
+fn a_scan_without_a_text_layer_has_no_text_and_says_so() {
+    let pdf = PdfSpec::image_only(2).title("Scanned").build();
+    let converted = pdf_to_markdown(&pdf, &PdfLimits::default()).unwrap();
+    assert!(converted.no_text_layer);
+    assert_eq!(converted.markdown, "");
+    assert_eq!(converted.info.pages_read, 2);
+}
+
+async fn server_with_pdfs() -> TestServer {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private/\n"));
+    server.route("/report.pdf", Route::bytes(200, "application/pdf", report()));
+    server.route("/old.pdf", Route::redirect(301, "/report.pdf"));
+    server.route("/private/secret.pdf", Route::bytes(200, "application/pdf", report()));
+    server.route("/noai.pdf", Route::bytes(200, "application/pdf", report()).header("X-Robots-Tag", "noai, noindex"));
+    server.route("/scan.pdf", Route::bytes(200, "application/octet-stream", PdfSpec::image_only(1).build()));
+    server.route("/locked.pdf", Route::bytes(200, "application/pdf", PdfSpec::text(&[&["x"]]).encrypted().build()));
+    server
+}
+
+#[tokio::test]
+async fn a_pdf_is_fetched_as_markdown_with_its_metadata() {
+    let server = server_with_pdfs().await;
+    let result = client().fetch(&server.url("/old.pdf")).await.unwrap();
+    assert_eq!(result.final_url, server.url("/report.pdf"));
+    assert_eq!(result.redirects.len(), 1);
+    assert_eq!(result.title.as_deref(), Some("Quarterly Report"));
+    let pdf = result.pdf.expect("PDF metadata");
+    assert_eq!((pdf.author.as_deref(), pdf.pages, pdf.pages_read), (Some("Ada Lovelace"), 2, 2));
+    assert!(result.content.contains("hyphenated across two lines."), "{}", result.content);
+    assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+
+    let text = client().with_fetch_options(FetchOptions {
+        shape: ContentShape { format: ContentFormat::Text, ..ContentShape::default() },
+        ..client().fetch_options()
+    });
+    let result = text.fetch(&server.url("/report.pdf")).await.unwrap();
+    assert!(result.content.starts_with("Quarterly report on"), "{}", result.content);
+    assert!(
+        result.content.ends_with("\n\n--- page 2 ---\n\nThe second page has its own text and a *star*."),
+        "{}",
+        result.content
+    );
+}
+
+#[tokio::test]
+async fn a_pdf_disallowed_by_robots_txt_is_never_requested() {
+    let server = server_with_pdfs().await;
+    let err = client().fetch(&server.url("/private/secret.pdf")).await.unwrap_err();
+    assert!(err.is_policy(), "{err:?}");
+    assert_eq!(server.hits("/private/secret.pdf"), 0);
+}
+
+#[tokio::test]
+async fn x_robots_tag_on_a_pdf_becomes_warnings() {
+    let server = server_with_pdfs().await;
+    let result = client().fetch(&server.url("/noai.pdf")).await.unwrap();
+    let codes: Vec<&str> = result.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(codes, ["noai", "noindex"], "{:?}", result.warnings);
+}
+
+#[tokio::test]
+async fn a_scan_is_known_by_its_bytes_and_warns_of_no_text_layer() {
+    let server = server_with_pdfs().await;
+    let result = client().fetch(&server.url("/scan.pdf")).await.unwrap();
+    let codes: Vec<&str> = result.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(codes, ["pdf_no_text_layer"]);
+    assert_eq!(result.content, "");
+}
+
+#[tokio::test]
+async fn an_encrypted_pdf_fails_with_the_pdf_error_reason() {
+    let server = server_with_pdfs().await;
+    let err = client().fetch(&server.url("/locked.pdf")).await.unwrap_err();
+    match err {
+        Error::Fetch(fetch @ FetchError::Pdf { .. }) => {
+            assert_eq!(fetch.reason(), "pdf_error");
+            assert!(fetch.to_string().contains("encrypted"), "{fetch}");
+        }
+        other => panic!("expected a PDF error, got {other:?}"),
+    }
+}
+
+/// Bytes flipped, cut and repeated in a real PDF: every outcome is a
+/// result (a panic of the reader included, caught), each in bounded time.
+/// The fuzz target `pdf_convert` does the same with coverage guidance.
+#[test]
+fn mangled_pdfs_end_in_an_outcome_in_bounded_time() {
+    let pdf = report();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..300 {
+        let mut bytes = pdf.clone();
+        for _ in 0..1 + next() % 8 {
+            let at = (next() as usize) % bytes.len();
+            match next() % 3 {
+                0 => bytes[at] = next() as u8,
+                1 => bytes.truncate(at.max(1)),
+                _ => {
+                    let end = (at + 64).min(bytes.len());
+                    let chunk = bytes[at..end].to_vec();
+                    bytes.splice(at..at, chunk);
+                }
+            }
+        }
+        let started = Instant::now();
+        let outcome = pdf_to_markdown(&bytes, &PdfLimits::default());
+        assert!(started.elapsed() < Duration::from_secs(5), "round {round}: {:?}", started.elapsed());
+        if let Ok(converted) = outcome {
+            assert!(converted.info.pages_read <= converted.info.pages, "round {round}");
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! PDF to Markdown on arbitrary bytes, under the default limits.
+//!
+//! Properties: nothing panics out of the conversion (the reader's panics
+//! are caught and become `ReaderFailed`); every input ends in bounded time
+//! (the time limit is checked between pages; one page's work is bounded
+//! by the reader); what is read never exceeds the page limit.
+
+#![no_main]
+
+use std::time::{Duration, Instant};
+
+use libfuzzer_sys::fuzz_target;
+use webcanon_client::pdf::{PdfLimits, pdf_to_markdown};
+
+fuzz_target!(|data: &[u8]| {
+    let limits = PdfLimits::default();
+    let started = Instant::now();
+    let outcome = pdf_to_markdown(data, &limits);
+    // Instrumented builds are slow: the margin bounds one page past the cap.
+    assert!(started.elapsed() < limits.time_limit + Duration::from_secs(20), "took {:?} on {} bytes", started.elapsed(), data.len());
+    if let Ok(converted) = outcome {
+        assert!(converted.info.pages_read <= limits.max_pages);
+        assert!(converted.info.pages_read <= converted.info.pages);
+    }
+});
