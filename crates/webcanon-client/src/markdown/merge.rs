@@ -6,8 +6,9 @@
 //! element the page marks as its article's body ([`super::prose`]) holds
 //! that text. Its paragraphs of real prose that the extractor dropped are
 //! put back where they stand in the page, after the last paragraph the two
-//! share; nothing the extractor kept is removed or moved, and nothing but
-//! prose is added: headings, lists of links, captions, tables and code of
+//! share, and so are its lists and tables that stand between paragraphs the
+//! two share; nothing the extractor kept is removed or moved, and nothing
+//! else is added: headings, lists of links, images, captions and code of
 //! the marked element come only through the extractor.
 
 use std::collections::{HashMap, HashSet};
@@ -46,7 +47,11 @@ enum Fit {
 
 /// How a block fits, if it does.
 fn fit(block: &Block<'_>) -> Option<Fit> {
-    if block.code || block.lines.iter().any(|l| l.trim_start().starts_with(['!', '['])) {
+    let image = |line: &&str| {
+        let line = line.trim_start();
+        line.starts_with("![") || line.starts_with("[![")
+    };
+    if block.code || block.lines.iter().any(image) {
         return None;
     }
     if block.lines.len() == 1 && heading_level(block.lines[0].trim_start()).is_some() {
@@ -63,7 +68,10 @@ fn fit(block: &Block<'_>) -> Option<Fit> {
     }
     let structured = |line: &&str| {
         let line = line.trim_start();
-        line.starts_with(['|', '-', '*', '+']) || bare(line).len() != line.len()
+        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+        line.starts_with('|')
+            || ["* ", "- ", "+ "].iter().any(|marker| line.starts_with(marker))
+            || (digits > 0 && line[digits..].starts_with(". "))
     };
     if block.lines.iter().any(structured) {
         return (chars >= MIN_STRUCTURED_CHARS).then_some(Fit::Structured);
@@ -155,12 +163,32 @@ mod tests {
             "| a | b |\n|---|---|\n| 1 | 2 |",
             "```\ncode\n```",
             "1. [A related story with a long headline that goes on](https://x.test/1) and its summary, which is long",
+            "![A photo of the scene, with a long description of everything in it, more than enough](https://x.test/p.jpg)",
         ];
         for row in rows {
             assert_eq!(complete(article, &format!("{row}\n\nThe story.")), article, "{row}");
         }
         let linked = format!("[{LONG}](https://x.test/)");
         assert_eq!(complete(article, &linked), article);
+    }
+
+    #[test]
+    fn lists_and_tables_are_put_back_only_inside_the_article() {
+        let article = "First paragraph, kept.\n\nThird paragraph, kept.";
+        let list = "- 200 g flour, sifted\n- 100 g cold butter, diced\n- 2 eggs, beaten with the milk";
+        let inside = format!("First paragraph, kept.\n\n{list}\n\nThird paragraph, kept.");
+        assert_eq!(complete(article, &inside), format!("First paragraph, kept.\n\n{list}\n\nThird paragraph, kept."));
+        let after = format!("{article}\n\n{list}");
+        assert_eq!(complete(article, &after), article);
+    }
+
+    #[test]
+    fn prose_may_open_with_a_link_or_emphasis() {
+        let article = "Kept.";
+        for opening in ["[Alaska Airlines](https://x.test/a) said", "**Update:** the airline said"] {
+            let paragraph = format!("{opening} {LONG}");
+            assert_eq!(complete(article, &format!("{paragraph}\n\nKept.")), format!("{paragraph}\n\nKept."));
+        }
     }
 
     #[test]
