@@ -299,7 +299,7 @@ enum Kind {
     Named,
 }
 
-fn visible_chars(text: &str) -> usize {
+pub(crate) fn visible_chars(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
@@ -355,7 +355,7 @@ fn hides(style: &str) -> bool {
 }
 
 /// Whether a sorted list of lower-case words holds `word`, in any case.
-fn listed(list: &[&str], word: &str) -> bool {
+pub(crate) fn listed(list: &[&str], word: &str) -> bool {
     list.binary_search_by(|probe| probe.bytes().cmp(word.bytes().map(|b| b.to_ascii_lowercase()))).is_ok()
 }
 

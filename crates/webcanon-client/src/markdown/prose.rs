@@ -14,6 +14,8 @@
 use dom_query::{Document, NodeData, NodeId, NodeRef};
 use rustc_hash::FxHashMap;
 
+use super::clean::{listed, visible_chars};
+
 /// The fewest visible characters of a paragraph that counts as prose.
 const MIN_PARAGRAPH_CHARS: usize = 30;
 
@@ -207,21 +209,12 @@ const WHOLE_WORDS: &[&str] = &[
 fn names_body(value: &str) -> bool {
     let mut previous_first = false;
     for word in super::clean::words(value) {
-        if listed_any_case(WHOLE_WORDS, word) || (previous_first && listed_any_case(SECOND_WORDS, word)) {
+        if listed(WHOLE_WORDS, word) || (previous_first && listed(SECOND_WORDS, word)) {
             return true;
         }
-        previous_first = listed_any_case(FIRST_WORDS, word);
+        previous_first = listed(FIRST_WORDS, word);
     }
     false
-}
-
-/// Whether a sorted list of lower-case words holds `word`, in any case.
-fn listed_any_case(list: &[&str], word: &str) -> bool {
-    list.binary_search_by(|probe| probe.bytes().cmp(word.bytes().map(|b| b.to_ascii_lowercase()))).is_ok()
-}
-
-fn visible_chars(text: &str) -> usize {
-    text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
 #[cfg(test)]
