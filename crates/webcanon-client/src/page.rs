@@ -215,7 +215,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
 /// can), and a warning when it was cut or has no text layer.
 async fn convert_pdf(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
     let limits = PdfLimits::default();
-    let converted = crate::pdf::convert(answer.body.as_slice().into(), limits)
+    let converted = crate::pdf::convert(answer.body.clone(), limits)
         .await
         .map_err(|e| FetchError::Pdf { url: answer.url.to_string(), message: e.to_string() })?;
     let mut warnings = header_warnings(answer, agent);

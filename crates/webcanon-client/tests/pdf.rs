@@ -89,7 +89,7 @@ async fn the_blocking_conversion_stops_waiting_at_its_time_limit() {
     let pdf = PdfSpec::numbered(400).build();
     let limits = PdfLimits { time_limit: Duration::from_millis(1), ..PdfLimits::default() };
     let started = Instant::now();
-    let converted = convert(pdf.into(), limits).await.unwrap();
+    let converted = convert(pdf, limits).await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     assert_eq!(converted.cut, Some(PdfCut::Time));
     assert!(converted.info.pages_read < 400);

@@ -132,7 +132,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Reads `bytes` into `progress`, catching the reader's panics.
-fn read_caught(bytes: &[u8], limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
+fn read_caught(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read::read(bytes, limits, progress)))
         .unwrap_or(Err(PdfError::ReaderFailed))
 }
@@ -152,19 +152,19 @@ fn finish(progress: &Progress, cut: Option<PdfCut>) -> ConvertedPdf {
 /// between pages).
 pub fn pdf_to_markdown(bytes: &[u8], limits: &PdfLimits) -> Result<ConvertedPdf, PdfError> {
     let progress = Progress::default();
-    let cut = read_caught(bytes, limits, &progress)?;
+    let cut = read_caught(bytes.to_vec(), limits, &progress)?;
     Ok(finish(&progress, cut))
 }
 
 /// Converts a PDF on the blocking pool; past the time limit, the pages
 /// read by then (the reader is told to stop, and stops after the page it
 /// is on).
-pub async fn convert(bytes: Arc<[u8]>, limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
+pub async fn convert(bytes: Vec<u8>, limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
     let progress = Arc::new(Progress::default());
     let permit = crate::page::conversion_permit().await;
     let shared = progress.clone();
     let reading = tokio::task::spawn_blocking(move || {
-        let outcome = read_caught(&bytes, &limits, &shared);
+        let outcome = read_caught(bytes, &limits, &shared);
         drop(permit);
         outcome
     });

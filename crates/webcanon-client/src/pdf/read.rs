@@ -11,9 +11,9 @@ use super::{PdfCut, PdfError, PdfInfo, PdfLimits, Progress, lock};
 
 /// Reads the document's metadata and pages into `progress`; why it stopped
 /// early, if it did.
-pub(super) fn read(bytes: &[u8], limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
+pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
     let started = Instant::now();
-    let doc = PdfDocument::from_bytes(bytes.to_vec()).map_err(|e| opening_error(&e))?;
+    let doc = PdfDocument::from_bytes(bytes).map_err(|e| opening_error(&e))?;
     let encrypted = doc.is_encrypted();
     // The reader has tried the empty password; any other is unknown.
     if encrypted && !doc.is_authenticated() {
