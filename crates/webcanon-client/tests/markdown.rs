@@ -41,6 +41,38 @@ fn a_short_page_falls_back_to_the_whole_body() {
 }
 
 #[test]
+fn text_and_title_come_out_composed_whatever_the_page_spells() {
+    // "Café" and the Bengali letter YYA spelled decomposed (e + U+0301;
+    // U+09DF, which Unicode writes as U+09AF U+09BC), on every path: the
+    // article, the whole body and the hostile-input text fallback.
+    let decomposed = "Cafe\u{301} \u{9df}";
+    let composed = "Caf\u{e9} \u{9af}\u{9bc}";
+    let paragraph =
+        format!("<p>{decomposed} is what this paragraph is about, said at length so that it reads as prose.</p>");
+    let article = format!(
+        "<html><head><title>{decomposed}</title></head><body><article>{}</article></body></html>",
+        paragraph.repeat(8)
+    );
+    let short = format!("<html><body><div>{decomposed}</div></body></html>");
+    let limits = HtmlLimits { max_elements: 2, ..HtmlLimits::default() };
+    for (html, limits, method) in [
+        (&article, HtmlLimits::default(), Method::Article),
+        (&short, HtmlLimits::default(), Method::WholeBody),
+        (&article, limits, Method::TextOnly),
+    ] {
+        let page = html_to_markdown(html, &base(), &limits);
+        assert_eq!(page.method, method);
+        assert!(
+            page.markdown.contains(composed) && !page.markdown.contains(decomposed),
+            "{method:?}: {}",
+            page.markdown
+        );
+    }
+    let page = html_to_markdown(&article, &base(), &HtmlLimits::default());
+    assert_eq!(page.title.as_deref(), Some(composed));
+}
+
+#[test]
 fn deep_nesting_is_capped_before_any_tree_is_built() {
     let depth = 100_000;
     let html = format!("<html><body>{}deep text{}</body></html>", "<div>".repeat(depth), "</div>".repeat(depth));

@@ -190,7 +190,7 @@ pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converte
         None
     };
     let (markdown, method) = if over_limit.is_some() {
-        (strip_tags(html), Method::TextOnly)
+        (composed(strip_tags(html)), Method::TextOnly)
     } else {
         convert_on_big_stack(html.to_string(), base.clone(), *limits)
     };
@@ -198,7 +198,7 @@ pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converte
     // repeat it (an extractor keeps the page's H1 when it has one).
     Converted {
         markdown,
-        title: found.title.clone(),
+        title: found.title.clone().map(composed),
         canonical,
         markdown_alternates,
         described_by,
@@ -220,8 +220,8 @@ pub fn text_only(html: &str, base: &Url) -> Converted {
         .find(|t| t.tag == "link" && rel_has(t, "canonical"))
         .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()));
     Converted {
-        markdown: strip_tags(html),
-        title: found.title,
+        markdown: composed(strip_tags(html)),
+        title: found.title.map(composed),
         canonical,
         markdown_alternates: Vec::new(),
         described_by: Vec::new(),
@@ -249,7 +249,24 @@ fn convert_on_big_stack(html: String, base: Url, limits: HtmlLimits) -> (String,
 const SKIPPED: &[&str] =
     &["script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg", "template", "head"];
 
+/// `text` in Unicode's composed form (NFC): a page may spell the same
+/// letter as one code point or as a base and combining marks, and a reader
+/// (or a search for a phrase in it) should not see two spellings. Text
+/// that is already composed, nearly all of it, is returned as it is.
+fn composed(text: String) -> String {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    match is_nfc_quick(text.chars()) {
+        IsNormalized::Yes => text,
+        _ => text.nfc().collect(),
+    }
+}
+
 fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
+    let (markdown, method) = convert_tree(html, base, limits);
+    (composed(markdown), method)
+}
+
+fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
     let converter = htmd::HtmlToMarkdown::builder().skip_tags(SKIPPED.to_vec()).build();
     let config = dom_smoothie::Config { max_elements_to_parse: limits.max_elements, ..Default::default() };
     let doc = dom_query::Document::from(html);

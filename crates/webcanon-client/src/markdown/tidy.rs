@@ -7,7 +7,9 @@
 //!   (`**Read more:** [Headline](…)`), is dropped;
 //! - a run of two or more lines that are each nothing but a link (a "more
 //!   on this" list), and the short heading or label that introduces it,
-//!   are dropped; a link inside prose stays;
+//!   are dropped, and so is a run of two or more paragraphs that are each
+//!   one such line (the same list written loose); a link inside prose
+//!   stays;
 //! - a heading whose section is empty (the next block is a heading of the
 //!   same or a higher level, or nothing) is dropped, and so is a rule at
 //!   the end.
@@ -148,6 +150,12 @@ fn is_link_list(block: &Block<'_>) -> bool {
     !block.code && block.lines.len() >= 2 && block.lines.iter().all(|l| is_link_line(l))
 }
 
+/// A block that is one line and nothing but a link: an item of a list of
+/// links written loose (`1. ## [Headline](…)`, items apart by blank lines).
+fn is_link_item(block: &Block<'_>) -> bool {
+    !block.code && block.lines.len() == 1 && is_link_line(block.lines[0])
+}
+
 fn normalised(block: &Block<'_>) -> String {
     let joined = block.lines.iter().map(|l| text_and_link_chars(bare(l)).0).collect::<Vec<_>>().join(" ");
     joined.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
@@ -158,7 +166,25 @@ pub(crate) fn tidy(markdown: &str) -> String {
     let blocks = blocks(markdown);
     let mut keep = vec![true; blocks.len()];
     let mut seen = HashSet::new();
+    // Two or more blocks in a row that are each one link line are a list
+    // of links written loose, and go like one, with their label.
+    let mut run_start = 0;
+    for i in 0..=blocks.len() {
+        if i < blocks.len() && is_link_item(&blocks[i]) {
+            continue;
+        }
+        if i - run_start >= 2 {
+            keep[run_start..i].fill(false);
+            if run_start > 0 && is_short_label(&blocks[run_start - 1]) {
+                keep[run_start - 1] = false;
+            }
+        }
+        run_start = i + 1;
+    }
     for (i, block) in blocks.iter().enumerate() {
+        if !keep[i] {
+            continue;
+        }
         if block.code || block.lines.iter().any(|l| l.trim_start().starts_with('|')) {
             continue;
         }
@@ -215,6 +241,15 @@ mod tests {
             ("Para one.\n\nRead more: [Headline](https://x.test/a)\n\nPara two.", "Para one.\n\nPara two."),
             // A link list and its heading.
             ("Para one.\n\n## Mehr zum Thema\n\n*   [A](https://x.test/a)\n*   [B](https://x.test/b)", "Para one."),
+            // The same list written loose: numbered headline links apart.
+            (
+                "Para one.\n\nLo más leído\n\n1.   ## [Headline one](https://x.test/1)\n\n2.   ## [Headline two](https://x.test/2)\n\nPara two.",
+                "Para one.\n\nPara two.",
+            ),
+            (
+                "The story ends with a sentence of more than six words.\n\n[Sign the petition](https://x.test/p)\n\n[Donate](https://x.test/d)",
+                "The story ends with a sentence of more than six words.",
+            ),
             // A trailing empty section and rule.
             ("Para one.\n\n* * *\n\n## Related", "Para one."),
             // An empty section between two others.
@@ -243,8 +278,9 @@ mod tests {
             // Repeated lines inside code and tables.
             "```\n}\n```\n\n```\n}\n```",
             "| a | b |\n|---|---|\n| 1 | 2 |\n\n| a | b |\n|---|---|\n| 1 | 2 |",
-            // One link line alone is not a list.
+            // One link line alone is not a list, nor are two with prose between.
             "Text.\n\n*   [Only one](https://x.test/a)",
+            "[One](https://x.test/a)\n\nProse between the two links.\n\n[Two](https://x.test/b)",
         ];
         for input in rows {
             assert_eq!(tidy(input), *input);
