@@ -73,6 +73,29 @@ fn text_and_title_come_out_composed_whatever_the_page_spells() {
 }
 
 #[test]
+fn a_section_heading_like_the_title_is_kept_when_the_page_heading_is_in_a_header_block() {
+    // The page heading sits in a block named like a site header; the
+    // section heading resembles the title; the article is long enough for
+    // the extractor's first, strictest pass. The page heading is the one
+    // that the content leaves out, the section heading stays.
+    let p = |n: usize| {
+        format!(
+            "<p>Paragraph {n}: hens start laying at about five months, earlier in spring and later in autumn, and the breed matters most.</p>"
+        )
+    };
+    let html = format!(
+        "<html><head><title>How long do hens lay eggs? - Example Farm</title></head><body>\
+         <div class=\"entry-header\"><h1 class=entry-title>How long do hens lay eggs?</h1></div>\
+         <div class=entry-content>{}<h2>When do hens lay eggs?</h2>{}</div></body></html>",
+        (1..5).map(p).collect::<String>(),
+        (5..9).map(p).collect::<String>(),
+    );
+    let page = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    assert!(page.markdown.contains("## When do hens lay eggs?"), "{}", page.markdown);
+    assert!(!page.markdown.contains("How long do hens"), "{}", page.markdown);
+}
+
+#[test]
 fn deep_nesting_is_capped_before_any_tree_is_built() {
     let depth = 100_000;
     let html = format!("<html><body>{}deep text{}</body></html>", "<div>".repeat(depth), "</div>".repeat(depth));

@@ -3,7 +3,11 @@
 //! element and the words of their `class` and `id`, never by site.
 //!
 //! An `<article>`'s own `<header>` (its title and standfirst) is made a
-//! plain block, so that the extractor's rule for site headers spares it.
+//! plain block, so that the extractor's rule for site headers spares it;
+//! so are blocks that hold a page heading but are named like a header
+//! (`<div class="entry-header"><h1>`): the word `header` is taken out of
+//! their class and id. A named block run into a paragraph (a dateline
+//! `<span>` inside a `<p>` with text of its own) is part of its text.
 //!
 //! Removed: elements hidden from readers (`hidden`, `aria-hidden`,
 //! `display:none`, screen-reader-only text); navigation, banners, dialogs
@@ -131,6 +135,7 @@ pub(crate) fn clean(doc: &Document) {
     let mut noscripts = Vec::new();
     let mut chrome = Vec::new();
     let mut candidates: Vec<(NodeRef<'_>, Kind)> = Vec::new();
+    let mut page_headings = Vec::new();
     for node in body.descendants_it().filter(|n| n.is_element()) {
         let name = node.node_name().unwrap_or_default();
         match &*name {
@@ -140,6 +145,7 @@ pub(crate) fn clean(doc: &Document) {
                 chrome.push(node);
             }
             "img" => images.push(node),
+            "h1" => page_headings.push(node),
             "noscript" => noscripts.push(node),
             "nav" | "footer" | "aside" => chrome.push(node),
             _ => {}
@@ -158,6 +164,9 @@ pub(crate) fn clean(doc: &Document) {
             header.rename("div");
         }
     }
+    for heading in page_headings {
+        unname_headers_above(&heading, body);
+    }
     fix_lazy_images(&images);
     let stats = subtree_stats(body);
     let body_chars = stats.get(&body.id).map_or(0, |s| s.chars).max(1);
@@ -173,8 +182,46 @@ pub(crate) fn clean(doc: &Document) {
         if block.main || block.chars * 2 > body_chars || (kind == Kind::Named && block.holds_prose()) {
             continue;
         }
+        // A dateline or a credit run into a paragraph is part of its text.
+        if kind == Kind::Named && inside_paragraph(&node) {
+            continue;
+        }
         removed.insert(node.id);
         node.remove_from_parent();
+    }
+}
+
+/// Elements that run inside a line of text.
+const INLINE_ELEMENTS: &[&str] = &["abbr", "b", "cite", "em", "i", "small", "span", "strong", "time"];
+
+/// Whether an element runs inside a paragraph (`<p><span class="dateline">
+/// KOBE – </span>A total of…`): an inline element whose parent is a `<p>`
+/// with text of its own beside it.
+fn inside_paragraph(node: &NodeRef<'_>) -> bool {
+    node.node_name().is_some_and(|name| INLINE_ELEMENTS.contains(&&*name))
+        && node.parent().is_some_and(|parent| {
+            parent.node_name().as_deref() == Some("p")
+                && parent.children_it(false).any(|child| child.is_text() && !child.text().trim().is_empty())
+        })
+}
+
+/// Takes the word `header` out of the class and id of the blocks that
+/// hold a page heading (`<div class="entry-header"><h1>…`). The extractor
+/// drops blocks so named unread, heading and all, and then takes the first
+/// heading inside the article that resembles the page title for the title
+/// and removes it: a section heading is lost in place of the page's.
+fn unname_headers_above(heading: &NodeRef<'_>, body: NodeRef<'_>) {
+    let named = |value: &str| value.to_ascii_lowercase().contains("header");
+    // Collected first: the walk holds the tree while attributes change it.
+    let blocks: Vec<NodeRef<'_>> = heading.ancestors_it(None).take_while(|a| a.id != body.id).collect();
+    for block in blocks {
+        if let Some(class) = block.attr("class").filter(|c| named(c)) {
+            let kept: Vec<&str> = class.split_ascii_whitespace().filter(|word| !named(word)).collect();
+            block.set_attr("class", &kept.join(" "));
+        }
+        if block.attr("id").is_some_and(|id| named(&id)) {
+            block.remove_attr("id");
+        }
     }
 }
 
@@ -475,6 +522,27 @@ mod tests {
             assert!(!text.contains(words), "{boilerplate} kept: {text}");
             assert!(text.contains("main text of the story"), "{boilerplate} took the content: {text}");
         }
+    }
+
+    #[test]
+    fn a_dateline_run_into_a_paragraph_is_its_text() {
+        let html = "<body><article><h1>Title</h1><p><span class=\"dateline\">KOBE – </span>A total of 6,000 masks \
+                    were lost.</p><p><span class=\"dateline\">Updated 3 hours ago</span></p></article></body>";
+        let text = cleaned(html);
+        assert!(text.contains("KOBE – A total of 6,000"), "{text}");
+        assert!(!text.contains("Updated"), "a dateline that is a paragraph alone goes: {text}");
+    }
+
+    #[test]
+    fn blocks_holding_the_page_heading_lose_the_word_header() {
+        let html = "<body><div id=pageHeader class=\"entry-header wide\"><div class=header-inner><h1>T</h1></div></div>\
+                    <div class=site-header>Banner</div></body>";
+        let doc = Document::from(html);
+        clean(&doc);
+        assert_eq!(doc.select("div.wide").attr("class").as_deref(), Some("wide"));
+        assert!(doc.select("div.wide").attr("id").is_none());
+        assert_eq!(doc.select("div.wide > div").attr("class").as_deref(), Some(""));
+        assert_eq!(doc.select(".site-header").length(), 1, "a header without the page heading keeps its name");
     }
 
     #[test]
