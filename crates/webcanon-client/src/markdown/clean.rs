@@ -7,7 +7,9 @@
 //! so are blocks that hold a page heading but are named like a header
 //! (`<div class="entry-header"><h1>`): the word `header` is taken out of
 //! their class and id. A named block run into a paragraph (a dateline
-//! `<span>` inside a `<p>` with text of its own) is part of its text.
+//! `<span>` inside a `<p>` with text of its own) is part of its text, and
+//! a paragraph set in a heading element (an `<h3>` standfirst of forty
+//! words) becomes a `<p>`.
 //!
 //! Removed: elements hidden from readers (`hidden`, `aria-hidden`,
 //! `display:none`, screen-reader-only text); navigation, banners, dialogs
@@ -136,6 +138,7 @@ pub(crate) fn clean(doc: &Document) {
     let mut chrome = Vec::new();
     let mut candidates: Vec<(NodeRef<'_>, Kind)> = Vec::new();
     let mut page_headings = Vec::new();
+    let mut headings = Vec::new();
     for node in body.descendants_it().filter(|n| n.is_element()) {
         let name = node.node_name().unwrap_or_default();
         match &*name {
@@ -146,6 +149,7 @@ pub(crate) fn clean(doc: &Document) {
             }
             "img" => images.push(node),
             "h1" => page_headings.push(node),
+            "h2" | "h3" | "h4" | "h5" | "h6" => headings.push(node),
             "noscript" => noscripts.push(node),
             "nav" | "footer" | "aside" => chrome.push(node),
             _ => {}
@@ -166,6 +170,14 @@ pub(crate) fn clean(doc: &Document) {
     }
     for heading in page_headings {
         unname_headers_above(&heading, body);
+    }
+    // A paragraph set in a heading element (a standfirst in an `<h3>`) is
+    // read as a paragraph: the extractor and the tidy pass treat headings
+    // as titles of sections, and drop one whose section looks empty.
+    for heading in headings {
+        if visible_chars(&heading.text()) > MAX_HEADING_CHARS {
+            heading.rename("p");
+        }
     }
     fix_lazy_images(&images);
     let stats = subtree_stats(body);
@@ -190,6 +202,11 @@ pub(crate) fn clean(doc: &Document) {
         node.remove_from_parent();
     }
 }
+
+/// The most visible characters of a heading that is a section's title
+/// (about seventeen words): a longer one is a paragraph set in a heading
+/// element.
+const MAX_HEADING_CHARS: usize = 100;
 
 /// Elements that run inside a line of text.
 const INLINE_ELEMENTS: &[&str] = &["abbr", "b", "cite", "em", "i", "small", "span", "strong", "time"];
@@ -543,6 +560,18 @@ mod tests {
         assert!(doc.select("div.wide").attr("id").is_none());
         assert_eq!(doc.select("div.wide > div").attr("class").as_deref(), Some(""));
         assert_eq!(doc.select(".site-header").length(), 1, "a header without the page heading keeps its name");
+    }
+
+    #[test]
+    fn a_paragraph_set_in_a_heading_element_is_a_paragraph() {
+        let lead = "Long ago I started this letter, and every week since I have put it off again, because saying \
+                    goodbye to a magazine you built is harder than it sounds.";
+        let html = format!("<body><article><h1>{lead}</h1><h3>{lead}</h3><h2>A section</h2></article></body>");
+        let doc = Document::from(html.as_str());
+        clean(&doc);
+        assert_eq!(doc.select("article > p").text().trim(), lead);
+        assert_eq!(doc.select("h2").text().trim(), "A section", "a heading of a few words stays one");
+        assert_eq!(doc.select("h1").length(), 1, "the page heading is never renamed");
     }
 
     #[test]
