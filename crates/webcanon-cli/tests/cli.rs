@@ -347,6 +347,12 @@ fn keys_and_verify_request_refuse_bad_input_with_a_reason() {
         (bad_key_fetch.iter().map(String::as_str).collect(), "cannot sign requests: key file"),
         (bad_agent_fetch.iter().map(String::as_str).collect(), "must be an https (or http) URL"),
         (vec!["fetch", "--sign-key", key, "http://127.0.0.1:9/"], "--signature-agent"),
+        // The same options on the long-running faces, checked before they start.
+        (
+            vec!["serve", "--listen", "127.0.0.1:0", "--sign-key", &not_key, "--signature-agent", "https://bot.example"],
+            "cannot sign requests: key file",
+        ),
+        (vec!["mcp", "--sign-key", &not_key, "--signature-agent", "https://bot.example"], "cannot sign requests"),
     ];
     for (args, expected) in rows {
         let run = webcanon(&args);

@@ -154,9 +154,12 @@ impl Http {
             request = request.header(header::CONNECTION, "close");
         }
         // Signed here, once per request sent, for this URL's authority: every
-        // kind of request and every redirect hop, and a retry signs anew.
+        // kind of request and every redirect hop, and a retry signs anew. The
+        // next signature for this host is made on the blocking pool while
+        // this request is under way, so the next request does not wait for
+        // Ed25519 (see `RequestSigner`).
         if let Some(signer) = &self.signer {
-            let signed = match signer.sign(url) {
+            let signed = match signer.take_or_sign(url) {
                 Ok(signed) => signed,
                 Err(e) => {
                     sockets.release(lease, false);
@@ -164,6 +167,8 @@ impl Http {
                     return Err(FetchError::Local { url: url.to_string(), message });
                 }
             };
+            let ahead = (signer.clone(), url.clone());
+            tokio::task::spawn_blocking(move || ahead.0.sign_ahead(&ahead.1));
             request = request
                 .header("signature-agent", signed.signature_agent)
                 .header("signature-input", signed.signature_input)

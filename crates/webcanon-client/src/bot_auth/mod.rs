@@ -3,11 +3,12 @@
 //! (draft-meunier-web-bot-auth-architecture, on HTTP Message Signatures,
 //! RFC 9421).
 //!
-//! What a signed request carries (one signature per request, made in
-//! `http.rs` just before the request is sent, so robots.txt, llms.txt,
-//! pages, Markdown alternatives, every redirect hop and sitemaps are all
-//! signed, each hop for its own `@authority`; a retried request is signed
-//! again, with a new nonce):
+//! What a signed request carries (one signature per request, taken in
+//! `http.rs` as the request is sent, so robots.txt, llms.txt, pages,
+//! Markdown alternatives, every redirect hop and sitemaps are all signed,
+//! each hop for its own `@authority`; a retried request is signed again,
+//! with a new nonce; the signature for a host's next request is made ahead
+//! on the blocking pool, at most [`AHEAD_FRESH`] before it is used):
 //!
 //! ```text
 //! Signature-Agent: "https://bot.example"
@@ -44,7 +45,7 @@ mod verify;
 
 pub use directory::{DirectoryError, KeyDirectory};
 pub use key::{KeyError, MAX_KEY_FILE_BYTES, SigningKey, thumbprint};
-pub use sign::{RequestSigner, SignError, SignedHeaders};
+pub use sign::{AHEAD_FRESH, AHEAD_HOSTS, RequestSigner, SignError, SignedHeaders};
 pub use verify::{
     CLOCK_SKEW_SECONDS, MAX_HEADER_LINES, MAX_LINE_BYTES, MAX_NONCES, Reason, RequestError, RequestHead, Signer,
     Verdict, Verifier,
