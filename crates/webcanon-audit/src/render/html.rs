@@ -163,10 +163,12 @@ fn matrix_html(out: &mut String, matrix: &AccessMatrix) {
         let named = if agent.named { "" } else { r#" <span class="loc">(*)</span>"# };
         let _ = write!(out, "<tr><td>{}{named}</td><td>{}</td>", escape(&agent.token), escape(&agent.operator));
         match &agent.key_directory {
+            // The URL as a tooltip, not a link: the report loads nothing and
+            // links nowhere outside itself.
             Some(url) => {
-                let _ = write!(out, r#"<td><a href="{}">published</a></td>"#, escape(url));
+                let _ = write!(out, r#"<td class="keys" title="{}">published</td>"#, escape(url));
             }
-            None => out.push_str("<td>—</td>"),
+            None => out.push_str(r#"<td class="keys">—</td>"#),
         }
         for allowed in &agent.access {
             let (class, text) = if *allowed { ("yes", "✓") } else { ("no", "✗") };
