@@ -349,7 +349,15 @@ fn keys_and_verify_request_refuse_bad_input_with_a_reason() {
         (vec!["fetch", "--sign-key", key, "http://127.0.0.1:9/"], "--signature-agent"),
         // The same options on the long-running faces, checked before they start.
         (
-            vec!["serve", "--listen", "127.0.0.1:0", "--sign-key", &not_key, "--signature-agent", "https://bot.example"],
+            vec![
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--sign-key",
+                &not_key,
+                "--signature-agent",
+                "https://bot.example",
+            ],
             "cannot sign requests: key file",
         ),
         (vec!["mcp", "--sign-key", &not_key, "--signature-agent", "https://bot.example"], "cannot sign requests"),

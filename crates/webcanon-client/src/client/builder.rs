@@ -110,7 +110,7 @@ enum Signing {
         key: PathBuf,
         agent: String,
     },
-    Signer(RequestSigner),
+    Signer(Box<RequestSigner>),
 }
 
 impl Default for ClientBuilder {
@@ -284,7 +284,7 @@ impl ClientBuilder {
 
     /// Signs every request with a signer already made.
     pub fn signer(mut self, signer: RequestSigner) -> Self {
-        self.signing = Signing::Signer(signer);
+        self.signing = Signing::Signer(Box::new(signer));
         self
     }
 
@@ -324,7 +324,7 @@ impl ClientBuilder {
                 let key = SigningKey::load(&key).map_err(BuildError::SignKey)?;
                 Some(Arc::new(RequestSigner::new(key, &agent).map_err(BuildError::SignatureAgent)?))
             }
-            Signing::Signer(signer) => Some(Arc::new(signer)),
+            Signing::Signer(signer) => Some(Arc::new(*signer)),
         };
         let agent = ProductToken::new(&self.agent)?;
         let user_agent = user_agent_header(&agent, self.user_agent.as_deref())?;
