@@ -25,6 +25,18 @@ PERPLEXITY = "https://docs.perplexity.ai/guides/bots"
 META = "https://developers.facebook.com/docs/sharing/webmasters/web-crawlers"
 RFC = "seed 003 (known user-agent tokens)"
 
+# Operators that publish a Web Bot Auth key directory (the public keys their
+# agents sign requests with, draft-meunier-http-message-signatures-directory),
+# each with the public source that says so. Every agent of such an operator
+# gets the directory's URL in the `key_directory` column; every other agent
+# gets none: an operator is listed here only on a public source.
+KEY_DIRECTORIES = {
+    "OpenAI": (
+        "https://chatgpt.com/.well-known/http-message-signatures-directory",
+        "https://blog.castle.io/how-to-authenticate-openai-operator-requests-using-http-message-signatures",
+    ),
+}
+
 # token, operator, category, successor, description, source
 CURATED = [
     # Search and platform crawlers (seed 003).
@@ -289,8 +301,13 @@ def main():
     rows = [list(r) for r in CURATED]
     seen = {r[0].lower() for r in rows}
     rows.extend(corpus_rows(seen))
+    for row in rows:
+        directory, evidence = KEY_DIRECTORIES.get(row[1], ("", ""))
+        if directory:
+            row[5] += f"; key directory: {evidence}"
+        row.append(directory)
     with OUT.open("w") as out:
-        out.write("# token\toperator\tcategory\tsuccessor\tdescription\tsource\n")
+        out.write("# token\toperator\tcategory\tsuccessor\tdescription\tsource\tkey_directory\n")
         for row in rows:
             out.write("\t".join(clean(c) for c in row) + "\n")
     print(f"wrote {len(rows)} agents to {OUT.relative_to(ROOT)}", file=sys.stderr)

@@ -83,6 +83,7 @@ pub async fn matrix(ctx: &Context) -> Option<AccessMatrix> {
                 category: category.as_str().to_string(),
                 access,
                 named,
+                key_directory: agent.key_directory.map(str::to_string),
             });
         }
     }

@@ -256,6 +256,10 @@ pub struct AgentAccess {
     pub access: Vec<bool>,
     /// Whether a group names the agent (otherwise the `*` group applies).
     pub named: bool,
+    /// The Web Bot Auth key directory its operator publishes, from the
+    /// registry: requests signed with those keys can be verified
+    /// (`webcanon verify-request`); `null` when no public source names one.
+    pub key_directory: Option<String>,
 }
 
 /// A whole audit.

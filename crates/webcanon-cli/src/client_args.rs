@@ -74,6 +74,16 @@ pub struct ClientArgs {
     /// proxy resolves them again. HTTP_PROXY and HTTPS_PROXY are never read.
     #[arg(long, value_name = "URL", env = "WEBCANON_PROXY", hide_env_values = true)]
     pub proxy: Option<String>,
+    /// Sign every request (Web Bot Auth: Signature-Agent, Signature-Input,
+    /// Signature) with the Ed25519 key in this file (`webcanon keys
+    /// generate`); needs --signature-agent.
+    #[arg(long, value_name = "FILE", env = "WEBCANON_SIGN_KEY", requires = "signature_agent")]
+    pub sign_key: Option<PathBuf>,
+    /// The URL of the origin that publishes the key directory of
+    /// --sign-key (at /.well-known/http-message-signatures-directory),
+    /// sent as Signature-Agent.
+    #[arg(long, value_name = "URL", env = "WEBCANON_SIGNATURE_AGENT", requires = "sign_key")]
+    pub signature_agent: Option<String>,
 }
 
 impl ClientArgs {
@@ -105,6 +115,8 @@ impl ClientArgs {
             max_crawl_delay: self.max_crawl_delay,
             auth_disallows: self.auth_disallows,
             proxy: self.proxy.clone(),
+            sign_key: self.sign_key.clone(),
+            signature_agent: self.signature_agent.clone(),
             ..ClientOptions::default()
         }
     }

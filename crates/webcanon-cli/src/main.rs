@@ -16,6 +16,7 @@ mod docs_cmd;
 mod error;
 mod fetch_cmd;
 mod input;
+mod keys_cmd;
 mod listen_args;
 mod llms_cmd;
 mod mcp_cmd;
@@ -26,6 +27,7 @@ mod robots_cmd;
 mod serve_cmd;
 mod signal;
 mod sitemap_cmd;
+mod verify_request_cmd;
 
 use std::process::ExitCode;
 
@@ -91,6 +93,16 @@ enum Command {
     /// or the state): the same command resumes it; 2 bad usage or unreadable
     /// input; 3 an interrupted run's state does not fit the command.
     Batch(batch_cmd::BatchArgs),
+    /// Make and publish the Ed25519 keys that sign requests (Web Bot Auth).
+    #[command(subcommand)]
+    Keys(keys_cmd::KeysCommand),
+    /// Verify the Web Bot Auth signatures of requests (from a log or a
+    /// capture) against a key directory, saying why when one is not valid.
+    ///
+    /// Exit status: 0 every request validly signed; 1 one is not (expired,
+    /// unknown key, a component missing, bad signature, replayed nonce);
+    /// 2 bad usage or unreadable input.
+    VerifyRequest(verify_request_cmd::VerifyRequestArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish) on stdout.
     Completions(docs_cmd::CompletionsArgs),
     /// Print the manual page webcanon(1) in roff on stdout, or write every page with --dir.
@@ -121,6 +133,8 @@ fn main() -> ExitCode {
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Batch(args) => batch_cmd::run(args),
+        Command::Keys(command) => keys_cmd::run(command),
+        Command::VerifyRequest(args) => verify_request_cmd::run(args),
         Command::Completions(args) => docs_cmd::completions(args),
         Command::Man(args) => docs_cmd::man(args),
     };

@@ -298,3 +298,73 @@ fn batch_help_gives_the_exit_statuses_it_uses() {
     assert!(text.contains("3 an interrupted run's state does not fit the command"), "{text}");
     assert!(!text.contains("or a resume that does not fit"), "{text}");
 }
+
+/// `webcanon keys` and `verify-request`: the private key never reaches the
+/// terminal, files are never overwritten, and every bad input is a usage
+/// error that names what is wrong (the signatures themselves are verified
+/// by an independent implementation in tests/python/test_web_bot_auth.py).
+#[test]
+fn keys_and_verify_request_refuse_bad_input_with_a_reason() {
+    let dir = TempDir::new("keys");
+    let key = dir.0.join("agent.pem");
+    let key = key.to_str().unwrap();
+    let made = webcanon(&["keys", "generate", "--out", key]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert_eq!(made.stdout.trim().len(), 43, "only the key id (a base64url SHA-256) is printed: {}", made.stdout);
+    assert!(!made.stdout.contains("PRIVATE") && !made.stderr.contains("PRIVATE"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(key).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let again = webcanon(&["keys", "generate", "--out", key]);
+    assert_eq!(again.code, 2);
+    assert!(again.stderr.contains("exists"), "{}", again.stderr);
+
+    let listed = webcanon(&["keys", "directory", "--key", key]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let directory = dir.file("directory.json", &listed.stdout);
+    let not_key = dir.file("not-a-key.pem", "hello");
+    let big = dir.0.join("big.txt");
+    std::fs::write(&big, vec![b'a'; 16 * 1024 * 1024 + 1]).unwrap();
+    let big = big.to_str().unwrap();
+    let empty = dir.file("empty.txt", "\n\n");
+    let jwks_without_keys = dir.file("nokeys.json", r#"{"keys":[]}"#);
+    let fetch_with = |key: &str, agent: &str| {
+        vec!["fetch", "--sign-key", key, "--signature-agent", agent, "http://127.0.0.1:9/"]
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let bad_key_fetch = fetch_with(&not_key, "https://bot.example");
+    let bad_agent_fetch = fetch_with(key, "bot.example");
+    let rows: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["keys", "directory", "--key", &not_key], "holds no Ed25519 private key"),
+        (vec!["verify-request", "--directory", &not_key, &empty], "is not a JWKS"),
+        (vec!["verify-request", "--directory", &jwks_without_keys, &empty], "has no Ed25519 (OKP) public key"),
+        (vec!["verify-request", "--directory", &directory, big], "larger than 16777216 bytes"),
+        (vec!["verify-request", "--directory", &directory, &empty], "no request in the input"),
+        (bad_key_fetch.iter().map(String::as_str).collect(), "cannot sign requests: key file"),
+        (bad_agent_fetch.iter().map(String::as_str).collect(), "must be an https (or http) URL"),
+        (vec!["fetch", "--sign-key", key, "http://127.0.0.1:9/"], "--signature-agent"),
+        // The same options on the long-running faces, checked before they start.
+        (
+            vec![
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--sign-key",
+                &not_key,
+                "--signature-agent",
+                "https://bot.example",
+            ],
+            "cannot sign requests: key file",
+        ),
+        (vec!["mcp", "--sign-key", &not_key, "--signature-agent", "https://bot.example"], "cannot sign requests"),
+    ];
+    for (args, expected) in rows {
+        let run = webcanon(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(expected), "{args:?}: expected {expected:?} in {}", run.stderr);
+    }
+}

@@ -410,6 +410,12 @@ fn html_report_renders_in_chromium() {
     }
     let cells = body.matches("<td class=\"yes\">").count() + body.matches("<td class=\"no\">").count();
     assert_eq!(cells, agents.len() * matrix["paths"].as_array().unwrap().len(), "one cell per agent and path");
+    // Agents whose operator publishes a Web Bot Auth key directory (GPTBot is
+    // always shown) name it; the others have none.
+    let published = agents.iter().filter(|a| a["key_directory"].is_string()).count();
+    assert!(published > 0, "GPTBot's operator publishes a key directory");
+    assert_eq!(body.matches("<td class=\"keys\" title=\"https://").count(), published, "one per published directory");
+    assert_eq!(body.matches("<td class=\"keys\">—</td>").count(), agents.len() - published);
 }
 
 // The detectors above must catch what they look for; these lines are what

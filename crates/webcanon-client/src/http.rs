@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use url::Url;
 
+use crate::bot_auth::RequestSigner;
 use crate::error::FetchError;
 use crate::pacing::Pacer;
 use crate::robots_cache::RobotsCache;
@@ -68,6 +69,8 @@ pub(crate) struct Http {
     /// resolved and vetted before each request (the HTTP client only ever
     /// resolves the proxy), and the peer is the proxy, not checked.
     pub proxied: bool,
+    /// Signs every request (Web Bot Auth), when the client has a key.
+    pub signer: Option<Arc<RequestSigner>>,
 }
 
 /// What paces the requests of one agent: the shared pacer, and the robots
@@ -149,6 +152,27 @@ impl Http {
             .timeout(self.timeout);
         if !lease.keep_alive {
             request = request.header(header::CONNECTION, "close");
+        }
+        // Signed here, once per request sent, for this URL's authority: every
+        // kind of request and every redirect hop, and a retry signs anew. The
+        // next signature for this host is made on the blocking pool while
+        // this request is under way, so the next request does not wait for
+        // Ed25519 (see `RequestSigner`).
+        if let Some(signer) = &self.signer {
+            let signed = match signer.take_or_sign(url) {
+                Ok(signed) => signed,
+                Err(e) => {
+                    sockets.release(lease, false);
+                    let message = format!("cannot sign the request: {e}");
+                    return Err(FetchError::Local { url: url.to_string(), message });
+                }
+            };
+            let ahead = (signer.clone(), url.clone());
+            tokio::task::spawn_blocking(move || ahead.0.sign_ahead(&ahead.1));
+            request = request
+                .header("signature-agent", signed.signature_agent)
+                .header("signature-input", signed.signature_input)
+                .header("signature", signed.signature);
         }
         let port = url.port_or_known_default().unwrap_or(0);
         let exchange = crate::ssrf::resolve::CONNECT_PORT.scope(port, async {

@@ -65,6 +65,12 @@ pub struct ClientOptions {
     /// An HTTP proxy every request goes through (`http://[user:pass@]host:port`);
     /// none by default, and proxy environment variables are never read.
     pub proxy: Option<String>,
+    /// An Ed25519 key file (PKCS#8 PEM or private JWK) that signs every
+    /// request (Web Bot Auth); needs `signature_agent`.
+    pub sign_key: Option<PathBuf>,
+    /// The `Signature-Agent` URL: the origin publishing the key directory
+    /// of `sign_key` (`https://bot.example`).
+    pub signature_agent: Option<String>,
 }
 
 impl Default for ClientOptions {
@@ -85,6 +91,8 @@ impl Default for ClientOptions {
             max_crawl_delay: crate::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
             auth_disallows: false,
             proxy: None,
+            sign_key: None,
+            signature_agent: None,
         }
     }
 }
@@ -194,6 +202,19 @@ impl ClientOptions {
         if let Some(text) = &self.proxy {
             builder = builder.proxy(proxy_url(text)?);
         }
+        match (&self.sign_key, &self.signature_agent) {
+            (Some(key), Some(agent)) => builder = builder.sign_with(key, agent),
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(OptionError::new(
+                    "sign_key",
+                    " needs signature_agent: the URL whose key directory lists the key".into(),
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(OptionError::new("signature_agent", " needs sign_key: the key that signs".into()));
+            }
+        }
         Ok(builder)
     }
 }
@@ -279,6 +300,11 @@ mod tests {
                 "proxy `socks5://***@proxy:1080`: scheme `socks5` is not supported",
             ),
             (ClientOptions { proxy: Some("http://u:secret@".into()), ..base() }, "proxy `http://***@`: "),
+            (ClientOptions { sign_key: Some("k.pem".into()), ..base() }, "sign_key needs signature_agent"),
+            (
+                ClientOptions { signature_agent: Some("https://bot.example".into()), ..base() },
+                "signature_agent needs sign_key",
+            ),
         ];
         for (options, expected) in rows {
             let got = error(options);

@@ -71,6 +71,7 @@ fn bad_rows_are_caught() {
         successor: None,
         description,
         source,
+        key_directory: None,
     };
     let cases = [
         row("Brightbot 1.0", "Bright Data", "", "x"),

@@ -41,7 +41,9 @@ impl Client {
     /// `"text"`), `links` (`"inline"`, `"references"`, `"drop"`) and
     /// `images` (`"keep"`, `"drop"`) shape the content; `proxy`
     /// (`http://HOST:PORT`) sends every request through that HTTP proxy
-    /// (targets are still vetted here first; `HTTP_PROXY` is never read).
+    /// (targets are still vetted here first; `HTTP_PROXY` is never read);
+    /// `sign_key` (an Ed25519 key file) with `signature_agent` (the URL
+    /// whose key directory lists it) signs every request (Web Bot Auth).
     #[new]
     #[pyo3(signature = (
         agent = DEFAULT_AGENT,
@@ -62,6 +64,8 @@ impl Client {
         links = "references",
         images = "drop",
         proxy = None,
+        sign_key = None,
+        signature_agent = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -83,6 +87,8 @@ impl Client {
         links: &str,
         images: &str,
         proxy: Option<String>,
+        sign_key: Option<PathBuf>,
+        signature_agent: Option<String>,
     ) -> PyResult<Client> {
         let shape = ContentShape {
             format: format.parse().map_err(|e| usage_error(py, format!("format: {e}")))?,
@@ -116,6 +122,8 @@ impl Client {
             max_crawl_delay,
             auth_disallows,
             proxy,
+            sign_key,
+            signature_agent,
         };
         // The client's options type checks them all; Python names them as given.
         let builder = options.builder().map_err(|e| usage_error(py, e.message(e.option)))?;

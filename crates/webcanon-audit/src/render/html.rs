@@ -144,7 +144,7 @@ fn check_html(out: &mut String, check: &CheckResult) {
 }
 
 fn matrix_html(out: &mut String, matrix: &AccessMatrix) {
-    out.push_str(r#"<section id="access"><h2>Who may read what</h2><p>Known agents against the site's main paths, as its robots.txt decides. Agents without a group of their own follow the <code>*</code> group.</p><table class="matrix"><thead><tr><th>Agent</th><th>Operator</th>"#);
+    out.push_str(r#"<section id="access"><h2>Who may read what</h2><p>Known agents against the site's main paths, as its robots.txt decides. Agents without a group of their own follow the <code>*</code> group. <em>Keys</em>: the operator publishes a Web Bot Auth key directory, so its signed requests can be verified (<code>webcanon verify-request</code>).</p><table class="matrix"><thead><tr><th>Agent</th><th>Operator</th><th>Keys</th>"#);
     for path in &matrix.paths {
         let _ = write!(out, r#"<th class="path">{}</th>"#, escape(path));
     }
@@ -156,12 +156,20 @@ fn matrix_html(out: &mut String, matrix: &AccessMatrix) {
             let _ = write!(
                 out,
                 r#"<tr class="cat"><td colspan="{}">{}</td></tr>"#,
-                matrix.paths.len() + 2,
+                matrix.paths.len() + 3,
                 escape(category)
             );
         }
         let named = if agent.named { "" } else { r#" <span class="loc">(*)</span>"# };
         let _ = write!(out, "<tr><td>{}{named}</td><td>{}</td>", escape(&agent.token), escape(&agent.operator));
+        match &agent.key_directory {
+            // The URL as a tooltip, not a link: the report loads nothing and
+            // links nowhere outside itself.
+            Some(url) => {
+                let _ = write!(out, r#"<td class="keys" title="{}">published</td>"#, escape(url));
+            }
+            None => out.push_str(r#"<td class="keys">—</td>"#),
+        }
         for allowed in &agent.access {
             let (class, text) = if *allowed { ("yes", "✓") } else { ("no", "✗") };
             let _ = write!(out, r#"<td class="{class}">{text}</td>"#);

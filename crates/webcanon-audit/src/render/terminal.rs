@@ -111,7 +111,16 @@ pub fn render(report: &Report, color: bool) -> String {
         // is wider, so a short path (`/`) keeps its marks under it.
         let widths: Vec<usize> = matrix.paths.iter().map(|path| path.chars().count().max(3)).collect();
         let header: Vec<String> = matrix.paths.iter().zip(&widths).map(|(path, w)| format!("{path:<w$}")).collect();
-        let _ = writeln!(out, "  {:<token_width$}  {:<14} {}", "agent", "category", header.join("  ").trim_end());
+        // `keys`: whether the operator publishes a Web Bot Auth key
+        // directory, so that its signed requests can be verified.
+        let _ = writeln!(
+            out,
+            "  {:<token_width$}  {:<14} {:<4}  {}",
+            "agent",
+            "category",
+            "keys",
+            header.join("  ").trim_end()
+        );
         for agent in &matrix.agents {
             let cells: Vec<String> = widths
                 .iter()
@@ -122,7 +131,9 @@ pub fn render(report: &Report, color: bool) -> String {
                     format!("{mark}{}", " ".repeat(width - shown))
                 })
                 .collect();
-            let line = format!("  {:<token_width$}  {:<14} {}", agent.token, agent.category, cells.join("  "));
+            let keys = if agent.key_directory.is_some() { "yes" } else { "-" };
+            let line =
+                format!("  {:<token_width$}  {:<14} {keys:<4}  {}", agent.token, agent.category, cells.join("  "));
             let _ = writeln!(out, "{}", line.trim_end());
         }
     }
@@ -150,6 +161,7 @@ mod tests {
             category: "ai-training".into(),
             access,
             named: true,
+            key_directory: (token == "GPTBot").then(|| "https://chatgpt.com/.well-known/x".into()),
         };
         let matrix = AccessMatrix {
             paths: vec!["/".into(), "/docs/".into(), "/x".into(), "/pricing/".into()],
@@ -162,5 +174,8 @@ mod tests {
         for line in &table[1..] {
             assert_eq!(starts(line), starts(table[0]), "\n{}\n{line}", table[0]);
         }
+        // The `keys` column: GPTBot's operator publishes a key directory.
+        let keys = |line: &str| line.split_whitespace().nth(2).unwrap_or("").to_string();
+        assert_eq!([keys(table[0]), keys(table[1]), keys(table[2])], ["keys", "yes", "-"]);
     }
 }

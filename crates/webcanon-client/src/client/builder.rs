@@ -10,6 +10,7 @@ use webcanon_core::policy::RobotsMode;
 
 use super::{Client, Inner};
 use crate::agent::ProductToken;
+use crate::bot_auth::{RequestSigner, SigningKey};
 use crate::clock::Clock;
 use crate::http::{Http, Pacing};
 use crate::llms_hint::LlmsCache;
@@ -96,6 +97,20 @@ pub struct ClientBuilder {
     pacing: PacingConfig,
     clock: Clock,
     proxy: Option<url::Url>,
+    signing: Signing,
+}
+
+/// Whether and how the client signs its requests.
+#[derive(Debug, Clone, Default)]
+enum Signing {
+    #[default]
+    Off,
+    /// A key file read when the client is built.
+    File {
+        key: PathBuf,
+        agent: String,
+    },
+    Signer(Box<RequestSigner>),
 }
 
 impl Default for ClientBuilder {
@@ -117,6 +132,7 @@ impl Default for ClientBuilder {
             pacing: PacingConfig::default(),
             clock: Clock::system(),
             proxy: None,
+            signing: Signing::Off,
         }
     }
 }
@@ -255,6 +271,23 @@ impl ClientBuilder {
         self
     }
 
+    /// Signs every request (Web Bot Auth, see [`bot_auth`](crate::bot_auth))
+    /// with the Ed25519 key in `key_file`, naming `signature_agent` (the
+    /// origin that publishes the key directory) in `Signature-Agent`. The
+    /// file is read once, by [`ClientBuilder::build`], which fails with
+    /// [`BuildError::SignKey`] or [`BuildError::SignatureAgent`] when it
+    /// cannot be used.
+    pub fn sign_with(mut self, key_file: impl Into<PathBuf>, signature_agent: impl Into<String>) -> Self {
+        self.signing = Signing::File { key: key_file.into(), agent: signature_agent.into() };
+        self
+    }
+
+    /// Signs every request with a signer already made.
+    pub fn signer(mut self, signer: RequestSigner) -> Self {
+        self.signing = Signing::Signer(Box::new(signer));
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<Client, BuildError> {
         let no_cache = matches!(self.cache, CacheSetting::None);
@@ -285,6 +318,14 @@ impl ClientBuilder {
         // first request and every redirect followed.
         let hops = u32::try_from(crate::robots_fetch::MAX_ROBOTS_REDIRECTS + 1).unwrap_or(u32::MAX);
         cache_config.fleet_lock_ttl = cache_config.fleet_lock_ttl.max(self.timeout.saturating_mul(hops));
+        let signer = match self.signing {
+            Signing::Off => None,
+            Signing::File { key, agent } => {
+                let key = SigningKey::load(&key).map_err(BuildError::SignKey)?;
+                Some(Arc::new(RequestSigner::new(key, &agent).map_err(BuildError::SignatureAgent)?))
+            }
+            Signing::Signer(signer) => Some(Arc::new(*signer)),
+        };
         let agent = ProductToken::new(&self.agent)?;
         let user_agent = user_agent_header(&agent, self.user_agent.as_deref())?;
         let guard = Arc::new(match self.name_lookup {
@@ -301,7 +342,15 @@ impl ClientBuilder {
         };
         Ok(Client {
             inner: Arc::new(Inner {
-                http: Http { client, guard, user_agent, timeout: self.timeout, pacing, proxied: self.proxy.is_some() },
+                http: Http {
+                    client,
+                    guard,
+                    user_agent,
+                    timeout: self.timeout,
+                    pacing,
+                    proxied: self.proxy.is_some(),
+                    signer,
+                },
                 cache,
                 llms: Arc::new(LlmsCache::new(
                     store,
@@ -349,6 +398,12 @@ pub enum BuildError {
     /// The HTTP stack could not be set up (no TLS roots, for one).
     #[error("cannot build the HTTP client: {0}")]
     Http(String),
+    /// The signing key file cannot be read or holds no Ed25519 key.
+    #[error("cannot sign requests: {0}")]
+    SignKey(crate::bot_auth::KeyError),
+    /// The `Signature-Agent` URL is not one.
+    #[error("cannot sign requests: {0}")]
+    SignatureAgent(crate::bot_auth::SignError),
 }
 
 #[cfg(test)]
@@ -368,5 +423,19 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         assert!(matches!(err, BuildError::Store(_)), "{err}");
         assert!(err.to_string().contains("cannot create the cache directory"), "{err}");
+        // A signing key that is missing, or not a key; an agent URL that is not one.
+        let err = Client::builder().sign_with("/nonexistent/key.pem", "https://bot.example").build().unwrap_err();
+        assert!(matches!(err, BuildError::SignKey(_)), "{err}");
+        assert!(err.to_string().contains("/nonexistent/key.pem"), "{err}");
+        let file = std::env::temp_dir().join(format!("webcanon-build-key-{}", std::process::id()));
+        std::fs::write(&file, b"not a key").unwrap();
+        let err = Client::builder().sign_with(&file, "https://bot.example").build().unwrap_err();
+        assert!(matches!(err, BuildError::SignKey(_)), "{err}");
+        assert!(err.to_string().contains("holds no Ed25519 private key"), "{err}");
+        std::fs::remove_file(&file).unwrap();
+        crate::bot_auth::SigningKey::generate().unwrap().write_new(&file).unwrap();
+        let err = Client::builder().sign_with(&file, "bot.example").build().unwrap_err();
+        std::fs::remove_file(&file).unwrap();
+        assert!(matches!(err, BuildError::SignatureAgent(_)), "{err}");
     }
 }

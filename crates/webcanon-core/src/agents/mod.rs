@@ -130,6 +130,11 @@ pub struct Agent {
     pub description: &'static str,
     /// Where the facts come from.
     pub source: &'static str,
+    /// The Web Bot Auth key directory its operator publishes (the public
+    /// keys of the operator's signed requests), when a public source says
+    /// there is one: a site can then verify requests that carry the
+    /// operator's signature, rather than trust the `User-Agent`.
+    pub key_directory: Option<&'static str>,
 }
 
 /// The registry: every known agent, looked up by product token.
@@ -167,6 +172,7 @@ impl Registry {
                 let successor = f.next().filter(|s| !s.is_empty());
                 let description = f.next().unwrap_or("");
                 let source = f.next().unwrap_or("");
+                let key_directory = f.next().filter(|s| !s.is_empty());
                 Some(Agent {
                     token,
                     product_token: product_token(token),
@@ -175,6 +181,7 @@ impl Registry {
                     successor,
                     description,
                     source,
+                    key_directory,
                 })
             })
             .collect::<Vec<Agent>>();

@@ -194,10 +194,14 @@ class Client:
         links: Literal["inline", "references", "drop"] = "references",
         images: Literal["keep", "drop"] = "drop",
         proxy: Optional[str] = None,
+        sign_key: Optional[Union[str, os.PathLike[str]]] = None,
+        signature_agent: Optional[str] = None,
     ) -> Client:
         """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s;
         ``format``, ``links`` and ``images`` shape the content; ``proxy`` (``http://HOST:PORT``) sends
-        every request through that HTTP proxy (``HTTP_PROXY`` is never read)."""
+        every request through that HTTP proxy (``HTTP_PROXY`` is never read); ``sign_key`` (an Ed25519
+        key file, ``webcanon keys generate``) with ``signature_agent`` (the URL whose key directory
+        lists it) signs every request (Web Bot Auth)."""
     @property
     def agent(self) -> str:
         """The agent's product token."""

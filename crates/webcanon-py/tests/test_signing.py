@@ -1,0 +1,115 @@
+"""`webcanon.Client(sign_key=..., signature_agent=...)`: every request the
+wheel makes is signed (Web Bot Auth) with a key written by `cryptography`
+(PKCS#8 PEM, as OpenSSL writes it), and the `http-message-signatures`
+package verifies each one; a key without an agent URL is a usage error."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.server
+import json
+import threading
+import types
+from typing import Iterator
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from http_message_signatures import HTTPMessageVerifier, algorithms
+from http_message_signatures.resolvers import MappingKeyResolver
+
+import webcanon
+
+
+class Recorder:
+    """A loopback server that answers robots.txt and one page, and keeps every request's headers."""
+
+    def __init__(self) -> None:
+        self.heads: list[tuple[str, dict[str, str]]] = []
+        recorder = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+                recorder.heads.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                if self.path == "/robots.txt":
+                    body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+                elif self.path == "/page":
+                    body, kind = b"<html><body><main><p>A signed visit, written down.</p></main></body></html>", "text/html"
+                else:
+                    self.send_response(404)
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    server = Recorder()
+    yield server
+    server.close()
+
+
+@pytest.mark.asyncio
+async def test_the_wheel_signs_every_request(recorder, tmp_path):
+    private = Ed25519PrivateKey.generate()
+    key_file = tmp_path / "agent.pem"
+    key_file.write_bytes(
+        private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    raw = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    x = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    canonical = json.dumps({"crv": "Ed25519", "kty": "OKP", "x": x}, separators=(",", ":"))
+    kid = base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()).rstrip(b"=").decode()
+
+    client = webcanon.Client(
+        "TestBot",
+        allow_private=["127.0.0.0/8"],
+        cache="none",
+        timeout=5,
+        alternatives=False,
+        sign_key=key_file,
+        signature_agent="https://bot.example",
+    )
+    result = await client.fetch(recorder.origin + "/page")
+    assert "A signed visit" in result["content"]
+    assert [path for path, _ in recorder.heads] == ["/robots.txt", "/page"]
+    verifier = HTTPMessageVerifier(
+        signature_algorithm=algorithms.ED25519,
+        key_resolver=MappingKeyResolver(public_keys={kid: private.public_key()}, private_keys={}),
+    )
+    for path, headers in recorder.heads:
+        message = types.SimpleNamespace(method="GET", url=recorder.origin + path, headers=headers)
+        (verified,) = verifier.verify(
+            message, expect_tag="web-bot-auth", require_components=("@authority", "signature-agent")
+        )
+        assert verified.parameters["keyid"] == kid
+        assert headers["signature-agent"] == '"https://bot.example"'
+
+
+def test_a_key_needs_an_agent_url_and_a_key(tmp_path):
+    with pytest.raises(webcanon.WebcanonError) as raised:
+        webcanon.Client("TestBot", sign_key=tmp_path / "agent.pem")
+    assert "sign_key needs signature_agent" in str(raised.value)
+    (tmp_path / "agent.pem").write_text("not a key")
+    with pytest.raises(webcanon.WebcanonError) as raised:
+        webcanon.Client("TestBot", sign_key=tmp_path / "agent.pem", signature_agent="https://bot.example")
+    assert "holds no Ed25519 private key" in str(raised.value)

@@ -1,0 +1,231 @@
+"""Web Bot Auth: every request webcanon makes with a signing key carries a
+signature that an independent RFC 9421 implementation (the
+`http-message-signatures` package, on `cryptography`'s Ed25519) verifies
+against the published key directory. Requests are captured by two loopback
+servers, two origins: robots.txt, llms.txt, a page, its Markdown
+alternative, a redirect hop from one origin to the other, sitemaps."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import http.server
+import json
+import subprocess
+import threading
+import types
+from typing import Iterator
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from http_message_signatures import HTTPMessageVerifier, algorithms
+from http_message_signatures.exceptions import InvalidSignature
+from http_message_signatures.resolvers import MappingKeyResolver
+
+AGENT_URL = "https://bot.example"
+
+
+class Origin:
+    """A loopback server with fixed answers per path; it writes down the
+    head of every request it gets."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, tuple[int, str, str, dict[str, str]]] = {}
+        self.log: list[tuple[str, dict[str, str]]] = []
+        origin = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+                origin.log.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                status, content_type, body, extra = origin.routes.get(self.path, (404, "text/plain", "not found", {}))
+                data = body.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in extra.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture()
+def origins() -> Iterator[tuple[Origin, Origin]]:
+    a, b = Origin(), Origin()
+    a.routes = {
+        "/robots.txt": (200, "text/plain", f"User-agent: *\nAllow: /\nSitemap: {a.base}/sitemap.xml\n", {}),
+        "/start": (302, "text/plain", "moved", {"Location": f"{b.base}/page"}),
+        "/sitemap.xml": (
+            200,
+            "application/xml",
+            '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            f"<url><loc>{a.base}/start</loc></url></urlset>",
+            {},
+        ),
+    }
+    b.routes = {
+        "/robots.txt": (200, "text/plain", "User-agent: *\nAllow: /\n", {}),
+        "/llms.txt": (200, "text/plain", f"# B\n\n> A site.\n\n## Docs\n\n- [Page]({b.base}/page.md)\n", {}),
+        "/page": (
+            200,
+            "text/html",
+            '<html><head><title>Page</title><link rel="alternate" type="text/markdown" href="/page.md"></head>'
+            "<body><main><p>A page with a Markdown copy, long enough to read as prose here.</p></main></body></html>",
+            {},
+        ),
+        "/page.md": (200, "text/markdown", "# Page\n\nThe Markdown copy of the page, with a sentence.\n", {}),
+    }
+    yield a, b
+    a.close()
+    b.close()
+
+
+def thumbprint(x: str) -> str:
+    """RFC 7638, written here from the RFC (not webcanon's code)."""
+    canonical = json.dumps({"crv": "Ed25519", "kty": "OKP", "x": x}, separators=(",", ":"), sort_keys=True)
+    return base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()).rstrip(b"=").decode()
+
+
+def public_keys(directory: dict) -> dict[str, Ed25519PublicKey]:
+    keys = {}
+    for jwk in directory["keys"]:
+        assert jwk["kty"] == "OKP" and jwk["crv"] == "Ed25519" and "d" not in jwk
+        assert jwk["kid"] == thumbprint(jwk["x"])
+        raw = base64.urlsafe_b64decode(jwk["x"] + "=" * (-len(jwk["x"]) % 4))
+        keys[jwk["kid"]] = Ed25519PublicKey.from_public_bytes(raw)
+    return keys
+
+
+def run(webcanon_bin, *args: object) -> subprocess.CompletedProcess:
+    return subprocess.run([webcanon_bin, *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def test_every_kind_of_request_is_signed_and_verified_independently(webcanon_bin, tmp_path, origins):
+    a, b = origins
+    old, new = tmp_path / "old.pem", tmp_path / "new.pem"
+    for key in (old, new):
+        made = run(webcanon_bin, "keys", "generate", "--out", key)
+        assert made.returncode == 0, made.stderr
+        assert (key.stat().st_mode & 0o777) == 0o600
+        assert "PRIVATE KEY" not in made.stdout + made.stderr
+    # Rotation: both keys published, the new one signs.
+    listed = run(webcanon_bin, "keys", "directory", "--key", old, "--key", new)
+    assert listed.returncode == 0, listed.stderr
+    assert "application/http-message-signatures-directory+json" in listed.stderr
+    keys = public_keys(json.loads(listed.stdout))
+    assert len(keys) == 2
+    new_kid = run(webcanon_bin, "keys", "directory", "--key", new)
+    new_kid = json.loads(new_kid.stdout)["keys"][0]["kid"]
+
+    sign = ["--allow-private", "127.0.0.1", "--no-cache", "--sign-key", new, "--signature-agent", AGENT_URL]
+    fetched = run(webcanon_bin, "fetch", *sign, "--json", f"{a.base}/start")
+    assert fetched.returncode == 0, fetched.stderr
+    listed_urls = run(webcanon_bin, "sitemap", *sign, f"{a.base}/")
+    assert listed_urls.returncode == 0, listed_urls.stderr
+    assert f"{a.base}/start" in listed_urls.stdout
+
+    seen = {(origin.port, path) for origin in (a, b) for path, _ in origin.log}
+    for expected in [
+        (a.port, "/robots.txt"),
+        (a.port, "/start"),  # the redirect hop's first request
+        (a.port, "/llms.txt"),  # the llms.txt covering the URL asked for
+        (a.port, "/sitemap.xml"),
+        (b.port, "/robots.txt"),  # the other origin's robots.txt
+        (b.port, "/page"),  # the hop to the other origin
+        (b.port, "/page.md"),  # the Markdown alternative
+    ]:
+        assert expected in seen, f"{expected} not requested; saw {sorted(seen)}"
+
+    verifier = HTTPMessageVerifier(
+        signature_algorithm=algorithms.ED25519,
+        key_resolver=MappingKeyResolver(public_keys=keys, private_keys={}),
+    )
+    nonces = set()
+    for origin in (a, b):
+        for path, headers in origin.log:
+            message = types.SimpleNamespace(method="GET", url=f"http://{headers['host']}{path}", headers=headers)
+            results = verifier.verify(
+                message,
+                expect_tag="web-bot-auth",
+                require_components=("@authority", "signature-agent"),
+                max_age=datetime.timedelta(minutes=5),
+            )
+            (result,) = results
+            params = result.parameters
+            assert headers["signature-agent"] == f'"{AGENT_URL}"'
+            assert params["keyid"] == new_kid and params["alg"] == "ed25519"
+            assert 0 < params["expires"] - params["created"] <= 300
+            assert headers["host"] == f"127.0.0.1:{origin.port}", "each hop signs its own authority"
+            nonces.add(params["nonce"])
+            # The same signature presented to the other origin does not verify.
+            other = b if origin is a else a
+            moved = types.SimpleNamespace(method="GET", url=f"http://127.0.0.1:{other.port}{path}", headers=headers)
+            with pytest.raises(InvalidSignature):
+                verifier.verify(moved, expect_tag="web-bot-auth")
+    total = len(a.log) + len(b.log)
+    assert len(nonces) == total, "every request has a nonce of its own"
+
+
+def test_verify_request_says_why_a_signature_fails(webcanon_bin, tmp_path, origins):
+    a, _ = origins
+    key, other = tmp_path / "agent.pem", tmp_path / "other.pem"
+    for path in (key, other):
+        assert run(webcanon_bin, "keys", "generate", "--out", path).returncode == 0
+    directory = tmp_path / "directory.json"
+    directory.write_text(run(webcanon_bin, "keys", "directory", "--key", key).stdout)
+    a.routes["/page"] = (200, "text/plain", "plain text page", {})
+
+    def capture(sign_key) -> dict[str, str]:
+        a.log.clear()
+        done = run(webcanon_bin, "fetch", "--allow-private", "127.0.0.1", "--no-cache", "--sign-key", sign_key,
+                   "--signature-agent", AGENT_URL, f"{a.base}/page")
+        assert done.returncode == 0, done.stderr
+        return dict(next(h for p, h in a.log if p == "/page"))
+
+    def head(headers: dict[str, str]) -> str:
+        lines = ["GET /page HTTP/1.1"] + [f"{k}: {v}" for k, v in headers.items()]
+        return "\n".join(lines) + "\n\n"
+
+    good = capture(key)
+    created = int(good["signature-input"].split("created=")[1].split(";")[0])
+    tampered = dict(good, host="127.0.0.1:1")
+    uncovered = dict(good)
+    uncovered["signature-input"] = good["signature-input"].replace(' "signature-agent"', "")
+    cases = [
+        (head(good), [], 0, ["valid: signed by https://bot.example"]),
+        (head(good) + head(good), [], 1, ["request 1: valid", "request 2: invalid (replayed_nonce)"]),
+        (head(good), ["--at", created + 3600], 1, ["invalid (expired)"]),
+        (head(capture(other)), [], 1, ["invalid (unknown_key)"]),
+        (head(tampered), [], 1, ["invalid (bad_signature)"]),
+        (head(uncovered), [], 1, ["invalid (missing_component)", "signature-agent"]),
+        (head({k: v for k, v in good.items() if not k.startswith("signature")}), [], 1, ["invalid (unsigned)"]),
+    ]
+    for text, extra, status, expected in cases:
+        done = subprocess.run([webcanon_bin, "verify-request", "--directory", directory, *map(str, extra), "-"],
+                              input=text, capture_output=True, text=True, timeout=30)
+        assert done.returncode == status, (expected, done.stdout, done.stderr)
+        for piece in expected:
+            assert piece in done.stdout, (piece, done.stdout)
+    # What the independent verifier says of the same cases.
+    keys = public_keys(json.loads(directory.read_text()))
+    verifier = HTTPMessageVerifier(signature_algorithm=algorithms.ED25519,
+                                   key_resolver=MappingKeyResolver(public_keys=keys, private_keys={}))
+    url = f"{a.base}/page"
+    verifier.verify(types.SimpleNamespace(method="GET", url=url, headers=good), expect_tag="web-bot-auth")
+    with pytest.raises(InvalidSignature):
+        verifier.verify(types.SimpleNamespace(method="GET", url="http://127.0.0.1:1/page", headers=tampered),
+                        expect_tag="web-bot-auth")
