@@ -31,6 +31,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
+pub mod browser;
 pub mod charset;
 mod client;
 pub mod clock;

@@ -10,6 +10,7 @@ use webcanon_core::policy::RobotsMode;
 
 use super::{Client, Inner};
 use crate::agent::ProductToken;
+use crate::browser::{RenderLimits, RenderMode, Renderer};
 use crate::clock::Clock;
 use crate::http::{Http, Pacing};
 use crate::llms_hint::LlmsCache;
@@ -31,11 +32,18 @@ pub struct FetchOptions {
     pub alternatives: bool,
     /// The shape of the content.
     pub shape: ContentShape,
+    /// Whether HTML pages are rendered in the browser.
+    pub render: RenderMode,
 }
 
 impl Default for FetchOptions {
     fn default() -> FetchOptions {
-        FetchOptions { max_bytes: DEFAULT_MAX_BYTES, alternatives: true, shape: ContentShape::default() }
+        FetchOptions {
+            max_bytes: DEFAULT_MAX_BYTES,
+            alternatives: true,
+            shape: ContentShape::default(),
+            render: RenderMode::Off,
+        }
     }
 }
 
@@ -96,6 +104,9 @@ pub struct ClientBuilder {
     pacing: PacingConfig,
     clock: Clock,
     proxy: Option<url::Url>,
+    render: RenderMode,
+    chromium: Option<PathBuf>,
+    render_limits: RenderLimits,
 }
 
 impl Default for ClientBuilder {
@@ -117,6 +128,9 @@ impl Default for ClientBuilder {
             pacing: PacingConfig::default(),
             clock: Clock::system(),
             proxy: None,
+            render: RenderMode::Off,
+            chromium: None,
+            render_limits: RenderLimits::default(),
         }
     }
 }
@@ -208,9 +222,34 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether [`Client::fetch`] renders HTML pages in headless Chromium
+    /// (default: off; see [`browser`](crate::browser)).
+    pub fn render(mut self, mode: RenderMode) -> Self {
+        self.render = mode;
+        self
+    }
+
+    /// The Chromium executable rendering uses (default: `chromium` or
+    /// `chromium-browser` on `PATH`). Nothing is started until a page is
+    /// rendered; without a browser, only rendering fails.
+    pub fn chromium(mut self, path: impl Into<PathBuf>) -> Self {
+        self.chromium = Some(path.into());
+        self
+    }
+
+    /// The bounds of rendering (pages at once, and each page's wall time,
+    /// requests and bytes).
+    pub fn render_limits(mut self, limits: RenderLimits) -> Self {
+        self.render_limits = limits;
+        self
+    }
+
     /// The options of [`Client::fetch`] at once.
     pub fn fetch_options(self, options: FetchOptions) -> Self {
-        self.max_bytes(options.max_bytes).alternatives(options.alternatives).content_shape(options.shape)
+        self.max_bytes(options.max_bytes)
+            .alternatives(options.alternatives)
+            .content_shape(options.shape)
+            .render(options.render)
     }
 
     /// The SSRF policy (private networks allowed, resolve overrides).
@@ -311,6 +350,8 @@ impl ClientBuilder {
                 explicit_user_agent: self.user_agent,
                 alternatives: self.alternatives,
                 shape: self.shape,
+                render: self.render,
+                renderer: Arc::new(Renderer::new(self.chromium, self.render_limits)),
                 agent,
                 mode: self.mode,
                 max_bytes: self.max_bytes,
