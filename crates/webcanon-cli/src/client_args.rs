@@ -74,6 +74,11 @@ pub struct ClientArgs {
     /// proxy resolves them again. HTTP_PROXY and HTTPS_PROXY are never read.
     #[arg(long, value_name = "URL", env = "WEBCANON_PROXY", hide_env_values = true)]
     pub proxy: Option<String>,
+    /// The Chromium executable that renders pages (`--render`); default:
+    /// `chromium` or `chromium-browser` on PATH. Started only when a page is
+    /// rendered.
+    #[arg(long, value_name = "PATH", env = "WEBCANON_CHROMIUM")]
+    pub chromium: Option<PathBuf>,
 }
 
 impl ClientArgs {
@@ -105,6 +110,7 @@ impl ClientArgs {
             max_crawl_delay: self.max_crawl_delay,
             auth_disallows: self.auth_disallows,
             proxy: self.proxy.clone(),
+            chromium: self.chromium.clone(),
             ..ClientOptions::default()
         }
     }

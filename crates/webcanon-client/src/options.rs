@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use webcanon_core::policy::RobotsMode;
 
+use crate::browser::RenderMode;
 use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT};
 use crate::markdown::ContentShape;
 use crate::ssrf::{ResolveOverride, SsrfPolicy};
@@ -65,6 +66,11 @@ pub struct ClientOptions {
     /// An HTTP proxy every request goes through (`http://[user:pass@]host:port`);
     /// none by default, and proxy environment variables are never read.
     pub proxy: Option<String>,
+    /// Whether HTML pages are rendered in headless Chromium (default off).
+    pub render: RenderMode,
+    /// The Chromium executable rendering uses; `chromium` or
+    /// `chromium-browser` on `PATH` when not given.
+    pub chromium: Option<PathBuf>,
 }
 
 impl Default for ClientOptions {
@@ -85,6 +91,8 @@ impl Default for ClientOptions {
             max_crawl_delay: crate::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
             auth_disallows: false,
             proxy: None,
+            render: RenderMode::Off,
+            chromium: None,
         }
     }
 }
@@ -184,6 +192,7 @@ impl ClientOptions {
             .max_bytes(self.max_bytes)
             .alternatives(self.alternatives)
             .content_shape(self.shape)
+            .render(self.render)
             .auth_status_disallows(self.auth_disallows)
             .min_interval(min_interval)
             .max_crawl_delay(max_crawl_delay)
@@ -193,6 +202,12 @@ impl ClientOptions {
         }
         if let Some(text) = &self.proxy {
             builder = builder.proxy(proxy_url(text)?);
+        }
+        if let Some(path) = &self.chromium {
+            if path.as_os_str().is_empty() {
+                return Err(OptionError::new("chromium", " must name the Chromium executable, not be empty".into()));
+            }
+            builder = builder.chromium(path);
         }
         Ok(builder)
     }
@@ -279,6 +294,7 @@ mod tests {
                 "proxy `socks5://***@proxy:1080`: scheme `socks5` is not supported",
             ),
             (ClientOptions { proxy: Some("http://u:secret@".into()), ..base() }, "proxy `http://***@`: "),
+            (ClientOptions { chromium: Some("".into()), ..base() }, "chromium must name the Chromium executable"),
         ];
         for (options, expected) in rows {
             let got = error(options);

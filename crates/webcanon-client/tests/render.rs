@@ -120,7 +120,16 @@ async fn a_single_page_application_has_its_text_only_when_rendered() {
     let auto = client(&chromium, RenderMode::Auto, RenderLimits::default(), &[]);
     let shell = auto.fetch(&url).await.unwrap();
     assert!(shell.rendered && shell.content.contains(SPA_TEXT), "{}", shell.content);
-    server.route("/article", Route::html(200, &format!("<html><body><article><p>{}</p><script>1</script></article></body></html>", "Plain words on a page. ".repeat(40))));
+    server.route(
+        "/article",
+        Route::html(
+            200,
+            &format!(
+                "<html><body><article><p>{}</p><script>1</script></article></body></html>",
+                "Plain words on a page. ".repeat(40)
+            ),
+        ),
+    );
     let article = auto.fetch(&server.url("/article")).await.unwrap();
     assert!(!article.rendered && article.render.is_none());
 }
@@ -138,7 +147,8 @@ async fn without_chromium_render_is_a_clear_error_and_fetch_still_works() {
         webcanon_client::error::Error::Fetch(fetch) => assert_eq!(fetch.reason(), "render_unavailable"),
         other => panic!("{other:?}"),
     }
-    let plain = client.with_fetch_options(webcanon_client::FetchOptions { render: RenderMode::Off, ..client.fetch_options() });
+    let plain =
+        client.with_fetch_options(webcanon_client::FetchOptions { render: RenderMode::Off, ..client.fetch_options() });
     let page = plain.fetch(&server.url("/")).await.unwrap();
     assert!(page.content.contains("Loading"), "{}", page.content);
 }
@@ -220,8 +230,7 @@ async fn a_script_cannot_reach_private_or_metadata_addresses_in_any_spelling() {
     let script = format!(
         "for (const url of {list}) {{ fetch(url).then(r => r.text()).then(t => {{ document.getElementById('out').textContent += ' LEAKED ' + t; }}).catch(() => {{}}); }}\
          const x = new XMLHttpRequest(); x.open('GET', {first:?}); x.send();\
-         const img = new Image(); img.src = {first:?};"
-        ,
+         const img = new Image(); img.src = {first:?};",
         first = targets[0]
     );
     server
@@ -254,8 +263,20 @@ async fn a_script_from_an_origin_whose_robots_txt_disallows_it_is_not_loaded() {
     server
         .route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"))
         .route_host("cdn.test", "/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private/\n"))
-        .route_host("cdn.test", "/private/app.js", Route::bytes(200, "text/javascript", b"document.getElementById('out').textContent = 'SCRIPT RAN';".to_vec()))
-        .route_host("cdn.test", "/public/app.js", Route::bytes(200, "text/javascript", b"document.title = 'public script ran';".to_vec()))
+        .route_host(
+            "cdn.test",
+            "/private/app.js",
+            Route::bytes(
+                200,
+                "text/javascript",
+                b"document.getElementById('out').textContent = 'SCRIPT RAN';".to_vec(),
+            ),
+        )
+        .route_host(
+            "cdn.test",
+            "/public/app.js",
+            Route::bytes(200, "text/javascript", b"document.title = 'public script ran';".to_vec()),
+        )
         .route(
             "/",
             Route::html(
@@ -336,20 +357,43 @@ async fn pages_that_loop_or_allocate_without_end_are_cut_at_the_limits() {
     let server = TestServer::start().await;
     server
         .route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"))
-        .route("/loop", Route::html(200, &page_with_script("document.getElementById('out').textContent += ' Rendered before the loop.'; while (true) {}")))
-        .route("/alloc", Route::html(200, &page_with_script("const hoard = []; while (true) hoard.push(new Array(1e6).fill(Math.random()));")))
+        .route(
+            "/loop",
+            Route::html(
+                200,
+                &page_with_script(
+                    "document.getElementById('out').textContent += ' Rendered before the loop.'; while (true) {}",
+                ),
+            ),
+        )
+        .route(
+            "/alloc",
+            Route::html(
+                200,
+                &page_with_script("const hoard = []; while (true) hoard.push(new Array(1e6).fill(Math.random()));"),
+            ),
+        )
         .route("/many", Route::html(200, &page_with_script("for (let i = 0; i < 40; i++) fetch('/item-' + i);")));
     for i in 0..40 {
         server.route(&format!("/item-{i}"), Route::text(200, &"x".repeat(1000)));
     }
-    let limits = RenderLimits { wall_time: Duration::from_secs(3), max_requests: 10, max_bytes: 5_000, ..RenderLimits::default() };
+    let limits = RenderLimits {
+        wall_time: Duration::from_secs(3),
+        max_requests: 10,
+        max_bytes: 5_000,
+        ..RenderLimits::default()
+    };
     let client = client(&chromium, RenderMode::On, limits, &[]);
 
     let started = Instant::now();
     let looped = client.fetch(&server.url("/loop")).await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
     assert!(looped.content.contains("Rendered before the loop"), "{}", looped.content);
-    assert!(looped.warnings.iter().any(|w| w.code == WarningCode::RenderLimit && w.detail.contains("wall-time")), "{:?}", looped.warnings);
+    assert!(
+        looped.warnings.iter().any(|w| w.code == WarningCode::RenderLimit && w.detail.contains("wall-time")),
+        "{:?}",
+        looped.warnings
+    );
 
     let started = Instant::now();
     let hoard = client.fetch(&server.url("/alloc")).await.unwrap();

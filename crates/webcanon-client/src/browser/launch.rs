@@ -184,8 +184,7 @@ impl Browser {
         tokio::spawn(watch_targets(cdp.clone(), events, contexts.clone()));
         // Every new target is attached, paused before it runs anything:
         // our own pages are set up first, anything else is never let run.
-        let setup =
-            json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true });
+        let setup = json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true });
         if let Err(e) = cdp.call(None, "Target.setAutoAttach", setup, COMMAND_LIMIT).await {
             return Err(fail(&mut child, e.to_string()));
         }

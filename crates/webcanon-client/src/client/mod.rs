@@ -511,8 +511,17 @@ impl Client {
             .map_err(|message| FetchError::Render { url: answer.url.to_string(), message })?;
         let Some(html) = outcome.html else { return Ok((outcome.report, None, outcome.warnings)) };
         let mut headers = answer.headers.clone();
-        headers.insert(reqwest::header::CONTENT_TYPE, reqwest::header::HeaderValue::from_static("text/html; charset=utf-8"));
-        let dom = Answer { url: answer.url.clone(), status: answer.status, headers, body: html.into_bytes(), truncated: false };
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            reqwest::header::HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        let dom = Answer {
+            url: answer.url.clone(),
+            status: answer.status,
+            headers,
+            body: html.into_bytes(),
+            truncated: false,
+        };
         let page = page::convert(&dom, &self.inner.agent).await.map_err(Error::Fetch)?;
         Ok((outcome.report, Some(page), outcome.warnings))
     }
