@@ -42,11 +42,23 @@ pub struct FetchArgs {
     /// pages whose text arrives through scripts): `--render` alone is `on`;
     /// `auto` renders only a page with little text but scripts. Every
     /// request the page makes goes through the SSRF guard and robots.txt.
-    #[arg(long, value_name = "on|auto|off", num_args = 0..=1, default_value = "off", default_missing_value = "on", value_parser = str::parse::<RenderMode>)]
+    /// Its mode is optional, so a bare `--render` goes after the URL.
+    #[arg(long, value_name = "on|auto|off", num_args = 0..=1, default_value = "off", default_missing_value = "on", value_parser = render_mode)]
     render: RenderMode,
     /// Images as Markdown images (keep) or not at all (drop).
     #[arg(long, value_name = "keep|drop", default_value = "drop", value_parser = str::parse::<ImageStyle>)]
     images: ImageStyle,
+}
+
+/// `--render`'s mode, with a hint when it took the URL for one.
+fn render_mode(given: &str) -> Result<RenderMode, String> {
+    given.parse().map_err(|e: webcanon_client::browser::UnknownRenderMode| {
+        if given.contains("://") {
+            format!("{e} (a bare --render goes after the URL: `webcanon fetch URL --render`)")
+        } else {
+            e.to_string()
+        }
+    })
 }
 
 /// Runs `webcanon fetch`.
