@@ -117,14 +117,14 @@ async fn a_bogus_chromium_fails_render_clearly_and_nothing_else() {
     let server = shell_site().await;
     let url = server.url("/");
     let bogus = "/nonexistent/chromium";
-    let r = run_env(fetch_args(&["--no-cache", &url, "--render"]), vec![("WEBCANON_CHROMIUM".into(), bogus.into())])
-        .await;
+    let r =
+        run_env(fetch_args(&["--no-cache", &url, "--render"]), vec![("WEBCANON_CHROMIUM".into(), bogus.into())]).await;
     assert_eq!(r.code, 5, "{}", r.stderr);
     assert!(r.stderr.contains("rendering needs Chromium, and /nonexistent/chromium does not exist"), "{}", r.stderr);
-    let r = run_env(fetch_args(&["--no-cache", "--json", "--render", "on", &url]), vec![(
-        "WEBCANON_CHROMIUM".into(),
-        bogus.into(),
-    )])
+    let r = run_env(
+        fetch_args(&["--no-cache", "--json", "--render", "on", &url]),
+        vec![("WEBCANON_CHROMIUM".into(), bogus.into())],
+    )
     .await;
     assert_eq!(r.code, 5, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();

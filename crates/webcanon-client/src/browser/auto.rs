@@ -14,7 +14,7 @@ pub const AUTO_MAX_TEXT_CHARS: usize = 200;
 pub const AUTO_MIN_SCRIPTS: usize = 1;
 
 /// Whether `auto` renders a page whose fetched HTML is `html` and whose
-/// extracted text (Markdown) is `text`.
+/// extracted text, as plain text without links or images, is `text`.
 ///
 /// ```
 /// use webcanon_client::browser::wants_render;
@@ -25,16 +25,17 @@ pub const AUTO_MIN_SCRIPTS: usize = 1;
 /// assert!(!wants_render(article, "Words."));
 /// ```
 pub fn wants_render(html: &[u8], text: &str) -> bool {
-    text_chars(text) <= AUTO_MAX_TEXT_CHARS && count_scripts(html) >= AUTO_MIN_SCRIPTS
+    main_text_chars(text) <= AUTO_MAX_TEXT_CHARS && count_scripts(html) >= AUTO_MIN_SCRIPTS
 }
 
-/// Characters of text that are not Markdown syntax or white space.
-fn text_chars(text: &str) -> usize {
+/// The letters and digits of `text`: what the rule counts (white space,
+/// punctuation and markup do not make a page readable).
+pub fn main_text_chars(text: &str) -> usize {
     text.chars().filter(|c| c.is_alphanumeric()).count()
 }
 
 /// `<script` start tags, in any case.
-pub(crate) fn count_scripts(html: &[u8]) -> usize {
+pub fn count_scripts(html: &[u8]) -> usize {
     let finder = memchr::memmem::Finder::new(b"<");
     finder
         .find_iter(html)

@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use self::auto::{AUTO_MAX_TEXT_CHARS, AUTO_MIN_SCRIPTS, wants_render};
+pub use self::auto::{AUTO_MAX_TEXT_CHARS, AUTO_MIN_SCRIPTS, count_scripts, main_text_chars, wants_render};
 pub(crate) use self::page::{MainDocument, Rendered};
 use crate::client::Client;
 

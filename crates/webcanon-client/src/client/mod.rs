@@ -25,7 +25,7 @@ use crate::browser::{MainDocument, RenderMode, RenderReport, Renderer};
 use crate::error::{Error, FetchError};
 use crate::http::{Answer, Http, Pace, Pacing};
 use crate::llms_hint::LlmsCache;
-use crate::markdown::ContentShape;
+use crate::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use crate::page;
 use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache};
 use crate::robots_fetch::{fetch_robots, robots_url};
@@ -484,7 +484,12 @@ impl Client {
         match self.inner.render {
             RenderMode::Off => false,
             RenderMode::On => true,
-            RenderMode::Auto => crate::browser::wants_render(&answer.body, &page.content),
+            RenderMode::Auto => {
+                let plain =
+                    ContentShape { format: ContentFormat::Text, links: LinkStyle::Drop, images: ImageStyle::Drop }
+                        .apply(&page.content);
+                crate::browser::wants_render(&answer.body, &plain)
+            }
         }
     }
 
