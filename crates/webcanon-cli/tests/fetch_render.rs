@@ -141,16 +141,27 @@ async fn a_bogus_chromium_fails_render_clearly_and_nothing_else() {
     assert!(r.stderr.contains("a bare --render goes after the URL"), "{}", r.stderr);
 }
 
+/// A `webcanon serve` child, stopped when dropped.
+struct Served(std::process::Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// `webcanon serve` on a free port: the child and its address.
-fn serve(chromium: &Path) -> (std::process::Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_webcanon"))
+fn serve(chromium: &Path) -> (Served, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_webcanon"))
         .args(["serve", "--listen", "127.0.0.1:0", "--allow-private", "127.0.0.1", "--no-cache", "--chromium"])
         .arg(chromium)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("webcanon serve starts");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut served = Served(child);
+    let mut stderr = BufReader::new(served.0.stderr.take().unwrap());
     let mut line = String::new();
     loop {
         line.clear();
@@ -158,7 +169,7 @@ fn serve(chromium: &Path) -> (std::process::Child, String) {
         if let Some(addr) = line.trim().strip_prefix("listening on http://") {
             let addr = addr.to_string();
             std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-            return (child, addr);
+            return (served, addr);
         }
     }
 }
@@ -186,7 +197,7 @@ async fn the_api_and_the_mcp_tool_render_on_request() {
     let server = shell_site().await;
     let url = server.url("/");
 
-    let (mut child, addr) = serve(&chromium);
+    let (served, addr) = serve(&chromium);
     let api = tokio::task::spawn_blocking({
         let (addr, url) = (addr.clone(), url.clone());
         move || {
@@ -199,8 +210,7 @@ async fn the_api_and_the_mcp_tool_render_on_request() {
     })
     .await
     .unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(served);
     let (plain, rendered, auto, bad) = api;
     assert_eq!(plain.0, 200, "{}", plain.1);
     assert!(!plain.1["content"].as_str().unwrap().contains(TEXT));

@@ -9,11 +9,11 @@
 //! origin under the client's mode, as search engines' renderers do for
 //! subresources) or refused. The browser itself never resolves a name or
 //! opens a connection: it is started with a proxy that goes nowhere and a
-//! resolver that finds nothing (see [`launch`]), so what interception does
+//! resolver that finds nothing (the `launch` module), so what interception does
 //! not see (WebSocket, WebRTC) has nowhere to go either. The rendered DOM
 //! goes through the same HTML extraction and warnings as fetched HTML.
 //!
-//! Lifecycle: one browser per [`Client`](crate::Client) (clones share it),
+//! Lifecycle: one browser per [`crate::Client`] (clones share it),
 //! started on the first render and kept; each page in a browser context of
 //! its own, disposed after; at most [`RenderLimits::pages_at_once`] pages
 //! at once. Each page has a wall-time limit, a request count and a byte
@@ -21,7 +21,7 @@
 //! `render_limit` warning.
 //!
 //! The DevTools protocol is spoken directly over its WebSocket
-//! ([`cdp`]): rendering needs a dozen commands, and a client generated from
+//! (the `cdp` module): rendering needs a dozen commands, and a client generated from
 //! the whole protocol (`chromiumoxide`) costs minutes of build on every
 //! clean build and handles the Fetch domain's events in its own loop,
 //! where every decision here must be webcanon's.

@@ -270,12 +270,15 @@ async fn drive(
                         // A worker or frame of the page: it stays paused and
                         // never runs (nothing it asks for is answered).
                         let kind = event.params["targetInfo"]["type"].as_str().unwrap_or_default();
-                        tally.refuse(event.params["targetInfo"]["url"].as_str().unwrap_or_default(), if kind == "page" { "window" } else { "worker" });
+                        let reason = match kind {
+                            "page" => "window",
+                            "iframe" => "document",
+                            _ => "worker",
+                        };
+                        tally.refuse(event.params["targetInfo"]["url"].as_str().unwrap_or_default(), reason);
                     }
-                    "Target.detachedFromTarget" => {
-                        if event.params["targetId"].as_str() == Some(target) {
-                            return Ok(Ending::Gone);
-                        }
+                    "Target.detachedFromTarget" if event.params["targetId"].as_str() == Some(target) => {
+                        return Ok(Ending::Gone);
                     }
                     _ => {}
                 }
