@@ -230,7 +230,8 @@ async fn a_script_cannot_reach_private_or_metadata_addresses_in_any_spelling() {
     let script = format!(
         "for (const url of {list}) {{ fetch(url).then(r => r.text()).then(t => {{ document.getElementById('out').textContent += ' LEAKED ' + t; }}).catch(() => {{}}); }}\
          const x = new XMLHttpRequest(); x.open('GET', {first:?}); x.send();\
-         const img = new Image(); img.src = {first:?};",
+         const img = new Image(); img.src = {first:?};\
+         fetch('file:///etc/passwd').then(r => r.text()).then(t => {{ document.getElementById('out').textContent += ' LEAKED ' + t; }}).catch(() => {{}});",
         first = targets[0]
     );
     server
