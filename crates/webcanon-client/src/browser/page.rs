@@ -335,7 +335,13 @@ async fn fetch_for_page(
                 .iter()
                 .filter_map(|(name, value)| Some((name.as_str().to_string(), value.to_str().ok()?.to_string())))
                 .collect::<Vec<_>>();
-            fulfil(&cdp, &session, &id, answer.status, &headers, &answer.body);
+            // Encoding a body of megabytes is CPU work: off the async workers.
+            let body = answer.body;
+            let Ok(encoded) = tokio::task::spawn_blocking(move || encode(&body)).await else {
+                refuse(&cdp, &session, &id);
+                return Fetched::Failed;
+            };
+            fulfil_encoded(&cdp, &session, &id, answer.status, &headers, encoded);
             Fetched::Made { bytes: size }
         }
         Ok(Err(Error::Ssrf(_))) => {
@@ -376,7 +382,18 @@ fn passed_header(name: &str) -> bool {
     )
 }
 
+/// A body as the protocol carries it.
+fn encode(body: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(body)
+}
+
 fn fulfil(cdp: &Cdp, session: &str, id: &str, status: u16, headers: &[(String, String)], body: &[u8]) {
+    fulfil_encoded(cdp, session, id, status, headers, encode(body));
+}
+
+/// Answers a paused request with `status`, the passed `headers` and a body
+/// already encoded.
+fn fulfil_encoded(cdp: &Cdp, session: &str, id: &str, status: u16, headers: &[(String, String)], body: String) {
     let headers: Vec<Value> = headers
         .iter()
         .filter(|(name, _)| passed_header(name))
@@ -390,7 +407,7 @@ fn fulfil(cdp: &Cdp, session: &str, id: &str, status: u16, headers: &[(String, S
             "requestId": id,
             "responseCode": status,
             "responseHeaders": headers,
-            "body": base64::engine::general_purpose::STANDARD.encode(body),
+            "body": body,
         }),
     );
 }
