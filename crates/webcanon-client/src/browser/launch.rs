@@ -8,6 +8,12 @@
 //! name resolves to nothing, WebRTC may not send UDP that skips the proxy,
 //! new windows are refused, and the background services that call home
 //! (updates, sync, safe browsing, metrics) are off.
+//!
+//! The browser is stopped (and its profile removed) when the last client
+//! holding it is dropped. A process killed outright drops nothing: its
+//! browser is then left running until something stops it (the DevTools
+//! pipe transport, which ends the browser with its parent, would close
+//! that gap).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::BufRead;
