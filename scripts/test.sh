@@ -35,7 +35,9 @@ debian_install() {
   fi
 }
 
-# Headless Chromium opens the HTML audit report (crates/webcanon-cli/tests/html_report.rs);
+# Headless Chromium opens the HTML audit report (crates/webcanon-cli/tests/html_report.rs)
+# and renders pages (`fetch --render`: crates/webcanon-client/tests/render.rs,
+# crates/webcanon-cli/tests/fetch_render.rs, crates/webcanon-py/tests/test_render.py);
 # redis-server backs the fleet store tests; python3-dev lets the wheel's crate
 # link in `cargo test`. Tests that need them are required here, so they can
 # never be skipped silently.

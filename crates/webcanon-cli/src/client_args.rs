@@ -84,6 +84,11 @@ pub struct ClientArgs {
     /// sent as Signature-Agent.
     #[arg(long, value_name = "URL", env = "WEBCANON_SIGNATURE_AGENT", requires = "sign_key")]
     pub signature_agent: Option<String>,
+    /// The Chromium executable that renders pages (`--render`); default:
+    /// `chromium` or `chromium-browser` on PATH. Started only when a page is
+    /// rendered.
+    #[arg(long, value_name = "PATH", env = "WEBCANON_CHROMIUM")]
+    pub chromium: Option<PathBuf>,
 }
 
 impl ClientArgs {
@@ -117,6 +122,7 @@ impl ClientArgs {
             proxy: self.proxy.clone(),
             sign_key: self.sign_key.clone(),
             signature_agent: self.signature_agent.clone(),
+            chromium: self.chromium.clone(),
             ..ClientOptions::default()
         }
     }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use webcanon_client::FetchResult;
+use webcanon_client::browser::RenderMode;
 use webcanon_client::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use webcanon_core::policy::RobotsEvidence;
 
@@ -37,9 +38,27 @@ pub struct FetchArgs {
     /// at the end (references), or as their text only (drop).
     #[arg(long, value_name = "inline|references|drop", default_value = "references", value_parser = str::parse::<LinkStyle>)]
     links: LinkStyle,
+    /// Render the page in headless Chromium before extracting its text (for
+    /// pages whose text arrives through scripts): `--render` alone is `on`;
+    /// `auto` renders only a page with little text but scripts. Every
+    /// request the page makes goes through the SSRF guard and robots.txt.
+    /// Its mode is optional, so a bare `--render` goes after the URL.
+    #[arg(long, value_name = "on|auto|off", num_args = 0..=1, default_value = "off", default_missing_value = "on", value_parser = render_mode)]
+    render: RenderMode,
     /// Images as Markdown images (keep) or not at all (drop).
     #[arg(long, value_name = "keep|drop", default_value = "drop", value_parser = str::parse::<ImageStyle>)]
     images: ImageStyle,
+}
+
+/// `--render`'s mode, with a hint when it took the URL for one.
+fn render_mode(given: &str) -> Result<RenderMode, String> {
+    given.parse().map_err(|e: webcanon_client::browser::UnknownRenderMode| {
+        if given.contains("://") {
+            format!("{e} (a bare --render goes after the URL: `webcanon fetch URL --render`)")
+        } else {
+            e.to_string()
+        }
+    })
 }
 
 /// Runs `webcanon fetch`.
@@ -50,6 +69,7 @@ pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
         .max_bytes(args.max_bytes)
         .alternatives(!args.no_alternatives)
         .content_shape(ContentShape { format: args.format, links: args.links, images: args.images })
+        .render(args.render)
         .build()
         .map_err(|e| CliError::usage(e.to_string()))?;
     let runtime = runtime()?;
@@ -108,6 +128,15 @@ fn print_result(result: &FetchResult, json: bool, format: ContentFormat) -> Resu
             );
         }
         note!("robots: {}", describe_robots(&result.robots));
+        if let Some(render) = &result.render {
+            note!(
+                "render: {} ({} requests made, {} refused, {} ms)",
+                if result.rendered { "rendered in the browser" } else { "not rendered" },
+                render.requests_made,
+                render.requests_refused,
+                render.render_ms
+            );
+        }
         for alternative in &result.alternatives {
             match alternative.skipped_reason {
                 None => note!("alternative: used {} (from {})", alternative.url, alternative.source.as_str()),

@@ -89,6 +89,15 @@ pub enum FetchError {
         /// What is wrong with it.
         message: String,
     },
+    /// The page was to be rendered and no browser could be had: none
+    /// installed or found, or it would not start.
+    #[error("cannot render {url}: {message}")]
+    Render {
+        /// The URL.
+        url: String,
+        /// Why.
+        message: String,
+    },
     /// This machine could not make the request (out of descriptors,
     /// buffers, local ports or memory), after retries: a fact about this
     /// machine, never about the site, so nothing is recorded for it.
@@ -142,7 +151,8 @@ impl FetchError {
 
     /// Why the exchange failed, as a stable word: `ssrf`, `dns`, `timeout`,
     /// `connect`, `protocol`, `status`, `too_many_redirects`,
-    /// `bad_redirect`, `unsupported_content`, `pdf_error` or `local`.
+    /// `bad_redirect`, `unsupported_content`, `pdf_error`, `render_unavailable`
+    /// or `local`.
     pub fn reason(&self) -> &'static str {
         match self {
             FetchError::Ssrf(_) => "ssrf",
@@ -155,6 +165,7 @@ impl FetchError {
             FetchError::BadRedirect { .. } => "bad_redirect",
             FetchError::UnsupportedContent { .. } => "unsupported_content",
             FetchError::Pdf { .. } => "pdf_error",
+            FetchError::Render { .. } => "render_unavailable",
             FetchError::Local { .. } => "local",
         }
     }
@@ -178,6 +189,7 @@ impl FetchError {
             | FetchError::BadRedirect { url, .. }
             | FetchError::UnsupportedContent { url, .. }
             | FetchError::Pdf { url, .. }
+            | FetchError::Render { url, .. }
             | FetchError::Local { url, .. } => url,
         }
     }

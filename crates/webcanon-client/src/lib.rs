@@ -32,6 +32,7 @@
 
 pub mod agent;
 pub mod bot_auth;
+pub mod browser;
 pub mod charset;
 mod client;
 pub mod clock;

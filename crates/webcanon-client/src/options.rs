@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use webcanon_core::policy::RobotsMode;
 
+use crate::browser::RenderMode;
 use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT};
 use crate::markdown::ContentShape;
 use crate::ssrf::{ResolveOverride, SsrfPolicy};
@@ -71,6 +72,11 @@ pub struct ClientOptions {
     /// The `Signature-Agent` URL: the origin publishing the key directory
     /// of `sign_key` (`https://bot.example`).
     pub signature_agent: Option<String>,
+    /// Whether HTML pages are rendered in headless Chromium (default off).
+    pub render: RenderMode,
+    /// The Chromium executable rendering uses; `chromium` or
+    /// `chromium-browser` on `PATH` when not given.
+    pub chromium: Option<PathBuf>,
 }
 
 impl Default for ClientOptions {
@@ -93,6 +99,8 @@ impl Default for ClientOptions {
             proxy: None,
             sign_key: None,
             signature_agent: None,
+            render: RenderMode::Off,
+            chromium: None,
         }
     }
 }
@@ -192,6 +200,7 @@ impl ClientOptions {
             .max_bytes(self.max_bytes)
             .alternatives(self.alternatives)
             .content_shape(self.shape)
+            .render(self.render)
             .auth_status_disallows(self.auth_disallows)
             .min_interval(min_interval)
             .max_crawl_delay(max_crawl_delay)
@@ -214,6 +223,12 @@ impl ClientOptions {
             (None, Some(_)) => {
                 return Err(OptionError::new("signature_agent", " needs sign_key: the key that signs".into()));
             }
+        }
+        if let Some(path) = &self.chromium {
+            if path.as_os_str().is_empty() {
+                return Err(OptionError::new("chromium", " must name the Chromium executable, not be empty".into()));
+            }
+            builder = builder.chromium(path);
         }
         Ok(builder)
     }
@@ -305,6 +320,7 @@ mod tests {
                 ClientOptions { signature_agent: Some("https://bot.example".into()), ..base() },
                 "signature_agent needs sign_key",
             ),
+            (ClientOptions { chromium: Some("".into()), ..base() }, "chromium must name the Chromium executable"),
         ];
         for (options, expected) in rows {
             let got = error(options);

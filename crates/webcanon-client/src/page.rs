@@ -50,6 +50,8 @@ pub(crate) struct Page {
     pub markdown: bool,
     /// Title, author and pages, when the answer was a PDF.
     pub pdf: Option<crate::pdf::PdfInfo>,
+    /// Whether the answer was an HTML page (what rendering applies to).
+    pub html: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +172,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
             described_by: link_header(answer, "describedby", None),
             warnings,
             pdf: None,
+            html: false,
         },
         Kind::Html => {
             let converted = convert_html(text, &answer.url, HtmlLimits::default()).await.map_err(|e| {
@@ -204,6 +207,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
                 described_by,
                 warnings,
                 pdf: None,
+                html: true,
             }
         }
     };
@@ -229,6 +233,7 @@ async fn convert_pdf(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
         warnings,
         markdown: true,
         pdf: Some(converted.info),
+        html: false,
     }))
 }
 

@@ -91,6 +91,12 @@ fn string_enum_schema(values: impl Iterator<Item = &'static str>) -> schemars::S
     schemars::json_schema!({ "type": "string", "enum": values })
 }
 
+/// `render`: a boolean, or `on`, `off`, `auto`.
+pub(crate) fn render_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let spellings = webcanon_client::browser::RenderMode::SPELLINGS;
+    schemars::json_schema!({ "oneOf": [{ "type": "boolean" }, { "type": "string", "enum": spellings }] })
+}
+
 /// `format`: `markdown` or `text`.
 pub(crate) fn content_format_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     string_enum_schema(["markdown", "text"].into_iter())
@@ -155,10 +161,54 @@ pub(crate) struct PageMeta {
     pub alternative: Option<AlternativeOutput>,
     /// Whether the body is returned as received, without conversion to Markdown.
     pub raw: bool,
+    /// Whether the content is the page as rendered in headless Chromium.
+    pub rendered: bool,
+    /// What rendering did, when the page was sent to the browser.
+    pub render: Option<RenderOutput>,
     /// The robots.txt verdict for the requested URL.
     pub robots: RobotsOutput,
     /// Usage warnings (meta robots, X-Robots-Tag, TDMRep, Content-Signal, a cut body...).
     pub warnings: Vec<WarningOutput>,
+}
+
+/// What a render did: the page's requests, each decided by webcanon.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub(crate) struct RenderOutput {
+    /// Requests fetched for the page (the main document not counted).
+    pub requests_made: usize,
+    /// Requests refused (SSRF guard, robots.txt, resource type, limits).
+    pub requests_refused: usize,
+    /// Bytes fetched for the page.
+    pub bytes: u64,
+    /// The first refused requests, with why.
+    pub refused: Vec<RefusedOutput>,
+    /// How long the render took, in milliseconds.
+    pub render_ms: u64,
+}
+
+/// A request of the page that was refused.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub(crate) struct RefusedOutput {
+    /// The URL asked for.
+    pub url: String,
+    /// Why: `ssrf`, `robots`, `resource_type`, `document`, `method`, `scheme`, `requests`, `bytes`, `worker` or `window`.
+    pub reason: String,
+}
+
+impl From<&webcanon_client::browser::RenderReport> for RenderOutput {
+    fn from(report: &webcanon_client::browser::RenderReport) -> RenderOutput {
+        RenderOutput {
+            requests_made: report.requests_made,
+            requests_refused: report.requests_refused,
+            bytes: report.bytes,
+            refused: report
+                .refused
+                .iter()
+                .map(|r| RefusedOutput { url: r.url.clone(), reason: r.reason.clone() })
+                .collect(),
+            render_ms: report.render_ms,
+        }
+    }
 }
 
 /// What is known about a PDF besides its text.

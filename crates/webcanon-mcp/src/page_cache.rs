@@ -29,6 +29,8 @@ pub(crate) struct PageKey {
     pub raw: bool,
     /// The shape the content was given.
     pub shape: webcanon_client::markdown::ContentShape,
+    /// Whether the page was to be rendered in the browser.
+    pub render: webcanon_client::browser::RenderMode,
 }
 
 /// A fetched page: its content and what is known about it.
@@ -83,7 +85,13 @@ mod tests {
     use super::*;
 
     fn key(url: &str) -> PageKey {
-        PageKey { url: url.into(), agent: "webcanon".into(), raw: false, shape: Default::default() }
+        PageKey {
+            url: url.into(),
+            agent: "webcanon".into(),
+            raw: false,
+            shape: Default::default(),
+            render: Default::default(),
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! on the Tokio runtime of `pyo3-async-runtimes`.
 
 use std::path::PathBuf;
+use webcanon_client::browser::RenderMode;
 
 use pyo3::prelude::*;
 use webcanon_batch::origin::origin_of;
@@ -44,6 +45,8 @@ impl Client {
     /// (targets are still vetted here first; `HTTP_PROXY` is never read);
     /// `sign_key` (an Ed25519 key file) with `signature_agent` (the URL
     /// whose key directory lists it) signs every request (Web Bot Auth).
+    /// `render` (`True`, `False` or `"auto"`) renders HTML pages in headless
+    /// Chromium, `chromium` being its path (default: found on `PATH`).
     #[new]
     #[pyo3(signature = (
         agent = DEFAULT_AGENT,
@@ -66,6 +69,8 @@ impl Client {
         proxy = None,
         sign_key = None,
         signature_agent = None,
+        render = None,
+        chromium = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -89,7 +94,10 @@ impl Client {
         proxy: Option<String>,
         sign_key: Option<PathBuf>,
         signature_agent: Option<String>,
+        render: Option<Bound<'_, PyAny>>,
+        chromium: Option<PathBuf>,
     ) -> PyResult<Client> {
+        let render = render_mode(py, render.as_ref())?.unwrap_or_default();
         let shape = ContentShape {
             format: format.parse().map_err(|e| usage_error(py, format!("format: {e}")))?,
             links: links.parse().map_err(|e| usage_error(py, format!("links: {e}")))?,
@@ -124,6 +132,8 @@ impl Client {
             proxy,
             sign_key,
             signature_agent,
+            render,
+            chromium,
         };
         // The client's options type checks them all; Python names them as given.
         let builder = options.builder().map_err(|e| usage_error(py, e.message(e.option)))?;
@@ -148,10 +158,23 @@ impl Client {
     /// Fetches `url` the way the site owner asked (an awaitable). Returns
     /// the result of `webcanon fetch --json` as a dict: `content` (Markdown),
     /// `robots` (verdict, recommendation, matched rule), `warnings`,
-    /// `alternative`, `redirects`, `timings`, … Raises `PolicyRefused`,
-    /// `SsrfRefused`, `FetchFailed` or `InvalidUrlError`.
-    fn fetch<'py>(&self, py: Python<'py>, url: String) -> PyResult<Bound<'py, PyAny>> {
-        let client = self.inner.clone();
+    /// `alternative`, `redirects`, `timings`, `rendered`, `render`, …
+    /// `render` (`True`, `False`, `"auto"`) overrides the client's for this
+    /// call. Raises `PolicyRefused`, `SsrfRefused`, `FetchFailed` or
+    /// `InvalidUrlError`.
+    #[pyo3(signature = (url, *, render = None))]
+    fn fetch<'py>(
+        &self,
+        py: Python<'py>,
+        url: String,
+        render: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let client = match render_mode(py, render.as_ref())? {
+            Some(mode) if mode != self.inner.fetch_options().render => self
+                .inner
+                .with_fetch_options(webcanon_client::FetchOptions { render: mode, ..self.inner.fetch_options() }),
+            _ => self.inner.clone(),
+        };
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let outcome = client.fetch(&url).await;
             Python::attach(|py| match outcome {
@@ -226,4 +249,20 @@ impl Client {
     fn __repr__(&self) -> String {
         format!("<Client agent={} mode={}>", self.inner.agent(), self.inner.mode())
     }
+}
+
+/// `render` as Python gives it: `True`, `False`, `"on"`, `"off"`,
+/// `"auto"`, or `None` (not given).
+fn render_mode(py: Python<'_>, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<RenderMode>> {
+    let Some(value) = value.filter(|v| !v.is_none()) else { return Ok(None) };
+    if let Ok(yes) = value.cast::<pyo3::types::PyBool>() {
+        return Ok(Some(yes.is_true().into()));
+    }
+    if let Ok(text) = value.extract::<String>() {
+        return text
+            .parse()
+            .map(Some)
+            .map_err(|e: webcanon_client::browser::UnknownRenderMode| usage_error(py, format!("render: {e}")));
+    }
+    Err(usage_error(py, "render: expected True, False or \"auto\"".to_string()))
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use webcanon_client::agent::ProductToken;
+use webcanon_client::browser::RenderMode;
 use webcanon_client::error::ErrorBody;
 use webcanon_client::markdown::{ContentFormat, ImageStyle, LinkStyle};
 use webcanon_client::warning::Warning;
@@ -31,6 +32,22 @@ pub struct FetchRequest {
     pub links: Option<LinkStyle>,
     /// Images: `keep` or `drop` (default).
     pub images: Option<ImageStyle>,
+    /// Render the page in headless Chromium first (`true`), only when its
+    /// HTML has little text but scripts (`"auto"`), or not (`false`, the
+    /// default). Every request the page makes goes through the SSRF guard
+    /// and robots.txt.
+    #[schema(schema_with = render_schema)]
+    pub render: Option<RenderMode>,
+}
+
+/// `render`: a boolean, or `"on"`, `"off"`, `"auto"`.
+fn render_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Boolean))
+        .item(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(RenderMode::SPELLINGS.iter().copied())))
+        .build()
+        .into()
 }
 
 /// `POST /v1/robots/check` and `POST /v1/audit`: a URL and an agent.

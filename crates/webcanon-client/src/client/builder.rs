@@ -11,6 +11,7 @@ use webcanon_core::policy::RobotsMode;
 use super::{Client, Inner};
 use crate::agent::ProductToken;
 use crate::bot_auth::{RequestSigner, SigningKey};
+use crate::browser::{RenderLimits, RenderMode, Renderer};
 use crate::clock::Clock;
 use crate::http::{Http, Pacing};
 use crate::llms_hint::LlmsCache;
@@ -32,11 +33,18 @@ pub struct FetchOptions {
     pub alternatives: bool,
     /// The shape of the content.
     pub shape: ContentShape,
+    /// Whether HTML pages are rendered in the browser.
+    pub render: RenderMode,
 }
 
 impl Default for FetchOptions {
     fn default() -> FetchOptions {
-        FetchOptions { max_bytes: DEFAULT_MAX_BYTES, alternatives: true, shape: ContentShape::default() }
+        FetchOptions {
+            max_bytes: DEFAULT_MAX_BYTES,
+            alternatives: true,
+            shape: ContentShape::default(),
+            render: RenderMode::Off,
+        }
     }
 }
 
@@ -98,6 +106,9 @@ pub struct ClientBuilder {
     clock: Clock,
     proxy: Option<url::Url>,
     signing: Signing,
+    render: RenderMode,
+    chromium: Option<PathBuf>,
+    render_limits: RenderLimits,
 }
 
 /// Whether and how the client signs its requests.
@@ -133,6 +144,9 @@ impl Default for ClientBuilder {
             clock: Clock::system(),
             proxy: None,
             signing: Signing::Off,
+            render: RenderMode::Off,
+            chromium: None,
+            render_limits: RenderLimits::default(),
         }
     }
 }
@@ -224,9 +238,34 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether [`Client::fetch`] renders HTML pages in headless Chromium
+    /// (default: off; see [`browser`](crate::browser)).
+    pub fn render(mut self, mode: RenderMode) -> Self {
+        self.render = mode;
+        self
+    }
+
+    /// The Chromium executable rendering uses (default: `chromium` or
+    /// `chromium-browser` on `PATH`). Nothing is started until a page is
+    /// rendered; without a browser, only rendering fails.
+    pub fn chromium(mut self, path: impl Into<PathBuf>) -> Self {
+        self.chromium = Some(path.into());
+        self
+    }
+
+    /// The bounds of rendering (pages at once, and each page's wall time,
+    /// requests and bytes).
+    pub fn render_limits(mut self, limits: RenderLimits) -> Self {
+        self.render_limits = limits;
+        self
+    }
+
     /// The options of [`Client::fetch`] at once.
     pub fn fetch_options(self, options: FetchOptions) -> Self {
-        self.max_bytes(options.max_bytes).alternatives(options.alternatives).content_shape(options.shape)
+        self.max_bytes(options.max_bytes)
+            .alternatives(options.alternatives)
+            .content_shape(options.shape)
+            .render(options.render)
     }
 
     /// The SSRF policy (private networks allowed, resolve overrides).
@@ -360,6 +399,8 @@ impl ClientBuilder {
                 explicit_user_agent: self.user_agent,
                 alternatives: self.alternatives,
                 shape: self.shape,
+                render: self.render,
+                renderer: Arc::new(Renderer::new(self.chromium, self.render_limits)),
                 agent,
                 mode: self.mode,
                 max_bytes: self.max_bytes,

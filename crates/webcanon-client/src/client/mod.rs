@@ -21,10 +21,11 @@ pub use self::builder::{
 };
 pub use self::results::{FetchResult, RawResponse, RedirectHop, RobotsCheck, Timings};
 use crate::agent::ProductToken;
+use crate::browser::{MainDocument, RenderMode, RenderReport, Renderer};
 use crate::error::{Error, FetchError};
 use crate::http::{Answer, Http, Pace, Pacing};
 use crate::llms_hint::LlmsCache;
-use crate::markdown::ContentShape;
+use crate::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use crate::page;
 use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache};
 use crate::robots_fetch::{fetch_robots, robots_url};
@@ -49,6 +50,9 @@ struct Inner {
     explicit_user_agent: Option<String>,
     alternatives: bool,
     shape: ContentShape,
+    render: RenderMode,
+    /// The browser, shared by every client derived from this one.
+    renderer: Arc<Renderer>,
     agent: ProductToken,
     mode: RobotsMode,
     max_bytes: usize,
@@ -125,6 +129,8 @@ impl Client {
                 explicit_user_agent: explicit,
                 alternatives: inner.alternatives,
                 shape: inner.shape,
+                render: inner.render,
+                renderer: inner.renderer.clone(),
                 agent: agent.clone(),
                 mode: inner.mode,
                 max_bytes: inner.max_bytes,
@@ -147,6 +153,8 @@ impl Client {
                 explicit_user_agent: inner.explicit_user_agent.clone(),
                 alternatives: options.alternatives,
                 shape: options.shape,
+                render: options.render,
+                renderer: inner.renderer.clone(),
                 agent: inner.agent.clone(),
                 mode: inner.mode,
                 max_bytes: options.max_bytes,
@@ -158,7 +166,12 @@ impl Client {
 
     /// The options of [`Client::fetch`].
     pub fn fetch_options(&self) -> FetchOptions {
-        FetchOptions { max_bytes: self.inner.max_bytes, alternatives: self.inner.alternatives, shape: self.inner.shape }
+        FetchOptions {
+            max_bytes: self.inner.max_bytes,
+            alternatives: self.inner.alternatives,
+            shape: self.inner.shape,
+            render: self.inner.render,
+        }
     }
 
     /// The page body limit of [`Client::fetch`], in bytes after decompression.
@@ -412,6 +425,22 @@ impl Client {
                 }
             }
         }
+        let used_alternative = alternatives.iter().any(|a| a.used);
+        let mut render = None;
+        let mut rendered = false;
+        if !used_alternative && page.html && self.wants_render(&answer, &page) {
+            let (report, rendered_page, render_warnings) = self.render(&answer).await?;
+            if let Some(rendered_page) = rendered_page {
+                // The page's own signals (headers, the fetched <head>) still
+                // describe it; the rendered DOM may add more.
+                let fetched_warnings = std::mem::take(&mut page.warnings);
+                page = rendered_page;
+                merge_warnings(&mut page.warnings, fetched_warnings);
+                rendered = true;
+            }
+            merge_warnings(&mut warnings, render_warnings);
+            render = Some(report);
+        }
         if answer.truncated {
             warnings.push(Warning::new(
                 WarningCode::BodyTruncated,
@@ -443,7 +472,75 @@ impl Client {
                 convert_ms: millis(done - fetched),
                 total_ms: millis(done - started),
             },
+            rendered,
+            render,
         })
+    }
+
+    /// Whether this fetch renders `answer` (an HTML page): always under
+    /// [`RenderMode::On`], by [`wants_render`](crate::browser::wants_render)
+    /// under [`RenderMode::Auto`].
+    fn wants_render(&self, answer: &Answer, page: &page::Page) -> bool {
+        match self.inner.render {
+            RenderMode::Off => false,
+            RenderMode::On => true,
+            RenderMode::Auto => {
+                let plain =
+                    ContentShape { format: ContentFormat::Text, links: LinkStyle::Drop, images: ImageStyle::Drop }
+                        .apply(&page.content);
+                crate::browser::wants_render(&answer.body, &plain)
+            }
+        }
+    }
+
+    /// Renders the fetched HTML page `answer` in the browser, every request
+    /// it makes decided by this client, and converts the DOM the way a
+    /// fetched page is. The page is `None` when the DOM could not be read
+    /// (a warning says why).
+    async fn render(&self, answer: &Answer) -> Result<(RenderReport, Option<page::Page>, Vec<Warning>), Error> {
+        let main = MainDocument {
+            url: answer.url.clone(),
+            status: answer.status,
+            headers: answer
+                .headers
+                .iter()
+                .filter_map(|(name, value)| Some((name.as_str().to_string(), value.to_str().ok()?.to_string())))
+                .collect(),
+            body: answer.body.clone(),
+        };
+        let outcome = self
+            .inner
+            .renderer
+            .render(self, main)
+            .await
+            .map_err(|message| FetchError::Render { url: answer.url.to_string(), message })?;
+        let Some(html) = outcome.html else { return Ok((outcome.report, None, outcome.warnings)) };
+        let mut headers = answer.headers.clone();
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            reqwest::header::HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        let dom = Answer {
+            url: answer.url.clone(),
+            status: answer.status,
+            headers,
+            body: html.into_bytes(),
+            truncated: false,
+        };
+        let page = page::convert(&dom, &self.inner.agent).await.map_err(Error::Fetch)?;
+        Ok((outcome.report, Some(page), outcome.warnings))
+    }
+
+    /// One request of a page being rendered: vetted by the SSRF guard,
+    /// admitted by robots.txt of its own origin under the client's mode,
+    /// redirects followed by the client's loop (each hop vetted and
+    /// admitted), the body read up to `max_bytes`.
+    pub(crate) async fn subresource(&self, url: &Url, max_bytes: usize) -> Result<Answer, Error> {
+        self.vet(url).await?;
+        self.admit_as(url, Admission::Mode).await?;
+        let mut warnings = Vec::new();
+        let (answer, _) = self.follow(url, "*/*", max_bytes, Admission::Mode, Pace::Paced, &mut warnings).await?;
+        Ok(answer)
     }
 
     /// The Markdown copy an HTML page names: its `rel="alternate"

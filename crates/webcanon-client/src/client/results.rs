@@ -131,4 +131,10 @@ pub struct FetchResult {
     pub redirects: Vec<RedirectHop>,
     /// Where the time went.
     pub timings: Timings,
+    /// Whether the content is the page as rendered in the browser (its DOM
+    /// after its scripts ran), not the HTML as fetched.
+    pub rendered: bool,
+    /// What the render did (requests made and refused); `None` when the
+    /// page was not sent to the browser.
+    pub render: Option<crate::browser::RenderReport>,
 }

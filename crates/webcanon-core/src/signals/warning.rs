@@ -117,6 +117,12 @@ spelled_enum! {
         /// A PDF has pages but no text layer (scanned images): nothing to
         /// read without OCR, which is not done.
         PdfNoTextLayer => "pdf_no_text_layer",
+        /// A page rendered in the browser reached one of its limits (wall
+        /// time, requests, bytes): the text is what it had by then.
+        RenderLimit => "render_limit",
+        /// A page could not be rendered after all (its renderer crashed,
+        /// the browser stopped answering): the content is the fetched HTML.
+        RenderFailed => "render_failed",
     }
 }
 
@@ -162,6 +168,8 @@ spelled_enum! {
         Conversion => "conversion",
         /// The robots cache (a shared store that does not answer).
         Cache => "cache",
+        /// Rendering the page in the browser.
+        Render => "render",
     }
 }
 

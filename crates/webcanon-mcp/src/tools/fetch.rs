@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use webcanon_client::browser::RenderMode;
 use webcanon_client::error::{Error, FetchError};
 use webcanon_client::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use webcanon_client::warning::{Warning, WarningCode, WarningSource};
 use webcanon_client::{Client, DEFAULT_MAX_BYTES, FetchOptions, FetchResult, RawResponse};
 
 use super::{Answer, Shared};
-use crate::output::{AlternativeOutput, FetchOutput, PageMeta, PdfOutput, RobotsOutput, WarningOutput};
+use crate::output::{AlternativeOutput, FetchOutput, PageMeta, PdfOutput, RenderOutput, RobotsOutput, WarningOutput};
 use crate::page_cache::{CachedPage, PageKey};
 use crate::paging;
 use crate::refusal::Failure;
@@ -62,6 +63,10 @@ pub(crate) struct FetchArgs {
     #[serde(default)]
     #[schemars(schema_with = "crate::output::image_style_schema")]
     pub images: Option<ImageStyle>,
+    /// Render the page in headless Chromium first, for pages whose text arrives through scripts: `true`, `"auto"` (only when the fetched HTML has little text but scripts) or `false` (default). Every request the page makes still goes through the SSRF guard and robots.txt.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::output::render_schema")]
+    pub render: Option<RenderMode>,
 }
 
 impl FetchArgs {
@@ -84,6 +89,8 @@ impl PageMeta {
             pdf: result.pdf.as_ref().map(PdfOutput::from),
             alternative: AlternativeOutput::used(result.alternative.as_ref()),
             raw: false,
+            rendered: result.rendered,
+            render: result.render.as_ref().map(RenderOutput::from),
             robots: RobotsOutput::from(&result.robots),
             warnings: result.warnings.iter().map(WarningOutput::from).collect(),
         }
@@ -101,6 +108,8 @@ impl PageMeta {
             pdf: None,
             alternative: None,
             raw: true,
+            rendered: false,
+            render: None,
             robots: RobotsOutput::from(&response.robots),
             warnings: warnings.iter().map(WarningOutput::from).collect(),
         }
@@ -167,12 +176,10 @@ pub(crate) async fn run(shared: &Shared, args: FetchArgs) -> Result<Answer, Fail
     let raw = args.raw.unwrap_or(false);
     let client = shared.client_for(args.agent.as_deref(), crate::Initiator::Autonomous)?;
     let shape = args.shape(&client);
-    let client = if shape == client.fetch_options().shape {
-        client
-    } else {
-        client.with_fetch_options(FetchOptions { shape, ..client.fetch_options() })
-    };
-    let key = PageKey { url: args.url.clone(), agent: client.agent().to_string(), raw, shape };
+    let render = args.render.unwrap_or(client.fetch_options().render);
+    let options = FetchOptions { shape, render, ..client.fetch_options() };
+    let client = if options == client.fetch_options() { client } else { client.with_fetch_options(options) };
+    let key = PageKey { url: args.url.clone(), agent: client.agent().to_string(), raw, shape, render };
     let (page, age) = match shared.pages.get(&key) {
         Some((page, age)) => (page, Some(age.as_secs())),
         None => {
@@ -224,6 +231,14 @@ pub(crate) fn header(output: &FetchOutput, agent: &str) -> String {
     let content_type = page.content_type.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
     let _ = writeln!(out, "Status: {}{content_type}", page.status);
     let _ = writeln!(out, "Agent: {agent}");
+    if let Some(render) = &page.render {
+        let how = if page.rendered { "rendered in headless Chromium" } else { "rendering failed, fetched HTML used" };
+        let _ = writeln!(
+            out,
+            "Render: {how}; the page's requests: {} made, {} refused.",
+            render.requests_made, render.requests_refused
+        );
+    }
     robots_lines(&mut out, &page.robots);
     warning_lines(&mut out, &page.warnings);
     let form = if page.raw { "as received" } else { "Markdown" };

@@ -11,7 +11,7 @@ robots verdicts for AI agents and crawlers.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 from . import _webcanon
 from ._webcanon import (
@@ -67,12 +67,15 @@ class Client(_webcanon.Client):
 
     __slots__ = ()
 
-    async def fetch(self, url: str) -> dict[str, Any]:
+    async def fetch(self, url: str, *, render: Union[bool, str, None] = None) -> dict[str, Any]:
         """Fetches ``url`` the way the site owner asked: the result of ``webcanon fetch --json``.
+
+        ``render`` (``True``, ``False``, ``"auto"``) renders the page in headless Chromium first,
+        every request it makes going through the SSRF guard and robots.txt.
 
         Raises ``PolicyRefused``, ``SsrfRefused``, ``FetchFailed`` or ``InvalidUrlError``.
         """
-        return await super().fetch(url)
+        return await super().fetch(url, render=render)
 
     async def check(self, url: str) -> dict[str, Any]:
         """The robots verdict for ``url`` without fetching the page: ``{"url", "robots", "warnings"}``."""

@@ -196,19 +196,24 @@ class Client:
         proxy: Optional[str] = None,
         sign_key: Optional[Union[str, os.PathLike[str]]] = None,
         signature_agent: Optional[str] = None,
+        render: Union[bool, Literal["on", "off", "auto"], None] = None,
+        chromium: Optional[Union[str, os.PathLike[str]]] = None,
     ) -> Client:
         """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s;
         ``format``, ``links`` and ``images`` shape the content; ``proxy`` (``http://HOST:PORT``) sends
         every request through that HTTP proxy (``HTTP_PROXY`` is never read); ``sign_key`` (an Ed25519
         key file, ``webcanon keys generate``) with ``signature_agent`` (the URL whose key directory
-        lists it) signs every request (Web Bot Auth)."""
+        lists it) signs every request (Web Bot Auth); ``render`` (``True``, ``"auto"``) renders HTML
+        pages in headless Chromium (``chromium``: its path)."""
     @property
     def agent(self) -> str:
         """The agent's product token."""
     @property
     def mode(self) -> str:
         """The robots mode."""
-    def fetch(self, url: str) -> Awaitable[dict[str, Any]]:
+    def fetch(
+        self, url: str, *, render: Union[bool, Literal["on", "off", "auto"], None] = None
+    ) -> Awaitable[dict[str, Any]]:
         """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``."""
     def check(self, url: str) -> Awaitable[dict[str, Any]]:
         """The robots verdict for ``url`` without fetching the page."""

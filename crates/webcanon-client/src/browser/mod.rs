@@ -1,0 +1,242 @@
+//! Rendering pages that need JavaScript in headless Chromium, on the same
+//! policy path as every other fetch.
+//!
+//! The page's HTML is fetched by the normal path (SSRF guard, robots.txt,
+//! redirects); the browser gets it by answering its navigation request.
+//! Every request the page then makes is paused by the DevTools Fetch
+//! domain and decided by webcanon: fetched by the client (SSRF guard on
+//! every URL, address and redirect hop; robots.txt of each request's
+//! origin under the client's mode, as search engines' renderers do for
+//! subresources) or refused. The browser itself never resolves a name or
+//! opens a connection: it is started with a proxy that goes nowhere and a
+//! resolver that finds nothing (the `launch` module), so what interception does
+//! not see (WebSocket, WebRTC) has nowhere to go either. The rendered DOM
+//! goes through the same HTML extraction and warnings as fetched HTML.
+//!
+//! Lifecycle: one browser per [`crate::Client`] (clones share it),
+//! started on the first render and kept; each page in a browser context of
+//! its own, disposed after; at most [`RenderLimits::pages_at_once`] pages
+//! at once. Each page has a wall-time limit, a request count and a byte
+//! budget; past one, the text is what the page had by then, with a
+//! `render_limit` warning.
+//!
+//! The DevTools protocol is spoken directly over its WebSocket
+//! (the `cdp` module): rendering needs a dozen commands, and a client generated from
+//! the whole protocol (`chromiumoxide`) costs minutes of build on every
+//! clean build and handles the Fetch domain's events in its own loop,
+//! where every decision here must be webcanon's.
+
+mod auto;
+mod cdp;
+mod launch;
+mod page;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use self::auto::{AUTO_MAX_TEXT_CHARS, AUTO_MIN_SCRIPTS, count_scripts, main_text_chars, wants_render};
+pub(crate) use self::page::{MainDocument, Rendered};
+use crate::client::Client;
+
+/// Whether [`Client::fetch`](crate::Client::fetch) renders an HTML page in
+/// the browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenderMode {
+    /// Never (the default).
+    #[default]
+    Off,
+    /// Every HTML page (`--render`, `render: true`).
+    On,
+    /// Only a page whose fetched HTML has little main text but scripts
+    /// (see [`wants_render`]).
+    Auto,
+}
+
+impl RenderMode {
+    /// The spellings, as every face takes them.
+    pub const SPELLINGS: &'static [&'static str] = &["off", "on", "auto"];
+
+    /// The spelling (`off`, `on`, `auto`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenderMode::Off => "off",
+            RenderMode::On => "on",
+            RenderMode::Auto => "auto",
+        }
+    }
+}
+
+impl From<bool> for RenderMode {
+    fn from(yes: bool) -> RenderMode {
+        if yes { RenderMode::On } else { RenderMode::Off }
+    }
+}
+
+/// A render mode that is not one of the spellings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown render mode `{0}`, expected `on`, `off`, `auto`, `true` or `false`")]
+pub struct UnknownRenderMode(pub String);
+
+impl std::str::FromStr for RenderMode {
+    type Err = UnknownRenderMode;
+
+    fn from_str(given: &str) -> Result<RenderMode, UnknownRenderMode> {
+        match given {
+            "off" | "false" => Ok(RenderMode::Off),
+            "on" | "true" => Ok(RenderMode::On),
+            "auto" => Ok(RenderMode::Auto),
+            _ => Err(UnknownRenderMode(given.to_string())),
+        }
+    }
+}
+
+/// `true`, `false`, or one of the spellings.
+impl<'de> serde::Deserialize<'de> for RenderMode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RenderMode, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Given {
+            Bool(bool),
+            Text(String),
+        }
+        match Given::deserialize(deserializer)? {
+            Given::Bool(yes) => Ok(yes.into()),
+            Given::Text(text) => text.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// The bounds of rendering: pages at once, and each page's wall time,
+/// requests and bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderLimits {
+    /// Pages rendered at once by one client (the rest wait their turn).
+    pub pages_at_once: usize,
+    /// From navigation to the DOM read.
+    pub wall_time: Duration,
+    /// Requests a page may make (fetched and refused alike); the main
+    /// document is not counted.
+    pub max_requests: usize,
+    /// Bytes of the bodies fetched for a page (after decompression); the
+    /// main document is not counted.
+    pub max_bytes: usize,
+}
+
+impl Default for RenderLimits {
+    fn default() -> RenderLimits {
+        RenderLimits {
+            pages_at_once: std::thread::available_parallelism().map_or(2, |n| n.get()).min(4),
+            wall_time: Duration::from_secs(15),
+            max_requests: 150,
+            max_bytes: 20 * 1024 * 1024,
+        }
+    }
+}
+
+/// A request of the page that webcanon refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RefusedRequest {
+    /// The URL asked for (for a worker or window, the URL it was to load).
+    pub url: String,
+    /// Why, as a stable word: `ssrf` (the SSRF guard), `robots` (robots.txt
+    /// of its origin), `resource_type` (images, media, fonts, pings…),
+    /// `document` (frames, navigations away), `method` (anything but GET
+    /// and HEAD), `scheme`, `requests` or `bytes` (the page's limits),
+    /// `worker` or `window` (never let run).
+    pub reason: String,
+}
+
+/// What a render did: the requests the page made and how they were
+/// decided.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RenderReport {
+    /// Requests fetched for the page by webcanon (the main document not
+    /// counted), failures of the site included.
+    pub requests_made: usize,
+    /// Requests refused.
+    pub requests_refused: usize,
+    /// Bytes fetched for the page (after decompression).
+    pub bytes: u64,
+    /// The first 50 refused requests, in order.
+    pub refused: Vec<RefusedRequest>,
+    /// From navigation to the DOM read, in milliseconds.
+    pub render_ms: u64,
+}
+
+/// The browser a client renders with: which one, its limits, and the
+/// running process once started.
+#[derive(Debug)]
+pub(crate) struct Renderer {
+    chromium: Option<PathBuf>,
+    limits: RenderLimits,
+    browser: tokio::sync::Mutex<Option<Arc<launch::Browser>>>,
+    permits: Arc<tokio::sync::Semaphore>,
+}
+
+impl Renderer {
+    /// A renderer for the browser at `chromium` (else found on `PATH`),
+    /// started on first use.
+    pub fn new(chromium: Option<PathBuf>, limits: RenderLimits) -> Renderer {
+        let permits = Arc::new(tokio::sync::Semaphore::new(limits.pages_at_once.max(1)));
+        Renderer { chromium, limits, browser: tokio::sync::Mutex::new(None), permits }
+    }
+
+    /// The running browser, started (again) if need be.
+    async fn browser(&self) -> Result<Arc<launch::Browser>, String> {
+        let mut slot = self.browser.lock().await;
+        if let Some(browser) = slot.as_ref().filter(|b| b.is_alive()) {
+            return Ok(browser.clone());
+        }
+        // A dead one is dropped first: its process is reaped, its profile removed.
+        slot.take();
+        let path = launch::locate(self.chromium.as_deref())?;
+        let browser = Arc::new(launch::Browser::start(&path).await?);
+        *slot = Some(browser.clone());
+        Ok(browser)
+    }
+
+    /// Renders `main` with `client` deciding every request; `Err` when no
+    /// browser could be had.
+    pub async fn render(&self, client: &Client, main: MainDocument) -> Result<Rendered, String> {
+        let _permit = self.permits.acquire().await.map_err(|e| e.to_string())?;
+        let browser = self.browser().await?;
+        let (context, target, session) = match browser.open_page().await {
+            Ok(opened) => opened,
+            Err(first) => {
+                // The browser may have died between the check and the call:
+                // one more try with a new one.
+                tracing::debug!("opening a page failed ({first}); starting the browser again");
+                self.browser.lock().await.take();
+                let browser = self.browser().await?;
+                let opened = browser.open_page().await?;
+                return Ok(self.render_on(&browser, opened, client, main).await);
+            }
+        };
+        Ok(self.render_on(&browser, (context, target, session), client, main).await)
+    }
+
+    async fn render_on(
+        &self,
+        browser: &launch::Browser,
+        (context, target, session): (String, String, String),
+        client: &Client,
+        main: MainDocument,
+    ) -> Rendered {
+        /// Disposes of the context however the render ends (a dropped
+        /// request included).
+        struct Dispose<'a>(&'a launch::Browser, String);
+        impl Drop for Dispose<'_> {
+            fn drop(&mut self) {
+                self.0.close_context(&self.1);
+            }
+        }
+        let _dispose = Dispose(browser, context);
+        page::render(&browser.cdp, &target, &session, client, main, self.limits).await
+    }
+}
