@@ -204,6 +204,58 @@ mod tests {
         }
     }
 
+    /// The memory that finding distinct origins takes is one partition's:
+    /// over 60,000 origins (each twice, far apart, plus invalid rows) the
+    /// largest partition holds about its share of the budget, and the
+    /// partitions together hold every origin of the shard exactly once.
+    #[test]
+    fn distinct_origins_take_one_partition_of_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("urls.txt");
+        let origins = 60_000;
+        let mut text = String::new();
+        for round in 0..2 {
+            for i in 0..origins {
+                text.push_str(&format!("https://h{i}.test/page/{round}\n"));
+            }
+            text.push_str("not a url\n");
+        }
+        std::fs::write(&input, &text).unwrap();
+        for (shard, budget) in [(Shard::ALL, 256 * 1024), (Shard::new(1, 3).unwrap(), 64 * 1024)] {
+            let bytes = url_bytes(&input, "url").unwrap();
+            let count = partition_count(bytes, budget, MAX_PARTITIONS);
+            assert_eq!(count as u64, bytes.div_ceil(budget), "{shard}");
+            let spill = dir.path().join(format!("spill-{}", shard.index));
+            let partitions =
+                Partitions::spill(&input, "url", 4096, shard, &spill, count, &crate::run::NoProgress).unwrap();
+            let reopened = Partitions::open(&spill).expect("a complete spill");
+            assert_eq!(reopened.count(), count);
+            let mut all = Vec::new();
+            let mut largest = 0u64;
+            for p in 0..count {
+                let part = partitions.origins(p).unwrap();
+                let held: u64 = part.iter().map(|o| o.len() as u64 + 1).sum();
+                largest = largest.max(held);
+                assert!(part.iter().all(|o| partition_of(o, count) == p));
+                all.extend(part);
+            }
+            let expected: Vec<String> =
+                (0..origins).map(|i| format!("https://h{i}.test")).filter(|o| shard.contains(o)).collect();
+            let total: u64 = expected.iter().map(|o| o.len() as u64 + 1).sum();
+            // Each partition near its share of the distinct origins: never
+            // the whole shard, and within the budget.
+            assert!(largest <= total / u64::from(count) * 13 / 10, "{largest} of {total} in {count}");
+            assert!(largest <= budget, "{largest} > {budget}");
+            all.sort();
+            let mut expected = expected;
+            expected.sort();
+            assert_eq!(all, expected, "{shard}: every origin once");
+        }
+        // A spill cut short (no marker) is not taken for a complete one.
+        std::fs::remove_file(dir.path().join("spill-0").join("complete")).unwrap();
+        assert!(Partitions::open(&dir.path().join("spill-0")).is_none());
+    }
+
     #[test]
     fn every_origin_of_a_host_shares_a_partition_and_hosts_spread() {
         for count in [1, 7, 64] {

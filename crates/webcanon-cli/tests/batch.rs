@@ -319,20 +319,38 @@ async fn a_killed_fetch_pass_resumes_without_fetching_an_origin_twice() {
     write_text(&input, &urls);
     let out = dir.join("out.parquet");
     let mut a = args(&["batch", &path_str(&input), "-o", &path_str(&out)], &client_args(&server));
-    a.extend(["--concurrency".into(), "4".into()]);
-    let journal = dir.join("out.parquet.batch").join("snapshot.journal");
+    // Origins spilled in several partitions: at the kill some are done
+    // (a Parquet part), one is being fetched (a journal), the rest wait.
+    a.extend(["--concurrency".into(), "4".into(), "--partition-bytes".into(), "2000".into()]);
+    let parts = dir.join("out.parquet.batch").join("parts");
 
     let mut child = spawn(&a);
-    kill_when(&mut child, "40 robots.txt answers", || server.hits("/robots.txt") >= 40).await;
-    let journaled: std::collections::HashSet<String> =
-        webcanon_batch::journal::read(&journal).unwrap().into_iter().map(|e| e.origin).collect();
+    kill_when(&mut child, "100 robots.txt answers", || server.hits("/robots.txt") >= 100).await;
+    let mut journaled = std::collections::HashSet::new();
+    let (mut finished, mut journals) = (0, 0);
+    for file in std::fs::read_dir(&parts).unwrap() {
+        let file = file.unwrap().path();
+        let entries = match file.extension().and_then(|e| e.to_str()) {
+            Some("journal") => {
+                journals += 1;
+                webcanon_batch::journal::read(&file).unwrap()
+            }
+            Some("parquet") => {
+                finished += 1;
+                webcanon_batch::snapshot::Snapshot::read_parquet(&file).unwrap().entries().cloned().collect()
+            }
+            _ => continue,
+        };
+        journaled.extend(entries.into_iter().map(|e| e.origin));
+    }
+    assert!(finished >= 1 && journals >= 1, "killed between partitions: {finished} parts, {journals} journals");
     let requested_before: Vec<String> = server
         .requests()
         .iter()
         .filter(|r| r.path_and_query == "/robots.txt")
         .map(|r| r.host.clone().unwrap())
         .collect();
-    assert!(journaled.len() >= 30, "entries are journaled as they complete: {}", journaled.len());
+    assert!(journaled.len() >= 90, "entries are journaled as they complete: {}", journaled.len());
     assert!(!out.exists());
 
     let done = run(a.clone()).await;
@@ -625,6 +643,8 @@ async fn thousands_of_origins_under_a_low_open_file_limit_get_the_sites_verdicts
         .arg("--nofile=256:256")
         .arg(env!("CARGO_BIN_EXE_webcanon"))
         .args(["batch", &path_str(&input), "-o", &path_str(&out), "--concurrency", "200"])
+        // Many partitions, each a file open while the input is read.
+        .args(["--partition-bytes", "2048"])
         .args(client_args(&server));
     let run = tokio::task::spawn_blocking(move || command.output().expect("prlimit runs (util-linux)")).await.unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
