@@ -15,11 +15,15 @@ SIZES=${SIZES:-"1000000 10000000"}
 CONCURRENCY=${CONCURRENCY:-256}
 NOFILE=${NOFILE:-1024}
 TARGET=${CARGO_TARGET_DIR:-target}
+# PROFILE=dev measures memory and descriptors without a release build
+# (origins/s are then not comparable).
+PROFILE=${PROFILE:-release}
+OUTDIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
 
-cargo build --release -q -p webcanon --bin webcanon
-cargo build --release -q -p webcanon-batch --example batch_bench
-BIN=$TARGET/release/webcanon
-HELPER=$TARGET/release/examples/batch_bench
+cargo build --profile "$PROFILE" -q -p webcanon --bin webcanon
+cargo build --profile "$PROFILE" -q -p webcanon-batch --example batch_bench
+BIN=$TARGET/$OUTDIR/webcanon
+HELPER=$TARGET/$OUTDIR/examples/batch_bench
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
 SERVER=

@@ -11,9 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-target}
 VENV="$PWD/target/spark-venv"
-if [ ! -x "$VENV/bin/maturin" ] || ! "$VENV/bin/python" -c "import pyspark" 2>/dev/null; then
+if [ ! -x "$VENV/bin/maturin" ] || ! "$VENV/bin/python" -c "import pyspark, pandas" 2>/dev/null; then
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check pyspark==4.3.0 pyarrow==26.0.1 maturin==1.16.0
+  # pandas: Spark's mapInArrow requires it.
+  "$VENV/bin/pip" install -q --disable-pip-version-check pyspark==4.3.0 pandas==2.3.3 pyarrow==26.0.1 maturin==1.16.0
 fi
 command -v java > /dev/null || { echo "spark-example: no java (Debian: openjdk-17-jre-headless)" >&2; exit 1; }
 cargo build -q -p webcanon --bin webcanon
@@ -37,7 +38,7 @@ for shard in 0 1; do
     --snapshot-out "$WORK/snapshot/shard-0000$shard-of-00002.parquet" --agent BenchBot \
     --resolve "*.bench.test:$PORT:127.0.0.1" --allow-private 127.0.0.0/8 --no-cache --json
 done
-"$VENV/bin/python" examples/spark_robots_verdicts.py "$WORK/urls.parquet" "$WORK/snapshot" "$WORK/out" \
+PYSPARK_PYTHON="$VENV/bin/python" PYSPARK_DRIVER_PYTHON="$VENV/bin/python" "$VENV/bin/python" examples/spark_robots_verdicts.py "$WORK/urls.parquet" "$WORK/snapshot" "$WORK/out" \
   --agent BenchBot > "$WORK/summary.json"
 cat "$WORK/summary.json"
 "$VENV/bin/python" - "$WORK" <<'PY'
