@@ -21,9 +21,12 @@ PROFILE=${PROFILE:-release}
 OUTDIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
 
 cargo build --profile "$PROFILE" -q -p webcanon --bin webcanon
-cargo build --profile "$PROFILE" -q -p webcanon-batch --example batch_bench
 BIN=$TARGET/$OUTDIR/webcanon
-HELPER=$TARGET/$OUTDIR/examples/batch_bench
+# The input generator and the loopback server (HELPER=path to reuse a build).
+if [ -z "${HELPER:-}" ]; then
+  cargo build --profile "$PROFILE" -q -p webcanon-batch --example batch_bench
+  HELPER=$TARGET/$OUTDIR/examples/batch_bench
+fi
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
 SERVER=
