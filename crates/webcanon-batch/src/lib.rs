@@ -44,6 +44,7 @@ pub mod input;
 pub mod journal;
 pub mod origin;
 pub mod output;
+pub mod partition;
 pub mod run;
 pub mod snapshot;
 pub mod verdict;

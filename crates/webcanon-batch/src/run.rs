@@ -8,10 +8,26 @@
 //!   refused), whether the fetch pass finished, the output's
 //!   [`OutputProgress`] and counts, and whether the output was being moved
 //!   into place; replaced atomically after every output batch;
-//! - `snapshot.journal` — fetched entries as they complete ([`Journal`]);
+//! - `origins/` — the shard's origins spilled in hash partitions
+//!   ([`crate::partition`]), with a `complete` marker once the input is read;
+//! - `parts/NNNNN.journal` — the entries of partition NNNNN fetched so far,
+//!   appended as they complete ([`Journal`]); `parts/NNNNN.parquet` — the
+//!   partition once all its origins are recorded (the journal then goes);
 //! - `output.partial` or `parts/` — the output being written.
 //!
-//! A resumed run fetches only origins the journal does not hold, skips the
+//! The fetch pass takes one partition at a time, so its memory is that of
+//! one partition's origins (a budget, [`BatchConfig::partition_bytes`]),
+//! the entries in flight (`concurrency`) and a row group of the snapshot
+//! ([`crate::snapshot::ROW_GROUP_BYTES`]), whatever the number of origins.
+//! The verdict pass indexes the whole snapshot (about its size on disk,
+//! bodies included): to decide a dataset larger than that, split it with
+//! `--shard` (each shard's snapshot holds only its origins), or decide it
+//! on Ray or Spark from the snapshot dataset.
+//!
+//! A killed run resumes where it stopped: a spill without its marker is
+//! redone, a partition with a Parquet part is done, a partition with a
+//! journal fetches only the origins its journal does not hold, the snapshot
+//! is assembled again from the parts if it was not finished. A resumed run skips the
 //! input rows the checkpoint counts, and cuts the output back to the
 //! checkpoint: no origin fetched twice (bar those in flight at the kill),
 //! no row lost or repeated. A run killed while moving its finished output
@@ -38,7 +54,8 @@ use crate::input::UrlReader;
 use crate::journal::Journal;
 use crate::origin::{Shard, origin_of, parse_url, write_origin};
 use crate::output::{OutputProgress, OutputWriter};
-use crate::snapshot::{Snapshot, SnapshotEntry, tmp_path};
+use crate::partition::{MAX_PARTITIONS, Partitions, partition_count, url_bytes};
+use crate::snapshot::{Snapshot, SnapshotWriter, tmp_path};
 use crate::verdict::VerdictPass;
 
 /// What a batch run does.
@@ -66,6 +83,14 @@ pub struct BatchConfig {
     pub batch_rows: usize,
     /// Threads of the verdict pass.
     pub threads: usize,
+    /// Run the fetch pass only: write the snapshot, decide nothing
+    /// (`output` is not written; the state directory is next to
+    /// `snapshot_out`).
+    pub fetch_only: bool,
+    /// The budget of origin text per partition of the fetch pass
+    /// ([`crate::partition`]): the memory the pass takes to find distinct
+    /// origins does not grow past about twice this, whatever the input.
+    pub partition_bytes: u64,
     /// The client settings that shape what the fetch pass records (the CLI
     /// puts the `User-Agent` header and `--auth-disallows` here): a resume
     /// under other ones is refused, as the journal holds answers to them.
@@ -82,9 +107,11 @@ impl BatchConfig {
         output.with_file_name(name)
     }
 
-    /// The state directory of a run writing `output`.
+    /// The state directory of a run writing `output` (`snapshot_out` for a
+    /// fetch-only run).
     pub fn state_dir(&self) -> PathBuf {
-        let mut name = self.output.as_os_str().to_owned();
+        let target = if self.fetch_only { &self.snapshot_out } else { &self.output };
+        let mut name = target.as_os_str().to_owned();
         name.push(".batch");
         name.into()
     }
@@ -143,6 +170,8 @@ pub struct BatchSummary {
     /// Rows of the output allowed under the mode (the rows written before a
     /// resume included).
     pub allowed: u64,
+    /// Partitions the fetch pass spilled the origins into.
+    pub partitions: u32,
     /// Seconds spent on the fetch pass (origins included).
     pub fetch_seconds: f64,
     /// Seconds spent on the verdict pass.
@@ -168,6 +197,8 @@ struct Settings {
     batch_rows: usize,
     #[serde(default)]
     fetch_settings: String,
+    #[serde(default)]
+    fetch_only: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -213,6 +244,7 @@ fn settings_of(config: &BatchConfig) -> Result<Settings, BatchError> {
         snapshot_out: config.snapshot_out.clone(),
         batch_rows: config.batch_rows,
         fetch_settings: config.fetch_settings.clone(),
+        fetch_only: config.fetch_only,
     })
 }
 
@@ -279,18 +311,31 @@ pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress
     let started = Instant::now();
     let snapshot = match (&config.snapshot, config.mode) {
         (Some(path), _) => Snapshot::read_parquet(path).map_err(BatchError::input)?,
-        (None, RobotsMode::Ignore) => Snapshot::default(),
-        (None, _) if state.fetch_done => Snapshot::read_parquet(&config.snapshot_out)?,
+        (None, RobotsMode::Ignore) if !config.fetch_only => Snapshot::default(),
         (None, _) => {
-            let client = client.ok_or_else(|| BatchError::Client("the fetch pass needs an HTTP client".into()))?;
-            let snapshot = fetch_pass(config, &dir, client, progress, &mut summary)?;
-            state.fetch_done = true;
-            save_state(&dir, &state)?;
-            snapshot
+            if !state.fetch_done {
+                let client = client.ok_or_else(|| BatchError::Client("the fetch pass needs an HTTP client".into()))?;
+                fetch_pass(config, &dir, client, progress, &mut summary)?;
+                state.fetch_done = true;
+                save_state(&dir, &state)?;
+                // The snapshot holds them now.
+                for work in [dir.join("parts"), dir.join("origins")] {
+                    if work.exists() {
+                        std::fs::remove_dir_all(&work).map_err(|e| BatchError::io(&work, e))?;
+                    }
+                }
+            }
+            if config.fetch_only { Snapshot::default() } else { Snapshot::read_parquet(&config.snapshot_out)? }
         }
     };
     summary.fetch_seconds = started.elapsed().as_secs_f64();
     summary.snapshot = config.snapshot.clone().unwrap_or_else(|| config.snapshot_out.clone());
+    if config.fetch_only {
+        let state_file = dir.join("state.json");
+        std::fs::remove_file(&state_file).map_err(|e| BatchError::io(&state_file, e))?;
+        std::fs::remove_dir_all(&dir).map_err(|e| BatchError::io(&dir, e))?;
+        return Ok(summary);
+    }
 
     let started = Instant::now();
     let pass = VerdictPass::new(Arc::new(snapshot), config.agent.clone(), config.mode);
@@ -302,7 +347,9 @@ pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress
     Ok(summary)
 }
 
-/// The distinct origins of the shard's URLs, in first-seen order.
+/// The distinct origins of the shard's URLs, in first-seen order, all in
+/// memory: for small inputs and tests. The fetch pass itself partitions
+/// them on disk ([`crate::partition`]).
 pub fn distinct_origins(config: &BatchConfig, progress: &dyn Progress) -> Result<Vec<String>, BatchError> {
     progress.begin(Pass::Origins, None, 0);
     let mut seen: HashSet<String> = HashSet::new();
@@ -324,74 +371,173 @@ pub fn distinct_origins(config: &BatchConfig, progress: &dyn Progress) -> Result
     Ok(origins)
 }
 
+/// The most partitions a process with this open-file limit keeps open at
+/// once while it spills origins: a quarter of the limit.
+fn max_partitions() -> u32 {
+    let by_files = webcanon_client::os_limits::open_file_limit().map_or(u64::from(MAX_PARTITIONS), |n| n / 4);
+    u32::try_from(by_files).unwrap_or(u32::MAX).clamp(1, MAX_PARTITIONS)
+}
+
+/// The fetch pass, partition by partition: the shard's origins spilled to
+/// disk in partitions ([`Partitions`]), then each partition's distinct
+/// origins fetched (those its journal does not hold), journaled as they
+/// complete, and the journal turned into the partition's Parquet part;
+/// finally the parts are streamed into the snapshot file. Memory: one
+/// partition's origins, the entries in flight and one row group; never
+/// the whole shard.
 fn fetch_pass(
     config: &BatchConfig,
     dir: &Path,
     client: Client,
     progress: &dyn Progress,
     summary: &mut BatchSummary,
-) -> Result<Snapshot, BatchError> {
-    let origins = distinct_origins(config, progress)?;
-    summary.origins = origins.len() as u64;
-    let (mut journal, done) = Journal::open(&dir.join("snapshot.journal"))?;
-    let done_origins: HashSet<&str> = done.iter().map(|e| e.origin.as_str()).collect();
-    let todo: Vec<String> = origins.iter().filter(|o| !done_origins.contains(o.as_str())).cloned().collect();
-    summary.already_fetched = (origins.len() - todo.len()) as u64;
-    progress.begin(Pass::Fetch, Some(origins.len() as u64), summary.already_fetched);
+) -> Result<(), BatchError> {
+    let spill = dir.join("origins");
+    let partitions = match Partitions::open(&spill) {
+        Some(partitions) => partitions,
+        None => {
+            let bytes = url_bytes(&config.input, &config.column).map_err(BatchError::input)?;
+            let count = partition_count(bytes, config.partition_bytes, max_partitions());
+            Partitions::spill(&config.input, &config.column, config.batch_rows, config.shard, &spill, count, progress)?
+        }
+    };
+    summary.partitions = partitions.count();
+    let parts = dir.join("parts");
+    std::fs::create_dir_all(&parts).map_err(|e| BatchError::io(&parts, e))?;
+    let part_path = |p: u32| parts.join(format!("{p:05}.parquet"));
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| BatchError::Client(format!("cannot start the async runtime: {e}")))?;
-    let mut fetched: Vec<SnapshotEntry> = Vec::with_capacity(todo.len());
-    let result: Result<(), BatchError> = runtime.block_on(async {
-        let (tx, mut rx) = mpsc::channel::<Fetched>(config.concurrency.max(1));
-        let producer = tokio::spawn(fetch_all(client, group_by_host(todo), config.concurrency, tx));
-        let mut local_failures = 0u64;
-        let mut first_local_failure: Option<String> = None;
-        let mut chunk = Vec::new();
-        let mut confirmations = Vec::new();
-        while let Some(first) = rx.recv().await {
-            let mut next = Some(first);
-            while let Some(Fetched { entry, recorded }) = next.take() {
-                match entry {
-                    Ok(entry) => chunk.push(entry),
-                    // Not recorded: the origin is fetched again on resume.
-                    Err(why) => {
-                        local_failures += 1;
-                        first_local_failure.get_or_insert(why);
-                    }
-                }
-                confirmations.push(recorded);
-                if chunk.len() < crate::snapshot::ENTRIES_PER_BATCH {
-                    next = rx.try_recv().ok();
+    progress.begin(Pass::Fetch, None, 0);
+    let mut local_failures = 0u64;
+    let mut first_local_failure: Option<String> = None;
+    for p in 0..partitions.count() {
+        let part = part_path(p);
+        let journal_path = parts.join(format!("{p:05}.journal"));
+        if part.exists() {
+            // Finished by the interrupted run.
+            let rows = crate::snapshot::parquet_rows(&part)?;
+            summary.origins += rows;
+            summary.already_fetched += rows;
+            progress.advance(Pass::Fetch, rows);
+            remove_if_present(&journal_path)?;
+            partitions.remove(p)?;
+            continue;
+        }
+        let origins = partitions.origins(p)?;
+        let (mut journal, done) = Journal::open(&journal_path)?;
+        let done: HashSet<String> = done.into_iter().collect();
+        summary.origins += origins.len() as u64;
+        summary.already_fetched += done.len() as u64;
+        progress.advance(Pass::Fetch, done.len() as u64);
+        let todo: Vec<String> = origins.into_iter().filter(|o| !done.contains(o)).collect();
+        drop(done);
+        let outcome = runtime.block_on(fetch_into(&mut journal, client.clone(), todo, config.concurrency, progress));
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                runtime.shutdown_timeout(Duration::from_secs(1));
+                return Err(e);
+            }
+        };
+        summary.fetched += outcome.fetched;
+        drop(journal);
+        if outcome.local_failures > 0 {
+            // Not recorded: the partition stays open, its journal kept, and
+            // the origins are fetched on the next run.
+            local_failures += outcome.local_failures;
+            first_local_failure = first_local_failure.or(outcome.first_local_failure);
+            continue;
+        }
+        journal_to_part(&journal_path, &part)?;
+        remove_if_present(&journal_path)?;
+        partitions.remove(p)?;
+    }
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    if let Some(why) = first_local_failure {
+        return Err(BatchError::Client(format!(
+            "{local_failures} origins could not be fetched because this machine failed the requests ({why}); \
+             nothing was recorded for them: run the same command again to fetch them"
+        )));
+    }
+    progress.end(Pass::Fetch);
+
+    let mut snapshot = SnapshotWriter::create(&config.snapshot_out)?;
+    for p in 0..partitions.count() {
+        for batch in crate::snapshot::parquet_batches(&part_path(p))? {
+            snapshot.write(&batch?)?;
+        }
+    }
+    snapshot.finish()
+}
+
+fn remove_if_present(path: &Path) -> Result<(), BatchError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(BatchError::io(path, e)),
+        _ => Ok(()),
+    }
+}
+
+/// A partition's journal streamed into its Parquet part, atomically.
+fn journal_to_part(journal: &Path, part: &Path) -> Result<(), BatchError> {
+    let mut writer = SnapshotWriter::create(part)?;
+    if journal.exists() {
+        for batch in crate::journal::batches(journal)? {
+            writer.write(&batch?)?;
+        }
+    }
+    writer.finish()
+}
+
+/// What fetching one partition did.
+struct FetchOutcome {
+    fetched: u64,
+    local_failures: u64,
+    first_local_failure: Option<String>,
+}
+
+/// Fetches `todo`, journaling every entry before its host's task goes on.
+async fn fetch_into(
+    journal: &mut Journal,
+    client: Client,
+    todo: Vec<String>,
+    concurrency: usize,
+    progress: &dyn Progress,
+) -> Result<FetchOutcome, BatchError> {
+    let (tx, mut rx) = mpsc::channel::<Fetched>(concurrency.max(1));
+    let producer = tokio::spawn(fetch_all(client, group_by_host(todo), concurrency, tx));
+    let mut outcome = FetchOutcome { fetched: 0, local_failures: 0, first_local_failure: None };
+    let mut chunk = Vec::new();
+    let mut confirmations = Vec::new();
+    while let Some(first) = rx.recv().await {
+        let mut next = Some(first);
+        while let Some(Fetched { entry, recorded }) = next.take() {
+            match entry {
+                Ok(entry) => chunk.push(entry),
+                // Not recorded: the origin is fetched again on resume.
+                Err(why) => {
+                    outcome.local_failures += 1;
+                    outcome.first_local_failure.get_or_insert(why);
                 }
             }
+            confirmations.push(recorded);
+            if chunk.len() < crate::snapshot::ENTRIES_PER_BATCH {
+                next = rx.try_recv().ok();
+            }
+        }
+        if !chunk.is_empty() {
             journal.append(&chunk)?;
-            // Journaled: the hosts' tasks may go on.
-            confirmations.drain(..).for_each(Recorded::confirm);
-            progress.advance(Pass::Fetch, chunk.len() as u64);
-            fetched.append(&mut chunk);
         }
-        producer.await.map_err(|e| BatchError::Client(format!("the fetch pass failed: {e}")))?;
-        if let Some(why) = first_local_failure {
-            return Err(BatchError::Client(format!(
-                "{local_failures} origins could not be fetched because this machine failed the requests ({why}); \
-                 nothing was recorded for them: run the same command again to fetch them"
-            )));
-        }
-        Ok(())
-    });
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    result?;
-    progress.end(Pass::Fetch);
-    summary.fetched = fetched.len() as u64;
-
-    let mut all = done;
-    all.append(&mut fetched);
-    all.sort_by(|a, b| a.origin.cmp(&b.origin));
-    crate::snapshot::write_parquet(&config.snapshot_out, all.iter())?;
-    Ok(Snapshot::from_entries(all))
+        // Journaled: the hosts' tasks may go on.
+        confirmations.drain(..).for_each(Recorded::confirm);
+        progress.advance(Pass::Fetch, chunk.len() as u64);
+        outcome.fetched += chunk.len() as u64;
+        chunk.clear();
+    }
+    producer.await.map_err(|e| BatchError::Client(format!("the fetch pass failed: {e}")))?;
+    Ok(outcome)
 }
 
 /// The rows of `urls` that belong to the shard.
@@ -522,6 +668,8 @@ mod tests {
             concurrency: 1,
             batch_rows: 2,
             threads: 1,
+            fetch_only: false,
+            partition_bytes: crate::partition::PARTITION_BYTES,
             fetch_settings: String::new(),
         }
     }

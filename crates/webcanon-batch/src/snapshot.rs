@@ -219,11 +219,16 @@ impl Snapshot {
         Ok(snapshot)
     }
 
-    /// Reads a snapshot Parquet file.
+    /// Reads a snapshot: one Parquet file, or a directory of them (a
+    /// dataset, as the sharded fetch pass and Spark write it: every
+    /// `*.parquet` file in it, in name order, files whose name starts with
+    /// `.` or `_` left out).
     pub fn read_parquet(path: &Path) -> Result<Snapshot, BatchError> {
         let mut snapshot = Snapshot::default();
-        for batch in parquet_batches(path)? {
-            snapshot.extend(entries_of(&batch?).map_err(|e| in_file(path, e))?);
+        for file in dataset_files(path)? {
+            for batch in parquet_batches(&file)? {
+                snapshot.extend(entries_of(&batch?).map_err(|e| in_file(&file, e))?);
+            }
         }
         Ok(snapshot)
     }
@@ -302,24 +307,103 @@ pub const ENTRIES_PER_BATCH: usize = 2048;
 
 /// Writes `entries` as a snapshot Parquet file, atomically.
 pub fn write_parquet<'a>(path: &Path, entries: impl Iterator<Item = &'a SnapshotEntry>) -> Result<(), BatchError> {
-    let tmp = tmp_path(path);
-    let file = File::create(&tmp).map_err(|e| BatchError::io(&tmp, e))?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::default()))
-        .set_max_row_group_row_count(Some(64 * 1024))
-        .build();
-    let mut writer =
-        ArrowWriter::try_new(file, Snapshot::schema(), Some(props)).map_err(|e| BatchError::parquet(&tmp, e))?;
+    let mut writer = SnapshotWriter::create(path)?;
     let mut chunk: Vec<&SnapshotEntry> = Vec::with_capacity(ENTRIES_PER_BATCH);
     let mut entries = entries.peekable();
     while entries.peek().is_some() {
         chunk.clear();
         chunk.extend(entries.by_ref().take(ENTRIES_PER_BATCH));
-        let batch = to_record_batch(chunk.iter().copied())?;
-        writer.write(&batch).map_err(|e| BatchError::parquet(&tmp, e))?;
+        writer.write(&to_record_batch(chunk.iter().copied())?)?;
     }
-    writer.close().map_err(|e| BatchError::parquet(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| BatchError::io(path, e))
+    writer.finish()
+}
+
+/// The bytes of a row group a [`SnapshotWriter`] buffers before it writes
+/// it out: bodies make rows large, so row groups end by size (or at 64 K
+/// rows), and writing a snapshot of any size takes about this much memory.
+pub const ROW_GROUP_BYTES: usize = 32 << 20;
+
+/// A snapshot Parquet file written batch by batch, in bounded memory (row
+/// groups of at most [`ROW_GROUP_BYTES`]), to a temporary file renamed into
+/// place by [`SnapshotWriter::finish`].
+pub struct SnapshotWriter {
+    path: std::path::PathBuf,
+    tmp: std::path::PathBuf,
+    writer: ArrowWriter<File>,
+    rows: u64,
+}
+
+impl fmt::Debug for SnapshotWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SnapshotWriter").field("path", &self.path).field("rows", &self.rows).finish_non_exhaustive()
+    }
+}
+
+impl SnapshotWriter {
+    /// Starts writing the snapshot file `path` (zstd).
+    pub fn create(path: &Path) -> Result<SnapshotWriter, BatchError> {
+        let tmp = tmp_path(path);
+        let file = File::create(&tmp).map_err(|e| BatchError::io(&tmp, e))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_max_row_group_row_count(Some(64 * 1024))
+            .build();
+        let writer =
+            ArrowWriter::try_new(file, Snapshot::schema(), Some(props)).map_err(|e| BatchError::parquet(&tmp, e))?;
+        Ok(SnapshotWriter { path: path.to_path_buf(), tmp, writer, rows: 0 })
+    }
+
+    /// Appends a batch in the snapshot schema.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), BatchError> {
+        self.writer.write(batch).map_err(|e| BatchError::parquet(&self.tmp, e))?;
+        self.rows += batch.num_rows() as u64;
+        if self.writer.in_progress_size() >= ROW_GROUP_BYTES {
+            self.writer.flush().map_err(|e| BatchError::parquet(&self.tmp, e))?;
+        }
+        Ok(())
+    }
+
+    /// The rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Ends the file and moves it into place.
+    pub fn finish(self) -> Result<(), BatchError> {
+        self.writer.close().map_err(|e| BatchError::parquet(&self.tmp, e))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| BatchError::io(&self.path, e))
+    }
+}
+
+/// The Parquet files of a snapshot at `path`: `path` itself when it is a
+/// file; when it is a directory, its `*.parquet` files in name order (a
+/// dataset), leaving out names starting with `.` or `_` (Spark's and Ray's
+/// markers, work files).
+pub fn dataset_files(path: &Path) -> Result<Vec<std::path::PathBuf>, BatchError> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(|e| BatchError::io(path, e))? {
+        let entry = entry.map_err(|e| BatchError::io(path, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let hidden = name.starts_with('.') || name.starts_with('_');
+        if !hidden && name.ends_with(".parquet") && entry.file_type().map_err(|e| BatchError::io(path, e))?.is_file() {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(BatchError::SnapshotSchema(format!("{}: a directory without `*.parquet` files", path.display())));
+    }
+    Ok(files)
+}
+
+/// The rows of a snapshot Parquet file, from its metadata.
+pub fn parquet_rows(path: &Path) -> Result<u64, BatchError> {
+    let file = File::open(path).map_err(|e| BatchError::io(path, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| BatchError::parquet(path, e))?;
+    Ok(builder.metadata().file_metadata().num_rows().max(0) as u64)
 }
 
 /// `path` with `.tmp` appended: where atomic writes go first.

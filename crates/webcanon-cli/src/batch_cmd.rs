@@ -30,13 +30,24 @@ pub struct BatchArgs {
     #[arg(value_name = "URLS")]
     input: PathBuf,
     /// The output: `.parquet`, `.csv` or `.jsonl`.
-    #[arg(short, long, value_name = "OUT")]
-    output: PathBuf,
+    #[arg(short, long, value_name = "OUT", required_unless_present = "fetch_only")]
+    output: Option<PathBuf>,
+    /// Run the fetch pass only: write the robots snapshot to
+    /// `--snapshot-out` and decide nothing (then `-o` is not needed).
+    #[arg(long, requires = "snapshot_out", conflicts_with_all = ["snapshot", "output"])]
+    fetch_only: bool,
+    /// Bytes of origin text per on-disk partition of the fetch pass: the
+    /// pass's memory for finding distinct origins stays near this, whatever
+    /// the number of origins.
+    #[arg(long, value_name = "BYTES", default_value_t = webcanon_batch::partition::PARTITION_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..=(1u64 << 40)))]
+    partition_bytes: u64,
     /// The column holding the URLs (CSV and Parquet inputs).
     #[arg(long, value_name = "NAME", default_value = "url")]
     column: String,
-    /// Decide from this robots snapshot made earlier (Parquet): no fetch
-    /// pass, no network, the same output every time.
+    /// Decide from this robots snapshot made earlier (a Parquet file, or a
+    /// directory of them): no fetch pass, no network, the same output every
+    /// time.
     #[arg(long, value_name = "FILE", conflicts_with = "snapshot_out")]
     snapshot: Option<PathBuf>,
     /// Where the fetch pass writes its robots snapshot (default: OUT's name
@@ -109,7 +120,14 @@ impl Progress for Bars {
 pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
     // Bad names are reported before anything is read or fetched.
     input::InputFormat::from_path(&args.input).map_err(usage)?;
-    webcanon_batch::output::OutputFormat::from_path(&args.output).map_err(usage)?;
+    // A fetch-only run writes no output: its state goes next to the snapshot.
+    let output = match &args.output {
+        Some(output) => output.clone(),
+        None => args.snapshot_out.clone().ok_or_else(|| CliError::usage("--fetch-only needs --snapshot-out"))?,
+    };
+    if !args.fetch_only {
+        webcanon_batch::output::OutputFormat::from_path(&output).map_err(usage)?;
+    }
     // Checked here too: an offline run (`--snapshot`, `--mode ignore`)
     // builds no client.
     let agent =
@@ -117,17 +135,20 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
     if !args.input.is_file() {
         return Err(CliError::usage(format!("{}: no such file", args.input.display())));
     }
-    let needs_fetch = args.snapshot.is_none() && args.client.mode != webcanon_core::policy::RobotsMode::Ignore;
+    let needs_fetch =
+        args.snapshot.is_none() && (args.fetch_only || args.client.mode != webcanon_core::policy::RobotsMode::Ignore);
     let client = if needs_fetch {
         Some(args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?)
     } else {
         None
     };
     let config = BatchConfig {
-        snapshot_out: args.snapshot_out.clone().unwrap_or_else(|| BatchConfig::default_snapshot_out(&args.output)),
+        snapshot_out: args.snapshot_out.clone().unwrap_or_else(|| BatchConfig::default_snapshot_out(&output)),
         input: args.input,
         column: args.column,
-        output: args.output,
+        output,
+        fetch_only: args.fetch_only,
+        partition_bytes: args.partition_bytes,
         agent,
         mode: args.client.mode,
         shard: args.shard.unwrap_or(Shard::ALL),
@@ -178,6 +199,20 @@ fn report(summary: &BatchSummary, config: &BatchConfig, json: bool) -> Result<()
     }
     let resumed = if summary.resumed { " (resumed)" } else { "" };
     let mut stderr = io::stderr().lock();
+    if config.fetch_only {
+        writeln!(
+            stderr,
+            "fetch pass{resumed}: {} origins in {} partitions, {} fetched, {} from the interrupted run, {:.1}s; \
+             wrote {}",
+            summary.origins,
+            summary.partitions,
+            summary.fetched,
+            summary.already_fetched,
+            summary.fetch_seconds,
+            summary.snapshot.display()
+        )?;
+        return Ok(());
+    }
     if config.snapshot.is_none() && summary.origins > 0 {
         writeln!(
             stderr,

@@ -272,6 +272,59 @@ async fn shards_partition_the_input() {
     assert_eq!(server.hits("/robots.txt"), 40);
 }
 
+/// `--fetch-only` per shard writes one snapshot dataset (a directory of
+/// Parquet files); `--snapshot DIR` decides from it exactly what a full
+/// run decides, offline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_only_shards_write_one_snapshot_dataset() {
+    let server = server().await;
+    let dir = temp_dir("batch-fetch-only");
+    let urls: Vec<String> = table(server.port()).into_iter().map(|(u, _, _)| u).collect();
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let dataset = dir.join("snapshot");
+    std::fs::create_dir_all(&dataset).unwrap();
+    let mut origins = 0;
+    for shard in 0..2 {
+        let file = dataset.join(format!("shard-{shard}.parquet"));
+        let mut a = args(&["batch", &path_str(&input), "--fetch-only", "--snapshot-out", &path_str(&file)], &[]);
+        a.extend(client_args(&server));
+        a.extend(["--shard".into(), format!("{shard}/2"), "--json".into(), "--partition-bytes".into(), "64".into()]);
+        let done = run(a).await;
+        assert_eq!(done.code, 0, "{}", done.stderr);
+        let summary: serde_json::Value = serde_json::from_str(&done.stdout).unwrap();
+        assert_eq!(summary["rows"], 0, "nothing decided");
+        assert!(summary["partitions"].as_u64().unwrap() > 1, "{summary}");
+        origins += summary["origins"].as_u64().unwrap();
+        assert!(!dir.join(format!("snapshot/shard-{shard}.parquet.batch")).exists(), "state removed");
+    }
+    assert_eq!(origins, 5);
+    assert_eq!(server.hits("/robots.txt"), 5, "each origin fetched once across the shards");
+    let out = dir.join("out.csv");
+    let a = args(&["batch", &path_str(&input), "-o", &path_str(&out), "--snapshot", &path_str(&dataset)], &[]);
+    let done = run([a, vec!["--agent".into(), "TestBot".into()]].concat()).await;
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let batch = read_output(&out);
+    let verdicts = strings(&batch, "verdict");
+    for (i, (url, verdict, _)) in table(server.port()).into_iter().enumerate() {
+        assert_eq!(verdicts[i].as_deref(), Some(verdict), "{url}");
+    }
+    assert_eq!(server.hits("/robots.txt"), 5, "offline");
+
+    // --fetch-only needs a snapshot to write, and writes no output.
+    let bad = webcanon(&["batch", &path_str(&input), "--fetch-only"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("--snapshot-out"), "{}", bad.stderr);
+    let bad = webcanon(&["batch", &path_str(&input), "--fetch-only", "--snapshot-out", "s.parquet", "-o", "o.csv"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    // An empty directory is no snapshot.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let bad = webcanon(&["batch", &path_str(&input), "-o", &path_str(&out), "--snapshot", &path_str(&empty)]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("without `*.parquet` files"), "{}", bad.stderr);
+}
+
 fn spawn(args: &[String]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_webcanon"))
         .args(args)
@@ -319,20 +372,38 @@ async fn a_killed_fetch_pass_resumes_without_fetching_an_origin_twice() {
     write_text(&input, &urls);
     let out = dir.join("out.parquet");
     let mut a = args(&["batch", &path_str(&input), "-o", &path_str(&out)], &client_args(&server));
-    a.extend(["--concurrency".into(), "4".into()]);
-    let journal = dir.join("out.parquet.batch").join("snapshot.journal");
+    // Origins spilled in several partitions: at the kill some are done
+    // (a Parquet part), one is being fetched (a journal), the rest wait.
+    a.extend(["--concurrency".into(), "4".into(), "--partition-bytes".into(), "2000".into()]);
+    let parts = dir.join("out.parquet.batch").join("parts");
 
     let mut child = spawn(&a);
-    kill_when(&mut child, "40 robots.txt answers", || server.hits("/robots.txt") >= 40).await;
-    let journaled: std::collections::HashSet<String> =
-        webcanon_batch::journal::read(&journal).unwrap().into_iter().map(|e| e.origin).collect();
+    kill_when(&mut child, "100 robots.txt answers", || server.hits("/robots.txt") >= 100).await;
+    let mut journaled = std::collections::HashSet::new();
+    let (mut finished, mut journals) = (0, 0);
+    for file in std::fs::read_dir(&parts).unwrap() {
+        let file = file.unwrap().path();
+        let entries = match file.extension().and_then(|e| e.to_str()) {
+            Some("journal") => {
+                journals += 1;
+                webcanon_batch::journal::read(&file).unwrap()
+            }
+            Some("parquet") => {
+                finished += 1;
+                webcanon_batch::snapshot::Snapshot::read_parquet(&file).unwrap().entries().cloned().collect()
+            }
+            _ => continue,
+        };
+        journaled.extend(entries.into_iter().map(|e| e.origin));
+    }
+    assert!(finished >= 1 && journals >= 1, "killed between partitions: {finished} parts, {journals} journals");
     let requested_before: Vec<String> = server
         .requests()
         .iter()
         .filter(|r| r.path_and_query == "/robots.txt")
         .map(|r| r.host.clone().unwrap())
         .collect();
-    assert!(journaled.len() >= 30, "entries are journaled as they complete: {}", journaled.len());
+    assert!(journaled.len() >= 90, "entries are journaled as they complete: {}", journaled.len());
     assert!(!out.exists());
 
     let done = run(a.clone()).await;
@@ -625,6 +696,8 @@ async fn thousands_of_origins_under_a_low_open_file_limit_get_the_sites_verdicts
         .arg("--nofile=256:256")
         .arg(env!("CARGO_BIN_EXE_webcanon"))
         .args(["batch", &path_str(&input), "-o", &path_str(&out), "--concurrency", "200"])
+        // Many partitions, each a file open while the input is read.
+        .args(["--partition-bytes", "2048"])
         .args(client_args(&server));
     let run = tokio::task::spawn_blocking(move || command.output().expect("prlimit runs (util-linux)")).await.unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));

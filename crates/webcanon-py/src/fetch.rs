@@ -29,6 +29,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyclass(frozen, subclass, module = "webcanon")]
 pub struct Client {
     inner: webcanon_client::Client,
+    /// The settings that shape what a fetch pass records (as the CLI
+    /// states them): a resumed pass under other ones is refused.
+    fetch_settings: String,
 }
 
 #[pymethods]
@@ -114,6 +117,7 @@ impl Client {
                 ));
             }
         };
+        let fetch_settings = format!("user_agent={:?} auth_disallows={auth_disallows}", user_agent.unwrap_or(""));
         let options = ClientOptions {
             agent: agent.to_string(),
             user_agent: user_agent.map(str::to_string),
@@ -140,7 +144,7 @@ impl Client {
         // The client's resolver and stores start tasks on the runtime.
         let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
         let inner = builder.build().map_err(|e| usage_error(py, e.to_string()))?;
-        Ok(Client { inner })
+        Ok(Client { inner, fetch_settings })
     }
 
     /// The agent's product token.
@@ -244,6 +248,79 @@ impl Client {
             }
             Ok(Snapshot::new(snapshot::Snapshot::from_entries(collected)))
         })
+    }
+
+    /// The fetch pass of `webcanon batch --fetch-only` over a file of URLs
+    /// (text, CSV or Parquet, by extension; the URLs in `column`), run to
+    /// the end on this thread (the GIL released): the robots snapshot of
+    /// the origins of shard `shard = (index, count)` (default: all) is
+    /// written to the Parquet file `snapshot_out`. Memory stays bounded
+    /// whatever the number of origins (origins are partitioned on disk,
+    /// `partition_bytes` of origin text each). Resumable: a run killed part
+    /// way leaves its state in `snapshot_out + ".batch"`, and the same call
+    /// fetches only what is missing. Returns the run's summary (`origins`,
+    /// `fetched`, `already_fetched`, `partitions`, `fetch_seconds`, …).
+    /// Raises `BatchError` subclasses (`OSError` when this machine failed
+    /// requests: nothing was recorded for them, call again).
+    #[pyo3(signature = (
+        urls,
+        snapshot_out,
+        *,
+        column = "url",
+        shard = None,
+        concurrency = webcanon_batch::fetch::DEFAULT_CONCURRENCY,
+        partition_bytes = webcanon_batch::partition::PARTITION_BYTES,
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn fetch_pass<'py>(
+        &self,
+        py: Python<'py>,
+        urls: PathBuf,
+        snapshot_out: PathBuf,
+        column: &str,
+        shard: Option<(u32, u32)>,
+        concurrency: usize,
+        partition_bytes: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let shard = match shard {
+            None => webcanon_batch::origin::Shard::ALL,
+            Some((index, count)) => {
+                webcanon_batch::origin::Shard::new(index, count).map_err(|e| crate::errors::batch_error(py, &e))?
+            }
+        };
+        if concurrency == 0 || partition_bytes == 0 {
+            return Err(usage_error(py, "concurrency and partition_bytes must be at least 1".into()));
+        }
+        if !urls.is_file() {
+            return Err(usage_error(py, format!("{}: no such file", urls.display())));
+        }
+        let config = webcanon_batch::run::BatchConfig {
+            input: urls,
+            column: column.to_string(),
+            output: snapshot_out.clone(),
+            agent: webcanon_client::agent::ProductToken::new(self.inner.agent())
+                .map_err(|e| usage_error(py, e.to_string()))?,
+            mode: self.inner.mode(),
+            shard,
+            snapshot: None,
+            snapshot_out,
+            concurrency,
+            batch_rows: webcanon_batch::input::DEFAULT_BATCH_ROWS,
+            threads: 1,
+            fetch_only: true,
+            partition_bytes,
+            fetch_settings: self.fetch_settings.clone(),
+        };
+        let client = self.inner.clone();
+        let summary =
+            py.detach(move || webcanon_batch::run::run(&config, Some(client), &webcanon_batch::run::NoProgress));
+        match summary {
+            Ok(summary) => Ok(pythonize::pythonize(py, &summary)?),
+            Err(err @ (webcanon_batch::BatchError::Client(_) | webcanon_batch::BatchError::Io { .. })) => {
+                Err(pyo3::exceptions::PyOSError::new_err(err.to_string()))
+            }
+            Err(err) => Err(crate::errors::batch_error(py, &err)),
+        }
     }
 
     fn __repr__(&self) -> String {

@@ -219,6 +219,17 @@ class Client:
         """The robots verdict for ``url`` without fetching the page."""
     def snapshot(self, urls: Sequence[str], concurrency: int = ...) -> Awaitable[Snapshot]:
         """The robots snapshot of the origins of ``urls``: the fetch pass of ``webcanon batch``."""
+    def fetch_pass(
+        self,
+        urls: Union[str, os.PathLike[str]],
+        snapshot_out: Union[str, os.PathLike[str]],
+        *,
+        column: str = ...,
+        shard: Optional[tuple[int, int]] = ...,
+        concurrency: int = ...,
+        partition_bytes: int = ...,
+    ) -> dict[str, Any]:
+        """The fetch pass of ``webcanon batch --fetch-only`` over a file of URLs, in bounded memory, resumable."""
 
 class WebcanonError(Exception):
     """The base class of webcanon's errors."""
