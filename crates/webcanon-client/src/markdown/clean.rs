@@ -171,16 +171,16 @@ pub(crate) fn clean(doc: &Document) {
     for heading in page_headings {
         unname_headers_above(&heading, body);
     }
+    fix_lazy_images(&images);
+    let stats = subtree_stats(body);
     // A paragraph set in a heading element (a standfirst in an `<h3>`) is
     // read as a paragraph: the extractor and the tidy pass treat headings
     // as titles of sections, and drop one whose section looks empty.
     for heading in headings {
-        if visible_chars(&heading.text()) > MAX_HEADING_CHARS {
+        if stats.get(&heading.id).is_some_and(|s| s.chars > MAX_HEADING_CHARS) {
             heading.rename("p");
         }
     }
-    fix_lazy_images(&images);
-    let stats = subtree_stats(body);
     let body_chars = stats.get(&body.id).map_or(0, |s| s.chars).max(1);
     unwrap_swallowing_noscript(&noscripts, &stats, body_chars);
     unwrap_swallowing_chrome(&chrome, &stats, body_chars);
