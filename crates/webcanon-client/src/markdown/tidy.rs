@@ -153,7 +153,10 @@ fn is_link_list(block: &Block<'_>) -> bool {
 /// A block that is one line and nothing but a link: an item of a list of
 /// links written loose (`1. ## [Headline](…)`, items apart by blank lines).
 fn is_link_item(block: &Block<'_>) -> bool {
-    !block.code && block.lines.len() == 1 && is_link_line(block.lines[0])
+    // Such a line opens with its link (after list, heading and emphasis
+    // marks): a paragraph of prose is told without counting its text.
+    let opens_with_link = |line: &str| bare(line).trim_start_matches(['#', '*', '_', ' ']).starts_with('[');
+    !block.code && block.lines.len() == 1 && opens_with_link(block.lines[0]) && is_link_line(block.lines[0])
 }
 
 fn normalised(block: &Block<'_>) -> String {
