@@ -12,7 +12,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -21,29 +21,10 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use support::{fetch_args, run, run_env};
-use webcanon_test::{Route, TestServer};
-
-const DEBIAN_CHROMIUM: &str = "/usr/bin/chromium";
+use webcanon_test::{Route, TestServer, chromium};
 
 /// The text only the script-loaded JSON holds.
 const TEXT: &str = "Ferry timetable for the winter crossings";
-
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("WEBCANON_CHROMIUM") {
-        let path = PathBuf::from(path);
-        assert!(path.is_file(), "WEBCANON_CHROMIUM={} does not exist", path.display());
-        return Some(path);
-    }
-    if Path::new(DEBIAN_CHROMIUM).is_file() {
-        return Some(DEBIAN_CHROMIUM.into());
-    }
-    assert!(
-        std::env::var_os("WEBCANON_REQUIRE_CHROMIUM").is_none(),
-        "WEBCANON_REQUIRE_CHROMIUM is set but {DEBIAN_CHROMIUM} is absent and WEBCANON_CHROMIUM unset"
-    );
-    eprintln!("note: Chromium is absent ({DEBIAN_CHROMIUM}, WEBCANON_CHROMIUM); rendering tests skipped");
-    None
-}
 
 async fn shell_site() -> TestServer {
     let paragraphs: Vec<String> = (0..5)

@@ -12,7 +12,7 @@
 //! either the tests say so on stderr and pass, unless
 //! `WEBCANON_REQUIRE_CHROMIUM` is set (as `scripts/test.sh` does).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -21,27 +21,7 @@ use webcanon_client::browser::{RenderLimits, RenderMode};
 use webcanon_client::ssrf::{SsrfPolicy, StaticLookup};
 use webcanon_client::warning::WarningCode;
 use webcanon_client::{CacheSetting, Client, FetchResult};
-use webcanon_test::{Route, TestServer};
-
-const DEBIAN_CHROMIUM: &str = "/usr/bin/chromium";
-
-/// The browser, or `None` (with a note) when it is absent and not required.
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("WEBCANON_CHROMIUM") {
-        let path = PathBuf::from(path);
-        assert!(path.is_file(), "WEBCANON_CHROMIUM={} does not exist", path.display());
-        return Some(path);
-    }
-    if Path::new(DEBIAN_CHROMIUM).is_file() {
-        return Some(DEBIAN_CHROMIUM.into());
-    }
-    assert!(
-        std::env::var_os("WEBCANON_REQUIRE_CHROMIUM").is_none(),
-        "WEBCANON_REQUIRE_CHROMIUM is set but {DEBIAN_CHROMIUM} is absent and WEBCANON_CHROMIUM unset"
-    );
-    eprintln!("note: Chromium is absent ({DEBIAN_CHROMIUM}, WEBCANON_CHROMIUM); rendering tests skipped");
-    None
-}
+use webcanon_test::{Route, TestServer, chromium};
 
 /// The text of the single-page application, only in its JSON.
 const SPA_TEXT: &str = "Quarterly tide tables for the northern harbour";

@@ -13,10 +13,12 @@
 //! # }
 //! ```
 
+mod chromium;
 pub mod pdf;
 mod proxy;
 mod redis_server;
 
+pub use chromium::{DEBIAN_CHROMIUM, chromium};
 pub use proxy::TestProxy;
 pub use redis_server::RedisServer;
 
