@@ -168,8 +168,9 @@ pub(crate) fn clean(doc: &Document) {
             header.rename("div");
         }
     }
+    let mut unnamed = FxHashSet::default();
     for heading in page_headings {
-        unname_headers_above(&heading, body);
+        unname_headers_above(&heading, body, &mut unnamed);
     }
     fix_lazy_images(&images);
     let stats = subtree_stats(body);
@@ -227,10 +228,13 @@ fn inside_paragraph(node: &NodeRef<'_>) -> bool {
 /// drops blocks so named unread, heading and all, and then takes the first
 /// heading inside the article that resembles the page title for the title
 /// and removes it: a section heading is lost in place of the page's.
-fn unname_headers_above(heading: &NodeRef<'_>, body: NodeRef<'_>) {
+/// Each block is seen once (`seen`), so a page of many headings costs its
+/// tree once.
+fn unname_headers_above(heading: &NodeRef<'_>, body: NodeRef<'_>, seen: &mut FxHashSet<dom_query::NodeId>) {
     let named = |value: &str| value.to_ascii_lowercase().contains("header");
     // Collected first: the walk holds the tree while attributes change it.
-    let blocks: Vec<NodeRef<'_>> = heading.ancestors_it(None).take_while(|a| a.id != body.id).collect();
+    let blocks: Vec<NodeRef<'_>> =
+        heading.ancestors_it(None).take_while(|a| a.id != body.id && seen.insert(a.id)).collect();
     for block in blocks {
         if let Some(class) = block.attr("class").filter(|c| named(c)) {
             let kept: Vec<&str> = class.split_ascii_whitespace().filter(|word| !named(word)).collect();
