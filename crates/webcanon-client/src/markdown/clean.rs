@@ -186,6 +186,7 @@ pub(crate) fn clean(doc: &Document) {
     unwrap_swallowing_noscript(&noscripts, &stats, body_chars);
     unwrap_swallowing_chrome(&chrome, &stats, body_chars);
     let mut removed: FxHashSet<dom_query::NodeId> = FxHashSet::default();
+    let mut paragraphs_with_text: FxHashMap<dom_query::NodeId, bool> = FxHashMap::default();
     for (node, kind) in candidates {
         // A removed element has no counts: it is no longer under `<body>`.
         let Some(block) = stats.get(&node.id) else { continue };
@@ -196,7 +197,7 @@ pub(crate) fn clean(doc: &Document) {
             continue;
         }
         // A dateline or a credit run into a paragraph is part of its text.
-        if kind == Kind::Named && inside_paragraph(&node) {
+        if kind == Kind::Named && inside_paragraph(&node, &mut paragraphs_with_text) {
             continue;
         }
         removed.insert(node.id);
@@ -214,13 +215,18 @@ const INLINE_ELEMENTS: &[&str] = &["abbr", "b", "cite", "em", "i", "small", "spa
 
 /// Whether an element runs inside a paragraph (`<p><span class="dateline">
 /// KOBE – </span>A total of…`): an inline element whose parent is a `<p>`
-/// with text of its own beside it.
-fn inside_paragraph(node: &NodeRef<'_>) -> bool {
-    node.node_name().is_some_and(|name| INLINE_ELEMENTS.contains(&&*name))
-        && node.parent().is_some_and(|parent| {
-            parent.node_name().as_deref() == Some("p")
-                && parent.children_it(false).any(|child| child.is_text() && !child.text().trim().is_empty())
+/// with text of its own beside it. Each paragraph's answer is kept
+/// (`known`), so a paragraph of many named spans is read once.
+fn inside_paragraph(node: &NodeRef<'_>, known: &mut FxHashMap<dom_query::NodeId, bool>) -> bool {
+    if !node.node_name().is_some_and(|name| INLINE_ELEMENTS.contains(&&*name)) {
+        return false;
+    }
+    let Some(parent) = node.parent().filter(|p| p.node_name().as_deref() == Some("p")) else { return false };
+    *known.entry(parent.id).or_insert_with(|| {
+        parent.children_it(false).any(|child| {
+            child.query_or(false, |n| matches!(&n.data, NodeData::Text { contents } if visible_chars(contents) > 0))
         })
+    })
 }
 
 /// Takes the word `header` out of the class and id of the blocks that
@@ -552,6 +558,16 @@ mod tests {
         let text = cleaned(html);
         assert!(text.contains("KOBE – A total of 6,000"), "{text}");
         assert!(!text.contains("Updated"), "a dateline that is a paragraph alone goes: {text}");
+    }
+
+    #[test]
+    fn a_paragraph_of_many_named_spans_costs_linear_time() {
+        let spans = "<span class=\"dateline\">q</span>".repeat(50_000);
+        let html = format!("<body><article><h1>Title</h1><p>{spans} Text</p></article></body>");
+        let started = std::time::Instant::now();
+        let text = cleaned(&html);
+        assert_eq!(text.matches('q').count(), 50_000, "the datelines run into the paragraph stay");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
     }
 
     #[test]
