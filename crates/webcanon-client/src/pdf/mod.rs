@@ -19,6 +19,7 @@
 //! the time limit; [`pdf_to_markdown`] is the same work on the caller's
 //! thread (the fuzz target and the benchmark call it).
 
+mod layout;
 mod read;
 mod text;
 

@@ -1,12 +1,15 @@
-//! The reader: `pdf_oxide` page by page into a [`Progress`], between pages
+//! The reader: `pdf_oxide`'s characters page by page, put in reading
+//! order by [`layout`], into a [`Progress`], between pages
 //! checking the page limit, the time limit and the waiter's stop flag.
 
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use pdf_oxide::PdfDocument;
 use pdf_oxide::object::Object;
 
+use super::layout::{self, Glyph};
 use super::{PdfCut, PdfError, PdfInfo, PdfLimits, Progress, lock};
 
 /// Reads the document's metadata and pages into `progress`; why it stopped
@@ -31,10 +34,15 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
         if progress.stop.load(Ordering::Relaxed) || started.elapsed() >= limits.time_limit {
             return Ok(Some(PdfCut::Time));
         }
-        let text = doc.extract_text(index).unwrap_or_else(|e| {
-            first_failure.get_or_insert_with(|| e.to_string());
-            String::new()
-        });
+        // Unfiltered `extract_chars` would keep every page's characters in
+        // the document's cache until the end: this call keeps none.
+        let text = match doc.extract_chars_filtered(index, HashSet::new(), HashSet::new()) {
+            Ok(chars) => layout::page_text(chars.iter().filter_map(Glyph::of).collect()),
+            Err(e) => {
+                first_failure.get_or_insert_with(|| e.to_string());
+                String::new()
+            }
+        };
         lock(&progress.pages).push(text);
     }
     let read_nothing = lock(&progress.pages).iter().all(|p| p.is_empty());

@@ -1,6 +1,6 @@
-//! From the reader's lines to Markdown: lines joined into paragraphs,
-//! words hyphenated at a line end put back together where that is safe,
-//! page breaks marked, Markdown syntax in the text escaped.
+//! From the layout's paragraphs to Markdown: the lines of each paragraph
+//! joined, words hyphenated at a line end put back together where that is
+//! safe, page breaks marked, Markdown syntax in the text escaped.
 
 /// The line that marks where page `number` (counted from 1) begins: every
 /// page after the first starts with one, in Markdown and text alike.
@@ -31,57 +31,24 @@ pub(super) fn assemble(pages: &[String]) -> String {
     out
 }
 
-/// The paragraphs of one page: blocks split at blank lines, and within a
-/// block at a line that stops well short of the block's width (a
-/// paragraph's last line), before a list item, and around dot leaders.
+/// The paragraphs of one page, as the layout set them apart (blank lines
+/// between paragraphs, one line per line), each joined into one line.
 fn paragraphs(page: &str) -> Vec<String> {
     let mut out = Vec::new();
     for block in page.split("\n\n") {
-        let lines: Vec<&str> = block.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        let width = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
         let mut paragraph = String::new();
-        let mut previous = "";
-        for line in lines {
+        for line in block.lines().map(str::trim).filter(|l| !l.is_empty()) {
             if paragraph.is_empty() {
-                paragraph.push_str(line);
-            } else if breaks_between(previous, line, width) {
-                out.push(std::mem::take(&mut paragraph));
                 paragraph.push_str(line);
             } else {
                 join(&mut paragraph, line);
             }
-            previous = line;
         }
         if !paragraph.is_empty() {
             out.push(paragraph);
         }
     }
     out
-}
-
-/// Whether `next` starts a new paragraph after `previous`.
-fn breaks_between(previous: &str, next: &str, width: usize) -> bool {
-    let short = previous.chars().count() * 10 < width * 6;
-    short || starts_item(next) || has_leaders(previous) || has_leaders(next)
-}
-
-/// A bullet or a numbered item: `•`, `-`, `*`, `–`, `1.`, `(a)`, `iv)`.
-fn starts_item(line: &str) -> bool {
-    let mut chars = line.chars();
-    let first = chars.next().unwrap_or(' ');
-    if matches!(first, '•' | '◦' | '▪' | '‣' | '–' | '—' | '-' | '*') {
-        return chars.next().is_some_and(char::is_whitespace);
-    }
-    let head: String = line.chars().take_while(|c| !c.is_whitespace()).take(6).collect();
-    let marker = head.trim_start_matches('(');
-    (marker.ends_with('.') || marker.ends_with(')'))
-        && marker.len() > 1
-        && marker[..marker.len() - 1].chars().all(|c| c.is_ascii_digit())
-}
-
-/// Dot leaders, as tables of contents have.
-fn has_leaders(line: &str) -> bool {
-    line.contains(". . .") || line.contains("....")
 }
 
 /// Appends `next` to `paragraph`: a soft hyphen or a hyphen between two
@@ -141,15 +108,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_of_a_paragraph_are_joined_and_short_lines_end_one() {
-        let page = "The first line of a paragraph that goes on\nand on until it reaches the right margin\nand stops here.\nA new paragraph starts on this line and\nends.\n\nAnother block.";
+    fn lines_of_a_paragraph_are_joined_and_blank_lines_part_paragraphs() {
+        let page = "The first line of a paragraph that goes on\nand stops here.\n\nA new paragraph.";
         assert_eq!(
             paragraphs(page),
-            [
-                "The first line of a paragraph that goes on and on until it reaches the right margin and stops here.",
-                "A new paragraph starts on this line and ends.",
-                "Another block."
-            ]
+            ["The first line of a paragraph that goes on and stops here.", "A new paragraph."]
         );
     }
 
@@ -167,12 +130,6 @@ mod tests {
         let mut p = String::from("中文");
         join(&mut p, "文本");
         assert_eq!(p, "中文文本");
-    }
-
-    #[test]
-    fn items_and_leaders_are_lines_of_their_own() {
-        let page = "These are the points made in this part of the text:\n• the first point\n• the second point\n1. Introduction . . . . . . . 3\n2. Method . . . . . . . . . . 5";
-        assert_eq!(paragraphs(page).len(), 5);
     }
 
     #[test]

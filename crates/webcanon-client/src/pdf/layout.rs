@@ -1,0 +1,650 @@
+//! Reading order from where the glyphs are, the way pdftotext reads a page:
+//!
+//! 1. glyphs into lines by their baselines; a superscript, a subscript or a
+//!    lowered letter (the E of the TeX logo) joins the line it sits on;
+//! 2. each line cut at a wide gap into pieces (columns, table cells), and
+//!    the glyphs of a piece into words at the gaps between them;
+//! 3. pieces stacked into blocks: a piece joins the block whose last line
+//!    is just above it, shares some of its width and is set in a like size;
+//! 4. blocks in the order a reader takes them, by Breuel's two rules: of
+//!    two blocks that share a stretch of the page's width the upper one
+//!    comes first; of two that do not, the left one, unless a block
+//!    between them spans both (a heading or a figure across columns);
+//! 5. the lines of a block into paragraphs: a line that stops well short of
+//!    the block's right edge ends one, an indented line, a list item or a
+//!    line of dot leaders starts one.
+//!
+//! Text in another direction (a rotated table, a margin note) is read the
+//! same way in its own frame, after the page's main direction.
+//!
+//! Every step is linear or `n log n` in the glyphs of the page, but for the
+//! block order, which compares blocks pairwise: a page of more than
+//! [`MAX_ORDERED_BLOCKS`] blocks (no real page has that many; a hostile one
+//! might) keeps its blocks top to bottom, left to right.
+
+use pdf_oxide::layout::TextChar;
+
+/// The most blocks a page may have for Breuel's order (cubic in the
+/// blocks at worst); past it, blocks go top to bottom, left to right.
+pub(super) const MAX_ORDERED_BLOCKS: usize = 400;
+
+/// The most blocks kept open for lines to join while a page is read top to
+/// bottom (a line compares itself with each open block).
+const MAX_OPEN_BLOCKS: usize = 64;
+
+/// Baselines this close (in font sizes) are one line from the start.
+const SAME_BASELINE: f32 = 0.2;
+/// A shorter line this close to a longer one (in the longer one's font
+/// size), within its width, is a superscript, subscript or lowered letter
+/// of it.
+const RAISED_OR_LOWERED: f32 = 0.6;
+/// How many lines either side are looked at for the line a superscript or
+/// subscript belongs to.
+const NEIGHBOUR_LINES: usize = 8;
+/// A gap wider than this (in font sizes) cuts a line into pieces.
+const PIECE_GAP: f32 = 1.5;
+/// A gap wider than this (in font sizes) is a space between words.
+const WORD_GAP: f32 = 0.15;
+/// The advance taken for a glyph whose advance is unknown, at most (in
+/// font sizes): about the widest letter's.
+const UNKNOWN_ADVANCE: f32 = 1.0;
+/// The farthest (in font sizes) one baseline may be below the one above
+/// for both lines to be in one block.
+const BLOCK_LINE_PITCH: f32 = 1.6;
+/// How far (in font sizes) a line may stand left or right of a block and
+/// still join it.
+const BLOCK_SLACK: f32 = 0.3;
+/// How much (as a fraction) the font sizes of the lines of a block may
+/// differ: a heading in a larger size is a block of its own.
+const BLOCK_SIZE_DIFFERENCE: f32 = 0.05;
+
+/// One glyph in its text direction's frame: `u` along the line, `v` down
+/// the page, across the lines.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Glyph {
+    /// The character.
+    pub ch: char,
+    /// Where it starts along the line.
+    pub u: f32,
+    /// Where it ends along the line (where the next glyph would start);
+    /// NaN where the reader could not tell.
+    pub end: f32,
+    /// Its baseline, measured down the page.
+    pub v: f32,
+    /// Its font size.
+    pub size: f32,
+    /// The text direction in quarter turns counter-clockwise (0 to 3).
+    pub quarter: u8,
+}
+
+impl Glyph {
+    /// The glyph of a character the reader found, in the frame of its
+    /// direction; `None` for white space (spaces are read from the gaps)
+    /// and for a character without a usable position or size.
+    pub(super) fn of(c: &TextChar) -> Option<Glyph> {
+        if c.char.is_whitespace() || c.char.is_control() {
+            return None;
+        }
+        let (x, y) = (c.origin_x, c.origin_y);
+        let size = [c.font_size, c.bbox.height].into_iter().find(|s| s.is_finite() && *s > 0.0)?;
+        if !x.is_finite() || !y.is_finite() {
+            return None;
+        }
+        let rotation = if c.rotation_degrees.is_finite() { c.rotation_degrees } else { 0.0 };
+        let quarter = (rotation / 90.0).round().rem_euclid(4.0) as u8;
+        // The reader measures advances along the page's x axis: text turned
+        // by the angle of its matrix needs them stretched back along the
+        // text, and turned a quarter (no x component left) they are unknown
+        // until the next glyph's position tells (`fill_unknown_ends`).
+        let stretch = match c.matrix {
+            Some([a, b, ..]) if a.abs() > 1e-3 * a.hypot(b) => a.hypot(b) / a.abs(),
+            Some(_) => f32::NAN,
+            None => 1.0,
+        };
+        let advance = [c.rendered_advance, c.advance_width, c.bbox.width]
+            .into_iter()
+            .map(|a| a * stretch)
+            .find(|a| a.is_finite() && *a > 0.0 && *a < size * 4.0)
+            .unwrap_or(if stretch.is_nan() { f32::NAN } else { size * 0.5 });
+        // The frame turned with the text: u along it, v down across it.
+        let (u, v) = match quarter {
+            0 => (x, -y),
+            1 => (y, x),
+            2 => (-x, y),
+            _ => (-y, -x),
+        };
+        Some(Glyph { ch: c.char, u, end: u + advance, v, size, quarter })
+    }
+}
+
+/// A line, or the piece of one between wide gaps: its words, where it
+/// starts and ends, its baseline and font size.
+#[derive(Debug, Clone, PartialEq)]
+struct Piece {
+    text: String,
+    u0: f32,
+    u1: f32,
+    v: f32,
+    size: f32,
+}
+
+/// Lines stacked one under the other: a column's run of text.
+#[derive(Debug, Clone)]
+struct Block {
+    lines: Vec<Piece>,
+    u0: f32,
+    u1: f32,
+    top: f32,
+    bottom: f32,
+}
+
+impl Block {
+    fn new(piece: Piece) -> Block {
+        let mut block =
+            Block { lines: Vec::new(), u0: piece.u0, u1: piece.u1, top: piece.v - piece.size, bottom: piece.v };
+        block.push(piece);
+        block
+    }
+
+    fn push(&mut self, piece: Piece) {
+        self.u0 = self.u0.min(piece.u0);
+        self.u1 = self.u1.max(piece.u1);
+        self.top = self.top.min(piece.v - piece.size);
+        self.bottom = self.bottom.max(piece.v + piece.size * 0.25);
+        self.lines.push(piece);
+    }
+
+    fn last(&self) -> &Piece {
+        self.lines.last().expect("a block has a line")
+    }
+
+    fn overlaps_across(&self, other: &Block) -> bool {
+        overlap(self.u0, self.u1, other.u0, other.u1) > 0.0
+    }
+}
+
+/// How much of `[a0, a1]` and `[b0, b1]` is shared.
+fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
+    a1.min(b1) - a0.max(b0)
+}
+
+/// The text of one page in reading order: paragraphs apart by a blank
+/// line, the lines of a paragraph one per line.
+pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
+    glyphs.sort_by(|a, b| a.quarter.cmp(&b.quarter).then(a.v.total_cmp(&b.v)).then(a.u.total_cmp(&b.u)));
+    fill_unknown_ends(&mut glyphs);
+    // The main direction first: the one most glyphs are set in.
+    let mut counts = [0usize; 4];
+    for g in &glyphs {
+        counts[g.quarter as usize] += 1;
+    }
+    let mut quarters: Vec<u8> = (0..4).filter(|&q| counts[q as usize] > 0).collect();
+    quarters.sort_by_key(|&q| std::cmp::Reverse(counts[q as usize]));
+    let mut out = String::new();
+    for quarter in quarters {
+        let start = glyphs.partition_point(|g| g.quarter < quarter);
+        let end = glyphs.partition_point(|g| g.quarter <= quarter);
+        let pieces = pieces(&glyphs[start..end]);
+        for block in in_reading_order(blocks(pieces)) {
+            for paragraph in paragraphs(&block) {
+                if !out.is_empty() {
+                    out.push_str("\n\n");
+                }
+                out.push_str(&paragraph.join("\n"));
+            }
+        }
+    }
+    out
+}
+
+/// Ends the glyphs whose end the reader could not tell where the next
+/// glyph on the same baseline starts, but no farther than
+/// [`UNKNOWN_ADVANCE`] of the size (so a gap wider than that still reads
+/// as a space). `glyphs` are sorted by direction, baseline, then along the
+/// line.
+fn fill_unknown_ends(glyphs: &mut [Glyph]) {
+    for i in 0..glyphs.len() {
+        if !glyphs[i].end.is_nan() {
+            continue;
+        }
+        let g = glyphs[i];
+        let most = g.u + UNKNOWN_ADVANCE * g.size;
+        let next = glyphs.get(i + 1).filter(|n| n.quarter == g.quarter && (n.v - g.v).abs() <= SAME_BASELINE * g.size);
+        glyphs[i].end = next.map_or(most, |n| n.u.clamp(g.u, most));
+    }
+}
+
+/// The pieces of lines of glyphs of one direction, sorted by baseline
+/// then along the line.
+fn pieces(glyphs: &[Glyph]) -> Vec<Piece> {
+    let rows = rows(glyphs);
+    let mut out = Vec::new();
+    for mut row in rows {
+        row.sort_by(|a, b| a.u.total_cmp(&b.u));
+        let size = typical_size(&row);
+        let v = baseline(&row);
+        let mut start = 0;
+        let mut piece = Piece { text: String::new(), u0: row[0].u, u1: row[0].end, v, size };
+        for (i, g) in row.iter().enumerate() {
+            if !piece.text.is_empty() {
+                let gap = g.u - piece.u1;
+                if gap > PIECE_GAP * size {
+                    piece.size = typical_size(&row[start..i]);
+                    start = i;
+                    out.push(std::mem::replace(&mut piece, Piece { text: String::new(), u0: g.u, u1: g.end, v, size }));
+                } else if gap > WORD_GAP * size {
+                    piece.text.push(' ');
+                }
+            }
+            push_char(&mut piece.text, g.ch);
+            piece.u1 = piece.u1.max(g.end);
+        }
+        piece.size = typical_size(&row[start..]);
+        out.push(piece);
+    }
+    out.sort_by(|a, b| a.v.total_cmp(&b.v).then(a.u0.total_cmp(&b.u0)));
+    out
+}
+
+/// Appends `c`, with the typographic ligatures (ﬁ, ﬂ, ﬀ, ﬃ, ﬄ, ﬅ, ﬆ)
+/// spelled out as their letters.
+fn push_char(text: &mut String, c: char) {
+    let spelled = match c {
+        '\u{fb00}' => "ff",
+        '\u{fb01}' => "fi",
+        '\u{fb02}' => "fl",
+        '\u{fb03}' => "ffi",
+        '\u{fb04}' => "ffl",
+        '\u{fb05}' | '\u{fb06}' => "st",
+        _ => {
+            text.push(c);
+            return;
+        }
+    };
+    text.push_str(spelled);
+}
+
+/// The font size most of a line's glyphs are set in (the median: line
+/// numbers, superscripts and footnote marks in a smaller size move it
+/// little).
+fn typical_size(glyphs: &[Glyph]) -> f32 {
+    let mut sizes: Vec<f32> = glyphs.iter().map(|g| g.size).collect();
+    let middle = sizes.len() / 2;
+    *sizes.select_nth_unstable_by(middle, f32::total_cmp).1
+}
+
+/// The baseline of a line: that of its largest glyphs.
+fn baseline(glyphs: &[Glyph]) -> f32 {
+    let largest = glyphs.iter().map(|g| g.size).fold(0.0f32, f32::max);
+    glyphs.iter().find(|g| g.size >= largest * 0.95).map_or(glyphs[0].v, |g| g.v)
+}
+
+/// Glyphs (sorted by baseline) into lines: runs on one baseline first,
+/// then each short run that sits just above or below a longer one within
+/// its width joined to it.
+fn rows(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
+    // Runs on one baseline: (start, end) into `glyphs`.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for i in 1..=glyphs.len() {
+        let ends = i == glyphs.len() || {
+            let (first, g) = (&glyphs[start], &glyphs[i]);
+            (g.v - first.v).abs() > SAME_BASELINE * first.size.max(g.size)
+        };
+        if ends {
+            runs.push((start, i));
+            start = i;
+        }
+    }
+    if glyphs.is_empty() {
+        return Vec::new();
+    }
+    let extent = |&(s, e): &(usize, usize)| {
+        let run = &glyphs[s..e];
+        let u0 = run.iter().map(|g| g.u).fold(f32::INFINITY, f32::min);
+        let u1 = run.iter().map(|g| g.end).fold(f32::NEG_INFINITY, f32::max);
+        (u0, u1, baseline(run), typical_size(run), e - s)
+    };
+    let facts: Vec<_> = runs.iter().map(extent).collect();
+    // Each run's line: itself, or the longer run it is a part of.
+    let mut parent: Vec<usize> = (0..runs.len()).collect();
+    let mut by_length: Vec<usize> = (0..runs.len()).collect();
+    by_length.sort_by_key(|&i| facts[i].4);
+    for &i in &by_length {
+        let (u0, u1, v, size, count) = facts[i];
+        let near = i.saturating_sub(NEIGHBOUR_LINES)..(i + NEIGHBOUR_LINES + 1).min(runs.len());
+        let host = near
+            .filter(|&j| j != i)
+            .filter(|&j| {
+                let (hu0, hu1, hv, hsize, hcount) = facts[j];
+                hcount > count
+                    && (v - hv).abs() < RAISED_OR_LOWERED * hsize
+                    && size <= hsize * 1.5
+                    && u0 >= hu0 - hsize
+                    && u1 <= hu1 + hsize
+            })
+            .max_by_key(|&j| facts[j].4);
+        if let Some(j) = host {
+            parent[i] = j;
+        }
+    }
+    let root = |mut i: usize| {
+        // Hosts are always longer, so the chain ends.
+        while parent[i] != i {
+            i = parent[i];
+        }
+        i
+    };
+    let mut rows: Vec<Vec<Glyph>> = vec![Vec::new(); runs.len()];
+    for (i, &(s, e)) in runs.iter().enumerate() {
+        rows[root(i)].extend_from_slice(&glyphs[s..e]);
+    }
+    rows.retain(|r| !r.is_empty());
+    rows
+}
+
+/// Pieces (sorted by baseline) stacked into blocks.
+fn blocks(pieces: Vec<Piece>) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for piece in pieces {
+        open.retain(|&b| {
+            let last = blocks[b].last();
+            piece.v - last.v <= BLOCK_LINE_PITCH * last.size.max(piece.size)
+        });
+        // A block whose last line shares some of the piece's width is the
+        // best place for it; one whose lines reach over it (an indented
+        // line of code under a shorter one) the next best.
+        let joins = open
+            .iter()
+            .copied()
+            .filter(|&b| {
+                let (block, last) = (&blocks[b], blocks[b].last());
+                let slack = BLOCK_SLACK * last.size;
+                piece.v - last.v > SAME_BASELINE * last.size
+                    && (piece.size - last.size).abs() <= BLOCK_SIZE_DIFFERENCE * last.size
+                    && overlap(block.u0 - slack, block.u1 + slack, piece.u0, piece.u1) > 0.0
+            })
+            .max_by(|&a, &b| {
+                let fit = |i: usize| {
+                    let last = blocks[i].last();
+                    let shared = overlap(last.u0, last.u1, piece.u0, piece.u1);
+                    (shared > 0.0, overlap(blocks[i].u0, blocks[i].u1, piece.u0, piece.u1))
+                };
+                let (fa, fb) = (fit(a), fit(b));
+                fa.0.cmp(&fb.0).then(fa.1.total_cmp(&fb.1))
+            });
+        match joins {
+            Some(b) => {
+                blocks[b].push(piece);
+                // Most recently joined last, so the oldest leaves first.
+                open.retain(|&o| o != b);
+                open.push(b);
+            }
+            None => {
+                blocks.push(Block::new(piece));
+                open.push(blocks.len() - 1);
+                if open.len() > MAX_OPEN_BLOCKS {
+                    open.remove(0);
+                }
+            }
+        }
+    }
+    blocks
+}
+
+/// Blocks in reading order (see the module's doc).
+fn in_reading_order(mut blocks: Vec<Block>) -> Vec<Block> {
+    blocks.sort_by(|a, b| a.top.total_cmp(&b.top).then(a.u0.total_cmp(&b.u0)));
+    if blocks.len() > MAX_ORDERED_BLOCKS {
+        return blocks;
+    }
+    let n = blocks.len();
+    let mut order = Vec::with_capacity(n);
+    let mut state = vec![Visit::New; n];
+    for i in 0..n {
+        visit(i, &blocks, &mut state, &mut order);
+    }
+    let mut slots: Vec<Option<Block>> = blocks.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Visit {
+    New,
+    Open,
+    Done,
+}
+
+/// Depth first: every block that comes before `i` is placed before it.
+/// A cycle (blocks arranged so that the rules contradict each other) is
+/// cut where it closes. The recursion is as deep as the chain of blocks
+/// before one another, at most [`MAX_ORDERED_BLOCKS`].
+fn visit(i: usize, blocks: &[Block], state: &mut [Visit], order: &mut Vec<usize>) {
+    if state[i] != Visit::New {
+        return;
+    }
+    state[i] = Visit::Open;
+    for j in 0..blocks.len() {
+        if j != i && state[j] == Visit::New && comes_before(j, i, blocks) {
+            visit(j, blocks, state, order);
+        }
+    }
+    state[i] = Visit::Done;
+    order.push(i);
+}
+
+/// Whether block `a` is read before block `b`.
+fn comes_before(a: usize, b: usize, blocks: &[Block]) -> bool {
+    let (x, y) = (&blocks[a], &blocks[b]);
+    if x.overlaps_across(y) {
+        return x.top + x.bottom < y.top + y.bottom;
+    }
+    if x.u1 > y.u0 {
+        return false;
+    }
+    // x is left of y: first, unless a block between them spans both.
+    let (gap_top, gap_bottom) = (x.bottom.min(y.bottom), x.top.max(y.top));
+    !blocks.iter().enumerate().any(|(c, z)| {
+        c != a
+            && c != b
+            && z.top >= gap_top - 0.5
+            && z.bottom <= gap_bottom + 0.5
+            && z.overlaps_across(x)
+            && z.overlaps_across(y)
+    })
+}
+
+/// The lines of a block grouped into paragraphs.
+fn paragraphs(block: &Block) -> Vec<Vec<&str>> {
+    let width = block.u1 - block.u0;
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    let mut previous: Option<&Piece> = None;
+    for line in &block.lines {
+        let starts = match previous {
+            None => true,
+            Some(p) => {
+                let short = p.u1 - block.u0 < 0.6 * width;
+                let indented = line.u0 > block.u0 + 0.8 * line.size && p.u0 <= block.u0 + 0.5 * p.size;
+                short || indented || starts_item(&line.text) || has_leaders(&p.text) || has_leaders(&line.text)
+            }
+        };
+        if starts {
+            out.push(Vec::new());
+        }
+        out.last_mut().expect("a paragraph was started").push(&line.text);
+        previous = Some(line);
+    }
+    out
+}
+
+/// A bullet or a numbered item: `•`, `-`, `*`, `–`, `1.`, `(a)`, `iv)`.
+fn starts_item(line: &str) -> bool {
+    let mut chars = line.chars();
+    let first = chars.next().unwrap_or(' ');
+    if matches!(first, '•' | '◦' | '▪' | '‣' | '–' | '—' | '-' | '*') {
+        return chars.next().is_some_and(char::is_whitespace);
+    }
+    let head: String = line.chars().take_while(|c| !c.is_whitespace()).take(6).collect();
+    let marker = head.trim_start_matches('(');
+    (marker.ends_with('.') || marker.ends_with(')'))
+        && marker.len() > 1
+        && marker[..marker.len() - 1].chars().all(|c| c.is_ascii_digit())
+}
+
+/// Dot leaders, as tables of contents have.
+fn has_leaders(line: &str) -> bool {
+    line.contains(". . .") || line.contains("....")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Glyphs of `text` set from `u` on baseline `v` at `size`, each glyph
+    /// half a size wide; a space leaves a gap of a third of the size.
+    fn set(text: &str, u: f32, v: f32, size: f32) -> Vec<Glyph> {
+        let mut at = u;
+        let mut out = Vec::new();
+        for ch in text.chars() {
+            if ch == ' ' {
+                at += size / 3.0;
+                continue;
+            }
+            out.push(Glyph { ch, u: at, end: at + size / 2.0, v, size, quarter: 0 });
+            at += size / 2.0;
+        }
+        out
+    }
+
+    /// A column of lines from `u`, one every 12 units from `v`.
+    fn column(lines: &[&str], u: f32, v: f32) -> Vec<Glyph> {
+        lines.iter().enumerate().flat_map(|(i, l)| set(l, u, v + 12.0 * i as f32, 10.0)).collect()
+    }
+
+    #[test]
+    fn words_are_split_at_gaps_wider_than_kerning() {
+        let mut glyphs = set("two words", 0.0, 0.0, 10.0);
+        // A kern of a tenth of the size stays inside the word.
+        glyphs.extend(set("ab", 200.0, 0.0, 10.0));
+        glyphs.push(Glyph { ch: 'c', u: 211.0, end: 216.0, v: 0.0, size: 10.0, quarter: 0 });
+        assert_eq!(page_text(glyphs), "two words\n\nabc");
+    }
+
+    #[test]
+    fn two_columns_are_read_one_after_the_other() {
+        let mut glyphs = column(&["left one goes on", "left two goes on", "left three"], 0.0, 100.0);
+        glyphs.extend(column(&["right one goes on", "right two goes on", "right three"], 150.0, 100.0));
+        let text = page_text(glyphs);
+        let words: Vec<&str> = text.split_whitespace().filter(|w| ["left", "right"].contains(w)).collect();
+        assert_eq!(words, ["left", "left", "left", "right", "right", "right"], "{text}");
+    }
+
+    #[test]
+    fn a_heading_across_both_columns_separates_them() {
+        // Upper half: two columns; a heading across; lower half: two columns.
+        let mut glyphs = column(&["aaa upper left"], 0.0, 100.0);
+        glyphs.extend(column(&["bbb upper right"], 150.0, 100.0));
+        glyphs.extend(set("ccc a heading across the whole width of the page", 0.0, 140.0, 10.0));
+        glyphs.extend(column(&["ddd lower left"], 0.0, 180.0));
+        glyphs.extend(column(&["eee lower right"], 150.0, 180.0));
+        let text = page_text(glyphs);
+        let firsts: Vec<&str> = text.split("\n\n").map(|p| &p[..3]).collect();
+        assert_eq!(firsts, ["aaa", "bbb", "ccc", "ddd", "eee"], "{text}");
+    }
+
+    #[test]
+    fn raised_and_lowered_letters_stay_in_their_word() {
+        // The TeX logo: L, a small raised A, T, a lowered E, X.
+        let glyphs = vec![
+            Glyph { ch: 'L', u: 0.0, end: 6.0, v: 100.0, size: 10.0, quarter: 0 },
+            Glyph { ch: 'a', u: 3.0, end: 7.0, v: 97.5, size: 7.0, quarter: 0 },
+            Glyph { ch: 'T', u: 6.5, end: 12.5, v: 100.0, size: 10.0, quarter: 0 },
+            Glyph { ch: 'E', u: 11.0, end: 17.0, v: 102.2, size: 10.0, quarter: 0 },
+            Glyph { ch: 'X', u: 16.0, end: 22.0, v: 100.0, size: 10.0, quarter: 0 },
+        ];
+        let mut page = set("the", -20.0, 100.0, 10.0);
+        page.extend(glyphs);
+        page.extend(set("system", 25.0, 100.0, 10.0));
+        assert_eq!(page_text(page), "the LaTEX system");
+    }
+
+    #[test]
+    fn a_superscript_joins_its_line_and_the_next_line_stays_apart() {
+        let mut glyphs = set("area is x", 0.0, 100.0, 10.0);
+        glyphs.push(Glyph { ch: '2', u: 42.0, end: 46.0, v: 96.0, size: 7.0, quarter: 0 });
+        glyphs.extend(set("units", 50.0, 100.0, 10.0));
+        glyphs.extend(set("next line here", 0.0, 112.0, 10.0));
+        assert_eq!(page_text(glyphs), "area is x2 units\nnext line here");
+    }
+
+    #[test]
+    fn lines_of_a_paragraph_stay_together_and_an_indent_starts_a_new_one() {
+        let mut glyphs = column(&["The first line of a paragraph that", "goes on and on to the right edge"], 0.0, 0.0);
+        glyphs.extend(set("A new one, indented.", 15.0, 24.0, 10.0));
+        assert_eq!(
+            page_text(glyphs),
+            "The first line of a paragraph that\ngoes on and on to the right edge\n\nA new one, indented."
+        );
+    }
+
+    #[test]
+    fn a_short_line_ends_its_paragraph() {
+        let glyphs = column(
+            &["This paragraph is wide enough to", "set the edge.", "Another paragraph follows it here"],
+            0.0,
+            0.0,
+        );
+        let text = page_text(glyphs);
+        assert_eq!(text.split("\n\n").count(), 2, "{text}");
+    }
+
+    #[test]
+    fn items_and_leaders_are_lines_of_their_own() {
+        let glyphs = column(
+            &[
+                "These are the points made in this part:",
+                "• the first point",
+                "• the second point",
+                "1. Introduction . . . . . . . 3",
+            ],
+            0.0,
+            0.0,
+        );
+        assert_eq!(page_text(glyphs).split("\n\n").count(), 4);
+    }
+
+    #[test]
+    fn text_in_another_direction_comes_after_the_main_text() {
+        let mut glyphs = column(&["main text of the page", "more main text here"], 0.0, 0.0);
+        // A margin note turned a quarter: its u runs up the page.
+        glyphs.extend(set("note", 0.0, -300.0, 10.0).into_iter().map(|g| Glyph { quarter: 1, ..g }));
+        assert_eq!(page_text(glyphs), "main text of the page\nmore main text here\n\nnote");
+    }
+
+    #[test]
+    fn ligatures_are_spelled_out() {
+        assert_eq!(page_text(set("\u{fb01}nd \u{fb02}ow", 0.0, 0.0, 10.0)), "find flow");
+    }
+
+    #[test]
+    fn nothing_in_gives_nothing_out() {
+        assert_eq!(page_text(Vec::new()), "");
+    }
+
+    #[test]
+    fn a_page_of_many_scattered_glyphs_is_read_in_bounded_time() {
+        // 200,000 glyphs, each its own piece and block (wide gaps, every
+        // baseline different): past the block cap, top to bottom.
+        let glyphs: Vec<Glyph> = (0..200_000)
+            .map(|i| {
+                let (u, v) = ((i % 500) as f32 * 40.0, (i / 500) as f32 * 3.0 + (i % 7) as f32 * 0.4);
+                Glyph { ch: 'x', u, end: u + 5.0, v, size: 10.0, quarter: 0 }
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        let text = page_text(glyphs);
+        assert_eq!(text.chars().filter(|c| *c == 'x').count(), 200_000);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
+    }
+}
