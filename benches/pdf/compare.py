@@ -15,8 +15,9 @@ Sets:
               books): `apt-get download` into target/pdf-bench/debs and
               `dpkg-deb -x`, nothing installed. Scored against pdftotext.
   truth       the Debian licence texts (/usr/share/common-licenses) set as
-              HTML paragraphs and printed to PDF by headless Chromium: the
-              ground truth is the text itself. Every system is scored.
+              HTML paragraphs and printed to PDF by headless Chromium, in
+              one column and (four of them) in two: the ground truth is the
+              text itself. Every system is scored.
 
 Score: word 4-shingle F1 per document (multiset), averaged over documents;
 whitespace and page markers do not count; in CJK text each character is a
@@ -116,6 +117,13 @@ def real_set():
     return folder
 
 
+# Layouts the known text is printed in: one column, and two columns (CSS
+# columns, which a reader must take one after the other, not line by line
+# across the page).
+LAYOUTS = {"": "", "-2col": "body{columns:2;column-gap:2.5em;font-size:11pt}"}
+TWO_COLUMNS = ["Apache-2.0", "GPL-3", "LGPL-2.1", "MPL-2.0"]
+
+
 def truth_set():
     folder = WORK / "truth"
     folder.mkdir(parents=True, exist_ok=True)
@@ -123,18 +131,24 @@ def truth_set():
     for name in LICENCES:
         text = Path("/usr/share/common-licenses", name).read_text()
         paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
-        truth[name] = "\n\n".join(paragraphs)
-        pdf = folder / f"{name}.pdf"
-        if pdf.exists():
-            continue
-        body = "".join(f"<p>{html.escape(p)}</p>\n" for p in paragraphs)
-        page = folder / f"{name}.html"
-        page.write_text(f"<!doctype html><meta charset=utf-8><title>{name}</title><body>{body}</body>")
-        subprocess.run(
-            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
-             f"--print-to-pdf={pdf}", page.as_uri()],
-            check=True, capture_output=True,
-        )
+        for suffix, style in LAYOUTS.items():
+            if suffix and name not in TWO_COLUMNS:
+                continue
+            key = name + suffix
+            truth[key] = "\n\n".join(paragraphs)
+            pdf = folder / f"{key}.pdf"
+            if pdf.exists():
+                continue
+            body = "".join(f"<p>{html.escape(p)}</p>\n" for p in paragraphs)
+            page = folder / f"{key}.html"
+            page.write_text(
+                f"<!doctype html><meta charset=utf-8><title>{name}</title><style>{style}</style><body>{body}</body>"
+            )
+            subprocess.run(
+                ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+                 f"--print-to-pdf={pdf}", page.as_uri()],
+                check=True, capture_output=True,
+            )
     return folder, truth
 
 
@@ -227,6 +241,8 @@ def print_rows(title, rows, pages, reference_name):
 
 
 def main():
+    if not Path("/usr/share/poppler/cMap").is_dir():
+        sys.exit("poppler-data is missing: without it pdftotext reads no Chinese, Japanese or Korean text")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args()

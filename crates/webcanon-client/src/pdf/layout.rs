@@ -38,13 +38,14 @@ const SAME_BASELINE: f32 = 0.2;
 /// size), within its width, is a superscript, subscript or lowered letter
 /// of it.
 const RAISED_OR_LOWERED: f32 = 0.6;
-/// How many lines either side are looked at for the line a superscript or
-/// subscript belongs to.
-const NEIGHBOUR_LINES: usize = 8;
+/// How many fragments of lines either side (in the order of their
+/// baselines) are looked at for the line a superscript or subscript
+/// belongs to.
+const NEIGHBOUR_FRAGMENTS: usize = 24;
 /// A gap wider than this (in font sizes) cuts a line into pieces.
 const PIECE_GAP: f32 = 1.5;
 /// A gap wider than this (in font sizes) is a space between words.
-const WORD_GAP: f32 = 0.15;
+const WORD_GAP: f32 = 0.1;
 /// The advance taken for a glyph whose advance is unknown, at most (in
 /// font sizes): about the widest letter's.
 const UNKNOWN_ADVANCE: f32 = 1.0;
@@ -115,6 +116,16 @@ impl Glyph {
         };
         Some(Glyph { ch: c.char, u, end: u + advance, v, size, quarter })
     }
+}
+
+/// Whether a character stands on the part of the page a reader sees
+/// (`visible`: the lower-left and upper-right corners), give or take
+/// half its size: text set outside it (a slide's hidden sidebar, a
+/// printer's marks) is not read.
+pub(super) fn within(c: &TextChar, visible: (f32, f32, f32, f32)) -> bool {
+    let (left, bottom, right, top) = visible;
+    let slack = if c.font_size.is_finite() { c.font_size.abs() * 0.5 } else { 0.0 };
+    (left - slack..=right + slack).contains(&c.origin_x) && (bottom - slack..=top + slack).contains(&c.origin_y)
 }
 
 /// A line, or the piece of one between wide gaps: its words, where it
@@ -197,6 +208,21 @@ pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
     out
 }
 
+/// Where a line (its glyphs sorted along it) is cut into pieces: at each
+/// gap wider than [`PIECE_GAP`] font sizes.
+fn cuts(row: &[Glyph]) -> Vec<usize> {
+    let size = typical_size(row);
+    let mut out = Vec::new();
+    let mut reach = row[0].end;
+    for k in 1..row.len() {
+        if row[k].u - reach > PIECE_GAP * size {
+            out.push(k);
+        }
+        reach = reach.max(row[k].end);
+    }
+    out
+}
+
 /// Ends the glyphs whose end the reader could not tell where the next
 /// glyph on the same baseline starts, but no farther than
 /// [`UNKNOWN_ADVANCE`] of the size (so a gap wider than that still reads
@@ -221,20 +247,19 @@ fn pieces(glyphs: &[Glyph]) -> Vec<Piece> {
     let mut out = Vec::new();
     for mut row in rows {
         row.sort_by(|a, b| a.u.total_cmp(&b.u));
+        compose_accents(&mut row);
         let size = typical_size(&row);
         let v = baseline(&row);
+        let mut cuts = cuts(&row).into_iter().peekable();
         let mut start = 0;
         let mut piece = Piece { text: String::new(), u0: row[0].u, u1: row[0].end, v, size };
         for (i, g) in row.iter().enumerate() {
-            if !piece.text.is_empty() {
-                let gap = g.u - piece.u1;
-                if gap > PIECE_GAP * size {
-                    piece.size = typical_size(&row[start..i]);
-                    start = i;
-                    out.push(std::mem::replace(&mut piece, Piece { text: String::new(), u0: g.u, u1: g.end, v, size }));
-                } else if gap > WORD_GAP * size {
-                    piece.text.push(' ');
-                }
+            if cuts.next_if_eq(&i).is_some() {
+                piece.size = typical_size(&row[start..i]);
+                start = i;
+                out.push(std::mem::replace(&mut piece, Piece { text: String::new(), u0: g.u, u1: g.end, v, size }));
+            } else if !piece.text.is_empty() && g.u - piece.u1 > WORD_GAP * size {
+                piece.text.push(' ');
             }
             push_char(&mut piece.text, g.ch);
             piece.u1 = piece.u1.max(g.end);
@@ -244,6 +269,56 @@ fn pieces(glyphs: &[Glyph]) -> Vec<Piece> {
     }
     out.sort_by(|a, b| a.v.total_cmp(&b.v).then(a.u0.total_cmp(&b.u0)));
     out
+}
+
+/// Accents set as glyphs of their own over (or under) a letter, as TeX
+/// sets them (`\^o` is a circumflex drawn over an o), composed with the
+/// letter: ô, not ˆo. An accent is the letter's when its middle is within
+/// the letter's width; one with no precomposed form with its letter stays
+/// as it is. `row` is sorted along the line.
+fn compose_accents(row: &mut Vec<Glyph>) {
+    let mut absorbed = vec![false; row.len()];
+    for i in 0..row.len() {
+        let Some(mark) = combining_mark(row[i].ch) else { continue };
+        let middle = (row[i].u + row[i].end) / 2.0;
+        let base = [i + 1, i.wrapping_sub(1)].into_iter().find(|&j| {
+            row.get(j).is_some_and(|b| !absorbed[j] && b.ch.is_alphabetic() && (b.u..=b.end).contains(&middle))
+        });
+        if let Some(j) = base
+            && let Some(composed) = unicode_normalization::char::compose(row[j].ch, mark)
+        {
+            row[j].ch = composed;
+            absorbed[i] = true;
+        }
+    }
+    if absorbed.contains(&true) {
+        let mut index = 0;
+        row.retain(|_| {
+            index += 1;
+            !absorbed[index - 1]
+        });
+    }
+}
+
+/// The combining mark a spacing accent glyph stands for.
+fn combining_mark(c: char) -> Option<char> {
+    Some(match c {
+        '`' | '\u{02cb}' => '\u{0300}',
+        '\u{00b4}' | '\u{02ca}' => '\u{0301}',
+        '\u{02c6}' => '\u{0302}',
+        '\u{02dc}' => '\u{0303}',
+        '\u{00af}' | '\u{02c9}' => '\u{0304}',
+        '\u{02d8}' => '\u{0306}',
+        '\u{02d9}' => '\u{0307}',
+        '\u{00a8}' => '\u{0308}',
+        '\u{02da}' => '\u{030a}',
+        '\u{02dd}' => '\u{030b}',
+        '\u{02c7}' => '\u{030c}',
+        '\u{00b8}' => '\u{0327}',
+        '\u{02db}' => '\u{0328}',
+        '\u{0300}'..='\u{036f}' => c,
+        _ => return None,
+    })
 }
 
 /// Appends `c`, with the typographic ligatures (ﬁ, ﬂ, ﬀ, ﬃ, ﬄ, ﬅ, ﬆ)
@@ -279,12 +354,12 @@ fn baseline(glyphs: &[Glyph]) -> f32 {
     glyphs.iter().find(|g| g.size >= largest * 0.95).map_or(glyphs[0].v, |g| g.v)
 }
 
-/// Glyphs (sorted by baseline) into lines: runs on one baseline first,
-/// then each short run that sits just above or below a longer one within
-/// its width joined to it.
+/// Glyphs (sorted by baseline) into lines: runs on one baseline, cut at
+/// wide gaps into fragments (so that a column's fragment is not mistaken
+/// for part of its neighbour's), then each short fragment that sits just
+/// above or below a longer one, within its width, joined to it.
 fn rows(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
-    // Runs on one baseline: (start, end) into `glyphs`.
-    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut fragments: Vec<Vec<Glyph>> = Vec::new();
     let mut start = 0;
     for i in 1..=glyphs.len() {
         let ends = i == glyphs.len() || {
@@ -292,27 +367,32 @@ fn rows(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
             (g.v - first.v).abs() > SAME_BASELINE * first.size.max(g.size)
         };
         if ends {
-            runs.push((start, i));
+            let mut run = glyphs[start..i].to_vec();
+            run.sort_by(|a, b| a.u.total_cmp(&b.u));
+            let mut from = 0;
+            for cut in cuts(&run) {
+                fragments.push(run[from..cut].to_vec());
+                from = cut;
+            }
+            fragments.push(run[from..].to_vec());
             start = i;
         }
     }
-    if glyphs.is_empty() {
-        return Vec::new();
-    }
-    let extent = |&(s, e): &(usize, usize)| {
-        let run = &glyphs[s..e];
-        let u0 = run.iter().map(|g| g.u).fold(f32::INFINITY, f32::min);
-        let u1 = run.iter().map(|g| g.end).fold(f32::NEG_INFINITY, f32::max);
-        (u0, u1, baseline(run), typical_size(run), e - s)
-    };
-    let facts: Vec<_> = runs.iter().map(extent).collect();
-    // Each run's line: itself, or the longer run it is a part of.
-    let mut parent: Vec<usize> = (0..runs.len()).collect();
-    let mut by_length: Vec<usize> = (0..runs.len()).collect();
+    let facts: Vec<_> = fragments
+        .iter()
+        .map(|f| {
+            let u0 = f.iter().map(|g| g.u).fold(f32::INFINITY, f32::min);
+            let u1 = f.iter().map(|g| g.end).fold(f32::NEG_INFINITY, f32::max);
+            (u0, u1, baseline(f), typical_size(f), f.len())
+        })
+        .collect();
+    // Each fragment's line: itself, or the longer fragment it is a part of.
+    let mut parent: Vec<usize> = (0..fragments.len()).collect();
+    let mut by_length: Vec<usize> = (0..fragments.len()).collect();
     by_length.sort_by_key(|&i| facts[i].4);
     for &i in &by_length {
         let (u0, u1, v, size, count) = facts[i];
-        let near = i.saturating_sub(NEIGHBOUR_LINES)..(i + NEIGHBOUR_LINES + 1).min(runs.len());
+        let near = i.saturating_sub(NEIGHBOUR_FRAGMENTS)..(i + NEIGHBOUR_FRAGMENTS + 1).min(fragments.len());
         let host = near
             .filter(|&j| j != i)
             .filter(|&j| {
@@ -335,9 +415,9 @@ fn rows(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
         }
         i
     };
-    let mut rows: Vec<Vec<Glyph>> = vec![Vec::new(); runs.len()];
-    for (i, &(s, e)) in runs.iter().enumerate() {
-        rows[root(i)].extend_from_slice(&glyphs[s..e]);
+    let mut rows: Vec<Vec<Glyph>> = vec![Vec::new(); fragments.len()];
+    for (i, fragment) in fragments.into_iter().enumerate() {
+        rows[root(i)].extend(fragment);
     }
     rows.retain(|r| !r.is_empty());
     rows
@@ -465,8 +545,13 @@ fn paragraphs(block: &Block) -> Vec<Vec<&str>> {
             None => true,
             Some(p) => {
                 let short = p.u1 - block.u0 < 0.6 * width;
-                let indented = line.u0 > block.u0 + 0.8 * line.size && p.u0 <= block.u0 + 0.5 * p.size;
-                short || indented || starts_item(&line.text) || has_leaders(&p.text) || has_leaders(&line.text)
+                // An indented line after a flush one starts a paragraph, but
+                // not under a list item's first line (a hanging indent).
+                let indented =
+                    line.u0 > block.u0 + 0.8 * line.size && p.u0 <= block.u0 + 0.5 * p.size && !starts_item(&p.text);
+                let hyphenated = p.text.ends_with('-') && line.text.starts_with(char::is_lowercase);
+                !hyphenated
+                    && (short || indented || starts_item(&line.text) || has_leaders(&p.text) || has_leaders(&line.text))
             }
         };
         if starts {
@@ -620,6 +705,19 @@ mod tests {
         // A margin note turned a quarter: its u runs up the page.
         glyphs.extend(set("note", 0.0, -300.0, 10.0).into_iter().map(|g| Glyph { quarter: 1, ..g }));
         assert_eq!(page_text(glyphs), "main text of the page\nmore main text here\n\nnote");
+    }
+
+    #[test]
+    fn accents_drawn_over_letters_are_composed_with_them() {
+        // "Hôtel": a circumflex drawn over the o; "Señor": a tilde over the n.
+        let mut glyphs = set("Hotel", 0.0, 0.0, 10.0);
+        glyphs.push(Glyph { ch: '\u{02c6}', u: 5.5, end: 9.5, v: -1.0, size: 10.0, quarter: 0 });
+        glyphs.extend(set("Senor", 40.0, 0.0, 10.0));
+        glyphs.push(Glyph { ch: '\u{02dc}', u: 50.5, end: 54.5, v: -1.0, size: 10.0, quarter: 0 });
+        // A caret beside a letter, not over it, stays.
+        glyphs.extend(set("a", 80.0, 0.0, 10.0));
+        glyphs.push(Glyph { ch: '\u{02c6}', u: 85.5, end: 89.0, v: -1.0, size: 10.0, quarter: 0 });
+        assert_eq!(page_text(glyphs), "H\u{f4}tel Se\u{f1}or a\u{2c6}");
     }
 
     #[test]

@@ -36,8 +36,11 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
         }
         // Unfiltered `extract_chars` would keep every page's characters in
         // the document's cache until the end: this call keeps none.
+        let visible = doc.get_page_visible_box(index).ok();
         let text = match doc.extract_chars_filtered(index, HashSet::new(), HashSet::new()) {
-            Ok(chars) => layout::page_text(chars.iter().filter_map(Glyph::of).collect()),
+            Ok(chars) => layout::page_text(
+                chars.iter().filter(|c| visible.is_none_or(|v| layout::within(c, v))).filter_map(Glyph::of).collect(),
+            ),
             Err(e) => {
                 first_failure.get_or_insert_with(|| e.to_string());
                 String::new()
