@@ -1,4 +1,4 @@
-//! Reading order from where the glyphs are, the way pdftotext reads a page:
+//! Reading order from where the glyphs are:
 //!
 //! 1. glyphs into lines by their baselines; a superscript, a subscript or a
 //!    lowered letter (the E of the TeX logo) joins the line it sits on;
@@ -6,10 +6,12 @@
 //!    the glyphs of a piece into words at the gaps between them;
 //! 3. pieces stacked into blocks: a piece joins the block whose last line
 //!    is just above it, shares some of its width and is set in a like size;
-//! 4. blocks in the order a reader takes them, by Breuel's two rules: of
-//!    two blocks that share a stretch of the page's width the upper one
-//!    comes first; of two that do not, the left one, unless a block
-//!    between them spans both (a heading or a figure across columns);
+//! 4. blocks in the order a reader takes them, by recursive cuts: the
+//!    page split into bands where a line across it meets no block (a
+//!    running head, a heading or a figure across the columns, the
+//!    columns' run between them), each band split into columns where a
+//!    line down it meets no block, and so on, bands top to bottom and
+//!    columns left to right;
 //! 5. the lines of a block into paragraphs: a line that stops well short of
 //!    the block's right edge ends one, an indented line, a list item or a
 //!    line of dot leaders starts one.
@@ -18,15 +20,15 @@
 //! same way in its own frame, after the page's main direction.
 //!
 //! Every step is linear or `n log n` in the glyphs of the page, but for the
-//! block order, which compares blocks pairwise: a page of more than
-//! [`MAX_ORDERED_BLOCKS`] blocks (no real page has that many; a hostile one
-//! might) keeps its blocks top to bottom, left to right.
+//! block order, which is quadratic in the blocks at worst: a page of more
+//! than [`MAX_ORDERED_BLOCKS`] blocks (no real page has that many; a
+//! hostile one might) keeps its blocks top to bottom, left to right.
 
 use pdf_oxide::layout::TextChar;
 
-/// The most blocks a page may have for Breuel's order (cubic in the
-/// blocks at worst); past it, blocks go top to bottom, left to right.
-pub(super) const MAX_ORDERED_BLOCKS: usize = 400;
+/// The most blocks a page may have for the order by cuts (quadratic in
+/// the blocks at worst); past it, blocks go top to bottom, left to right.
+pub(super) const MAX_ORDERED_BLOCKS: usize = 2_000;
 
 /// The most blocks kept open for lines to join while a page is read top to
 /// bottom (a line compares itself with each open block).
@@ -46,6 +48,9 @@ const NEIGHBOUR_FRAGMENTS: usize = 24;
 const PIECE_GAP: f32 = 1.5;
 /// A gap wider than this (in font sizes) is a space between words.
 const WORD_GAP: f32 = 0.1;
+/// Where the font size changes, a gap wider than this (in font sizes) is
+/// one too.
+const RESIZED_WORD_GAP: f32 = 0.03;
 /// The advance taken for a glyph whose advance is unknown, at most (in
 /// font sizes): about the widest letter's.
 const UNKNOWN_ADVANCE: f32 = 1.0;
@@ -168,10 +173,6 @@ impl Block {
     fn last(&self) -> &Piece {
         self.lines.last().expect("a block has a line")
     }
-
-    fn overlaps_across(&self, other: &Block) -> bool {
-        overlap(self.u0, self.u1, other.u0, other.u1) > 0.0
-    }
 }
 
 /// How much of `[a0, a1]` and `[b0, b1]` is shared.
@@ -258,8 +259,14 @@ fn pieces(glyphs: &[Glyph]) -> Vec<Piece> {
                 piece.size = typical_size(&row[start..i]);
                 start = i;
                 out.push(std::mem::replace(&mut piece, Piece { text: String::new(), u0: g.u, u1: g.end, v, size }));
-            } else if !piece.text.is_empty() && g.u - piece.u1 > WORD_GAP * size {
-                piece.text.push(' ');
+            } else if !piece.text.is_empty() {
+                // A change of size (a superscript, a footnote mark) with any
+                // room before it is a word boundary too.
+                let resized = (g.size - row[i - 1].size).abs() > 0.05 * size;
+                let gap = g.u - piece.u1;
+                if gap > WORD_GAP * size || (resized && gap > RESIZED_WORD_GAP * size) {
+                    piece.text.push(' ');
+                }
             }
             push_char(&mut piece.text, g.ch);
             piece.u1 = piece.u1.max(g.end);
@@ -474,65 +481,54 @@ fn blocks(pieces: Vec<Piece>) -> Vec<Block> {
 }
 
 /// Blocks in reading order (see the module's doc).
-fn in_reading_order(mut blocks: Vec<Block>) -> Vec<Block> {
-    blocks.sort_by(|a, b| a.top.total_cmp(&b.top).then(a.u0.total_cmp(&b.u0)));
+fn in_reading_order(blocks: Vec<Block>) -> Vec<Block> {
+    let mut ids: Vec<usize> = (0..blocks.len()).collect();
+    let mut order = Vec::with_capacity(blocks.len());
     if blocks.len() > MAX_ORDERED_BLOCKS {
-        return blocks;
-    }
-    let n = blocks.len();
-    let mut order = Vec::with_capacity(n);
-    let mut state = vec![Visit::New; n];
-    for i in 0..n {
-        visit(i, &blocks, &mut state, &mut order);
+        ids.sort_by(|&a, &b| blocks[a].top.total_cmp(&blocks[b].top).then(blocks[a].u0.total_cmp(&blocks[b].u0)));
+        order = ids;
+    } else {
+        cut(&mut ids, &blocks, &mut order);
     }
     let mut slots: Vec<Option<Block>> = blocks.into_iter().map(Some).collect();
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Visit {
-    New,
-    Open,
-    Done,
-}
-
-/// Depth first: every block that comes before `i` is placed before it.
-/// A cycle (blocks arranged so that the rules contradict each other) is
-/// cut where it closes. The recursion is as deep as the chain of blocks
-/// before one another, at most [`MAX_ORDERED_BLOCKS`].
-fn visit(i: usize, blocks: &[Block], state: &mut [Visit], order: &mut Vec<usize>) {
-    if state[i] != Visit::New {
+/// Recursive cuts: `ids` split into bands one above the other where a
+/// horizontal line between them crosses no block, each band read in turn;
+/// a band that has no such line split into columns where a vertical line
+/// crosses no block, read left to right; what cannot be split, top to
+/// bottom. Each call splits its blocks into smaller sets, so the recursion
+/// is at most as deep as the blocks are many ([`MAX_ORDERED_BLOCKS`]).
+fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<usize>) {
+    if ids.len() <= 1 {
+        order.extend_from_slice(ids);
         return;
     }
-    state[i] = Visit::Open;
-    for j in 0..blocks.len() {
-        if j != i && state[j] == Visit::New && comes_before(j, i, blocks) {
-            visit(j, blocks, state, order);
+    let across = |b: &Block| (b.top, b.bottom);
+    let along = |b: &Block| (b.u0, b.u1);
+    for extent in [across as fn(&Block) -> (f32, f32), along] {
+        ids.sort_by(|&a, &b| extent(&blocks[a]).0.total_cmp(&extent(&blocks[b]).0));
+        let mut parts = Vec::new();
+        let (mut from, mut reach) = (0, extent(&blocks[ids[0]]).1);
+        for k in 1..ids.len() {
+            let (start, end) = extent(&blocks[ids[k]]);
+            if start > reach {
+                parts.push(from..k);
+                from = k;
+            }
+            reach = reach.max(end);
+        }
+        if from > 0 {
+            parts.push(from..ids.len());
+            for part in parts {
+                cut(&mut ids[part], blocks, order);
+            }
+            return;
         }
     }
-    state[i] = Visit::Done;
-    order.push(i);
-}
-
-/// Whether block `a` is read before block `b`.
-fn comes_before(a: usize, b: usize, blocks: &[Block]) -> bool {
-    let (x, y) = (&blocks[a], &blocks[b]);
-    if x.overlaps_across(y) {
-        return x.top + x.bottom < y.top + y.bottom;
-    }
-    if x.u1 > y.u0 {
-        return false;
-    }
-    // x is left of y: first, unless a block between them spans both.
-    let (gap_top, gap_bottom) = (x.bottom.min(y.bottom), x.top.max(y.top));
-    !blocks.iter().enumerate().any(|(c, z)| {
-        c != a
-            && c != b
-            && z.top >= gap_top - 0.5
-            && z.bottom <= gap_bottom + 0.5
-            && z.overlaps_across(x)
-            && z.overlaps_across(y)
-    })
+    ids.sort_by(|&a, &b| blocks[a].top.total_cmp(&blocks[b].top).then(blocks[a].u0.total_cmp(&blocks[b].u0)));
+    order.extend_from_slice(ids);
 }
 
 /// The lines of a block grouped into paragraphs.
@@ -639,6 +635,17 @@ mod tests {
     }
 
     #[test]
+    fn a_running_head_comes_before_the_text_below_it() {
+        // A short running head at the top right; under it, a short line at
+        // the left, then the body across the page.
+        let mut glyphs = set("Chapter 4 running head", 200.0, 0.0, 10.0);
+        glyphs.extend(set("label", 0.0, 30.0, 10.0));
+        glyphs.extend(column(&["body text that runs across the whole width of the page here"], 0.0, 60.0));
+        let firsts: Vec<String> = page_text(glyphs).split("\n\n").map(|p| p.chars().take(5).collect()).collect();
+        assert_eq!(firsts, ["Chapt", "label", "body "]);
+    }
+
+    #[test]
     fn raised_and_lowered_letters_stay_in_their_word() {
         // The TeX logo: L, a small raised A, T, a lowered E, X.
         let glyphs = vec![
@@ -657,10 +664,18 @@ mod tests {
     #[test]
     fn a_superscript_joins_its_line_and_the_next_line_stays_apart() {
         let mut glyphs = set("area is x", 0.0, 100.0, 10.0);
-        glyphs.push(Glyph { ch: '2', u: 42.0, end: 46.0, v: 96.0, size: 7.0, quarter: 0 });
+        glyphs.push(Glyph { ch: '2', u: 41.7, end: 45.7, v: 96.0, size: 7.0, quarter: 0 });
         glyphs.extend(set("units", 50.0, 100.0, 10.0));
         glyphs.extend(set("next line here", 0.0, 112.0, 10.0));
         assert_eq!(page_text(glyphs), "area is x2 units\nnext line here");
+    }
+
+    #[test]
+    fn a_footnote_mark_set_apart_is_a_word_of_its_own() {
+        // A raised footnote mark, a little room, then the note's text.
+        let mut glyphs = vec![Glyph { ch: '1', u: 0.0, end: 3.5, v: 98.0, size: 7.0, quarter: 0 }];
+        glyphs.extend(set("This note", 4.5, 100.0, 10.0));
+        assert_eq!(page_text(glyphs), "1 This note");
     }
 
     #[test]
