@@ -215,11 +215,11 @@ fn cuts(row: &[Glyph]) -> Vec<usize> {
     let size = typical_size(row);
     let mut out = Vec::new();
     let mut reach = row[0].end;
-    for k in 1..row.len() {
-        if row[k].u - reach > PIECE_GAP * size {
+    for (k, g) in row.iter().enumerate().skip(1) {
+        if g.u - reach > PIECE_GAP * size {
             out.push(k);
         }
-        reach = reach.max(row[k].end);
+        reach = reach.max(g.end);
     }
     out
 }
