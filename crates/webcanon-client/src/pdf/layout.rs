@@ -98,6 +98,8 @@ impl Glyph {
         }
         let rotation = if c.rotation_degrees.is_finite() { c.rotation_degrees } else { 0.0 };
         let quarter = (rotation / 90.0).round().rem_euclid(4.0) as u8;
+        // The glyph's own advance: the reader's rendered advance adds
+        // character and word spacing that the page does not always apply.
         // The reader measures advances along the page's x axis: text turned
         // by the angle of its matrix needs them stretched back along the
         // text, and turned a quarter (no x component left) they are unknown
@@ -107,7 +109,7 @@ impl Glyph {
             Some(_) => f32::NAN,
             None => 1.0,
         };
-        let advance = [c.rendered_advance, c.advance_width, c.bbox.width]
+        let advance = [c.advance_width, c.bbox.width]
             .into_iter()
             .map(|a| a * stretch)
             .find(|a| a.is_finite() && *a > 0.0 && *a < size * 4.0)
