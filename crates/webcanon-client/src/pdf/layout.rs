@@ -500,37 +500,80 @@ fn in_reading_order(blocks: Vec<Block>) -> Vec<Block> {
 /// horizontal line between them crosses no block, each band read in turn;
 /// a band that has no such line split into columns where a vertical line
 /// crosses no block, read left to right; what cannot be split, top to
-/// bottom. Each call splits its blocks into smaller sets, so the recursion
-/// is at most as deep as the blocks are many ([`MAX_ORDERED_BLOCKS`]).
+/// bottom. A horizontal line that only passes where the paragraphs of two
+/// columns happen to end at one height (the gutter between the columns
+/// goes on above and below it) is no cut. Each call splits its blocks into
+/// smaller sets, so the recursion is at most as deep as the blocks are
+/// many ([`MAX_ORDERED_BLOCKS`]).
 fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<usize>) {
     if ids.len() <= 1 {
         order.extend_from_slice(ids);
         return;
     }
-    let across = |b: &Block| (b.top, b.bottom);
-    let along = |b: &Block| (b.u0, b.u1);
-    for extent in [across as fn(&Block) -> (f32, f32), along] {
-        ids.sort_by(|&a, &b| extent(&blocks[a]).0.total_cmp(&extent(&blocks[b]).0));
-        let mut parts = Vec::new();
-        let (mut from, mut reach) = (0, extent(&blocks[ids[0]]).1);
-        for k in 1..ids.len() {
-            let (start, end) = extent(&blocks[ids[k]]);
-            if start > reach {
-                parts.push(from..k);
-                from = k;
-            }
-            reach = reach.max(end);
+    let mut parts = bands(ids, blocks, |b| (b.top, b.bottom));
+    // Bands of running text that share a gutter are one band (the rows of
+    // a table, a line each, stay bands of their own).
+    let running = |part: &std::ops::Range<usize>| ids[part.clone()].iter().any(|&i| blocks[i].lines.len() > 1);
+    let mut k = 1;
+    while k < parts.len() {
+        let (upper, lower) = (gutters(&ids[parts[k - 1].clone()], blocks), gutters(&ids[parts[k].clone()], blocks));
+        if running(&parts[k - 1])
+            && running(&parts[k])
+            && upper.iter().any(|&(a0, a1)| lower.iter().any(|&(b0, b1)| overlap(a0, a1, b0, b1) > 0.0))
+        {
+            parts[k - 1].end = parts[k].end;
+            parts.remove(k);
+        } else {
+            k += 1;
         }
-        if from > 0 {
-            parts.push(from..ids.len());
-            for part in parts {
-                cut(&mut ids[part], blocks, order);
-            }
-            return;
+    }
+    if parts.len() == 1 {
+        // No band to cut off: columns, if a vertical line can part them.
+        ids.sort_by(|&a, &b| blocks[a].top.total_cmp(&blocks[b].top));
+        parts = bands(ids, blocks, |b| (b.u0, b.u1));
+    }
+    if parts.len() > 1 {
+        for part in parts {
+            cut(&mut ids[part], blocks, order);
         }
+        return;
     }
     ids.sort_by(|&a, &b| blocks[a].top.total_cmp(&blocks[b].top).then(blocks[a].u0.total_cmp(&blocks[b].u0)));
     order.extend_from_slice(ids);
+}
+
+/// `ids` sorted by where each block starts on one axis and split where
+/// a line across that axis meets no block: the ranges of the parts.
+fn bands(ids: &mut [usize], blocks: &[Block], extent: fn(&Block) -> (f32, f32)) -> Vec<std::ops::Range<usize>> {
+    ids.sort_by(|&a, &b| extent(&blocks[a]).0.total_cmp(&extent(&blocks[b]).0));
+    let mut parts = Vec::new();
+    let (mut from, mut reach) = (0, extent(&blocks[ids[0]]).1);
+    for k in 1..ids.len() {
+        let (start, end) = extent(&blocks[ids[k]]);
+        if start > reach {
+            parts.push(from..k);
+            from = k;
+        }
+        reach = reach.max(end);
+    }
+    parts.push(from..ids.len());
+    parts
+}
+
+/// The gaps between blocks side by side (from where the blocks to the
+/// left end to where the next begins): a set of blocks' gutters.
+fn gutters(ids: &[usize], blocks: &[Block]) -> Vec<(f32, f32)> {
+    let mut spans: Vec<(f32, f32)> = ids.iter().map(|&i| (blocks[i].u0, blocks[i].u1)).collect();
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out = Vec::new();
+    let mut reach = spans[0].1;
+    for &(start, end) in &spans[1..] {
+        if start > reach {
+            out.push((reach, start));
+        }
+        reach = reach.max(end);
+    }
+    out
 }
 
 /// The lines of a block grouped into paragraphs.
@@ -634,6 +677,33 @@ mod tests {
         let text = page_text(glyphs);
         let firsts: Vec<&str> = text.split("\n\n").map(|p| &p[..3]).collect();
         assert_eq!(firsts, ["aaa", "bbb", "ccc", "ddd", "eee"], "{text}");
+    }
+
+    #[test]
+    fn paragraphs_of_two_columns_ending_at_one_height_do_not_cut_the_columns() {
+        // Each column: a paragraph of two lines, a blank line's gap at the
+        // same height in both, another paragraph of two lines.
+        let mut glyphs = column(&["aaa one goes on", "aaa one ends"], 0.0, 100.0);
+        glyphs.extend(column(&["bbb two goes on", "bbb two ends"], 0.0, 130.0));
+        glyphs.extend(column(&["ccc three goes on", "ccc three ends"], 150.0, 100.0));
+        glyphs.extend(column(&["ddd four goes on", "ddd four ends"], 150.0, 130.0));
+        let text = page_text(glyphs);
+        let firsts: Vec<&str> = text.split("\n\n").map(|p| &p[..3]).collect();
+        assert_eq!(firsts, ["aaa", "bbb", "ccc", "ddd"], "{text}");
+    }
+
+    #[test]
+    fn the_rows_of_a_table_are_read_row_by_row() {
+        let mut glyphs = Vec::new();
+        for (i, (key, value)) in
+            [("aaa", "first value"), ("bbb", "second value"), ("ccc", "third value")].iter().enumerate()
+        {
+            glyphs.extend(set(key, 0.0, 100.0 + 20.0 * i as f32, 10.0));
+            glyphs.extend(set(value, 100.0, 100.0 + 20.0 * i as f32, 10.0));
+        }
+        let text = page_text(glyphs);
+        let words: Vec<&str> = text.split_whitespace().collect();
+        assert_eq!(words, ["aaa", "first", "value", "bbb", "second", "value", "ccc", "third", "value"], "{text}");
     }
 
     #[test]
