@@ -2,7 +2,8 @@
 //! paragraphs joined, hyphenation at line ends repaired, page breaks
 //! marked, title and author from the document information dictionary.
 //!
-//! The reader is `pdf_oxide` (pure Rust). PDF readers panic and loop on
+//! The reader is `pdf_oxide` (pure Rust); the reading order of a page's
+//! characters is this crate's own (`layout`). PDF readers panic and loop on
 //! hostile input, so every conversion has defined outcomes:
 //!
 //! | input | outcome |
