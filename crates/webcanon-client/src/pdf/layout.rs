@@ -5,7 +5,8 @@
 //! 2. each line cut at a wide gap into pieces (columns, table cells), and
 //!    the glyphs of a piece into words at the gaps between them;
 //! 3. pieces stacked into blocks: a piece joins the block whose last line
-//!    is just above it, shares some of its width and is set in a like size;
+//!    is just above it, whose width it shares (give or take a little) and
+//!    whose lines are set in its size;
 //! 4. blocks in the order a reader takes them, by recursive cuts: the
 //!    page split into bands where a line across it meets no block (a
 //!    running head, a heading or a figure across the columns, the
@@ -815,6 +816,21 @@ mod tests {
     #[test]
     fn nothing_in_gives_nothing_out() {
         assert_eq!(page_text(Vec::new()), "");
+    }
+
+    #[test]
+    fn a_table_of_nearly_as_many_cells_as_the_block_cap_is_ordered_in_bounded_time() {
+        // 45 rows of 44 cells: 1,980 blocks, just under the cap.
+        let mut glyphs = Vec::new();
+        for row in 0..45 {
+            for cell in 0..44 {
+                glyphs.extend(set("c1", cell as f32 * 40.0, row as f32 * 30.0, 10.0));
+            }
+        }
+        let started = std::time::Instant::now();
+        let text = page_text(glyphs);
+        assert_eq!(text.matches("c1").count(), 45 * 44);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
     }
 
     #[test]
