@@ -9,11 +9,14 @@
 #
 #   benches/batch_scale.sh                      # 1,000,000 then 10,000,000 origins
 #   SIZES="100000 1000000" benches/batch_scale.sh
+#   PARTITION_BYTES=19000000 SIZES=1000000 benches/batch_scale.sh   # other partitions
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"1000000 10000000"}
 CONCURRENCY=${CONCURRENCY:-256}
 NOFILE=${NOFILE:-1024}
+# --partition-bytes (empty: the default budget).
+PARTITION_BYTES=${PARTITION_BYTES:-}
 TARGET=${CARGO_TARGET_DIR:-target}
 # PROFILE=dev measures memory and descriptors without a release build
 # (origins/s are then not comparable).
@@ -46,6 +49,7 @@ for n in $SIZES; do
   prlimit --nofile="$NOFILE:$NOFILE" /usr/bin/time -v "$BIN" batch "$WORK/run/urls.parquet" --fetch-only \
     --snapshot-out "$WORK/run/snapshot.parquet" --agent BenchBot --resolve "*.bench.test:$PORT:127.0.0.1" \
     --allow-private 127.0.0.0/8 --no-cache --concurrency "$CONCURRENCY" --json \
+    ${PARTITION_BYTES:+--partition-bytes "$PARTITION_BYTES"} \
     > "$WORK/run/summary.json" 2> "$WORK/run/time" &
   runner=$!
   # The webcanon process (under prlimit and time): its fds and RSS each second.

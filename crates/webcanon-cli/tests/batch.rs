@@ -434,6 +434,159 @@ async fn a_killed_fetch_pass_resumes_without_fetching_an_origin_twice() {
     assert_eq!(verdicts[1].as_deref(), Some("unknown_unreachable"));
 }
 
+/// Host `i`'s robots.txt: one rule, then about `bytes` of comment lines no
+/// other host has, so that a partition's entries take long enough to write
+/// for a stage of the run to be caught while it lasts.
+fn long_robots(i: usize, bytes: usize) -> String {
+    let mut text = String::from("User-agent: *\nDisallow: /no\n");
+    let mut line = 0u64;
+    // A different line each time (a linear congruential sequence seeded by
+    // the host), so no two bodies share their text.
+    let mut x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    while text.len() < bytes {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        text.push_str(&format!("# h{i} {line:06} {x:016x} {:016x} {:016x}\n", x.rotate_left(17), x.rotate_left(41)));
+        line += 1;
+    }
+    text
+}
+
+/// The origin column of a snapshot file, as stored (one value per row).
+fn snapshot_origins(path: &Path) -> Vec<String> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut origins = Vec::new();
+    for batch in parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap()
+    {
+        let batch = batch.unwrap();
+        origins
+            .extend(batch.column_by_name("origin").unwrap().as_string::<i32>().iter().map(|o| o.unwrap().to_string()));
+    }
+    origins
+}
+
+/// The stages of the fetch pass after its last request, where a kill
+/// leaves every origin answered.
+#[derive(Debug, Clone, Copy)]
+enum Stage {
+    /// Partition 1's journal being written out as its Parquet part
+    /// (`parts/00001.parquet.tmp`), partition 0's part done.
+    PartConversion,
+    /// The parts being merged into the snapshot (`out.robots.parquet.tmp`).
+    SnapshotMerge,
+}
+
+/// A run over hosts with long robots.txt files of their own, killed with
+/// SIGKILL while `stage` writes its temporary file; the resumed run must
+/// fetch nothing again and end with every origin once in the snapshot.
+async fn kill_at_stage_and_resume(name: &str, stage: Stage) {
+    let server = TestServer::start().await;
+    let hosts = 60;
+    for i in 0..hosts {
+        server.route_host(&format!("h{i}.test"), "/robots.txt", Route::text(200, &long_robots(i, 300_000)));
+    }
+    let dir = temp_dir(name);
+    let port = server.port();
+    let urls: Vec<String> = (0..hosts).map(|i| format!("http://h{i}.test:{port}/no/x")).collect();
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let out = dir.join("out.parquet");
+    let snapshot = dir.join("out.robots.parquet");
+    let mut a = args(&["batch", &path_str(&input), "-o", &path_str(&out), "--json"], &client_args(&server));
+    // About 1,600 bytes of URLs: three partitions of some 20 hosts and
+    // 6 MB of entries each.
+    a.extend(["--concurrency".into(), "8".into(), "--partition-bytes".into(), "600".into()]);
+    let parts = dir.join("out.parquet.batch").join("parts");
+    let stage_file = match stage {
+        Stage::PartConversion => parts.join("00001.parquet.tmp"),
+        Stage::SnapshotMerge => dir.join("out.robots.parquet.tmp"),
+    };
+
+    let mut child = spawn(&a);
+    kill_when(&mut child, &format!("{}", stage_file.display()), || stage_file.exists()).await;
+    assert!(stage_file.exists());
+    let mut files: Vec<String> =
+        std::fs::read_dir(&parts).unwrap().map(|f| f.unwrap().file_name().into_string().unwrap()).collect();
+    files.sort();
+    match stage {
+        Stage::PartConversion => {
+            assert!(files.contains(&"00000.parquet".to_string()), "{files:?}");
+            assert!(files.contains(&"00001.journal".to_string()), "{files:?}");
+            assert!(!files.contains(&"00001.parquet".to_string()), "killed before the part was in place: {files:?}");
+            assert!(!files.iter().any(|f| f.starts_with("00002")), "partition 2 not begun: {files:?}");
+        }
+        Stage::SnapshotMerge => {
+            assert!(!snapshot.exists(), "killed before the snapshot was in place");
+            assert!(!files.iter().any(|f| f.ends_with(".journal")), "every partition has its part: {files:?}");
+            let parts_done = files.iter().filter(|f| f.ends_with(".parquet")).count();
+            assert!(parts_done >= 2, "{files:?}");
+        }
+    }
+    // Before the kill: every origin requested is recorded (a part or a
+    // journal), none twice, and nothing was in flight.
+    let mut recorded = Vec::new();
+    for file in &files {
+        let path = parts.join(file);
+        if file.ends_with(".journal") {
+            recorded.extend(webcanon_batch::journal::read(&path).unwrap().into_iter().map(|e| e.origin));
+        } else if file.ends_with(".parquet") {
+            recorded.extend(snapshot_origins(&path));
+        }
+    }
+    recorded.sort();
+    let mut requested: Vec<String> =
+        server.requests().iter().map(|r| format!("http://{}", r.host.clone().unwrap())).collect();
+    requested.sort();
+    assert_eq!(requested, recorded, "the origins requested before the kill are those recorded");
+    let requested_before = requested.len();
+    match stage {
+        // Partition 2's hosts wait for their turn.
+        Stage::PartConversion => assert!(requested_before < hosts, "{requested_before}"),
+        Stage::SnapshotMerge => assert_eq!(requested_before, hosts),
+    }
+    assert!(!out.exists());
+
+    let done = run(a.clone()).await;
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let summary: serde_json::Value = serde_json::from_str(&done.stdout).unwrap();
+    assert_eq!(summary["resumed"], true, "{summary}");
+    assert_eq!(summary["origins"], hosts, "{summary}");
+    assert_eq!(summary["already_fetched"], requested_before, "{summary}");
+    assert_eq!(summary["fetched"].as_u64().unwrap() as usize, hosts - requested_before, "{summary}");
+
+    // No origin fetched twice: one request per host over both runs.
+    for i in 0..hosts {
+        let host = format!("h{i}.test:{port}");
+        let hits = server.requests().iter().filter(|r| r.host.as_deref() == Some(&host)).count();
+        assert_eq!(hits, 1, "{host} was requested {hits} times");
+    }
+    // Every origin once in the snapshot, with its own robots.txt.
+    let mut stored = snapshot_origins(&snapshot);
+    stored.sort();
+    let mut expected: Vec<String> = (0..hosts).map(|i| format!("http://h{i}.test:{port}")).collect();
+    expected.sort();
+    assert_eq!(stored, expected);
+    let entries = webcanon_batch::snapshot::Snapshot::read_parquet(&snapshot).unwrap();
+    for i in 0..hosts {
+        let entry = entries.get(&format!("http://h{i}.test:{port}")).unwrap();
+        assert_eq!(entry.body.as_ref().map(Vec::len), Some(long_robots(i, 300_000).len()), "h{i}");
+    }
+    let batch = read_output(&out);
+    assert_eq!(strings(&batch, "url").into_iter().map(Option::unwrap).collect::<Vec<_>>(), urls);
+    assert!(strings(&batch, "verdict").iter().all(|v| v.as_deref() == Some("disallowed_explicit")));
+    assert!(!dir.join("out.parquet.batch").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_killed_while_writing_a_partitions_part_resumes_without_fetching_again() {
+    kill_at_stage_and_resume("batch-kill-part", Stage::PartConversion).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_killed_while_merging_the_snapshot_resumes_without_fetching_again() {
+    kill_at_stage_and_resume("batch-kill-merge", Stage::SnapshotMerge).await;
+}
+
 #[test]
 fn a_parquet_output_of_many_parts_is_merged_under_a_low_open_file_limit() {
     let dir = temp_dir("batch-many-parts");
