@@ -1,18 +1,28 @@
 //! PDF to Markdown on arbitrary bytes, under the default limits.
 //!
 //! Properties: nothing panics out of the conversion (the reader's panics
-//! are caught and become `ReaderFailed`); every input ends in bounded time
+//! are caught and become `ReaderFailed`, and only reported here); every
+//! input ends in bounded time
 //! (the time limit is checked between pages; one page's work is bounded
 //! by the reader); what is read never exceeds the page limit.
 
 #![no_main]
 
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use webcanon_client::pdf::{PdfLimits, pdf_to_markdown};
 
+/// libFuzzer's panic hook aborts on every panic, caught or not. The
+/// reader's panics are caught and become `PdfError::ReaderFailed`, an
+/// outcome of the conversion, so the hook here only reports them; a panic
+/// that escapes the conversion (or a failed assertion below) still aborts,
+/// when libfuzzer-sys catches it around the target.
+static REPORT_PANICS: Once = Once::new();
+
 fuzz_target!(|data: &[u8]| {
+    REPORT_PANICS.call_once(|| std::panic::set_hook(Box::new(|info| eprintln!("panic: {info}"))));
     let limits = PdfLimits::default();
     let started = Instant::now();
     let outcome = pdf_to_markdown(data, &limits);
