@@ -27,7 +27,12 @@ fuzz_target!(|data: &[u8]| {
     let started = Instant::now();
     let outcome = pdf_to_markdown(data, &limits);
     // Instrumented builds are slow: the margin bounds one page past the cap.
-    assert!(started.elapsed() < limits.time_limit + Duration::from_secs(20), "took {:?} on {} bytes", started.elapsed(), data.len());
+    assert!(
+        started.elapsed() < limits.time_limit + Duration::from_secs(20),
+        "took {:?} on {} bytes",
+        started.elapsed(),
+        data.len()
+    );
     if let Ok(converted) = outcome {
         assert!(converted.info.pages_read <= limits.max_pages);
         assert!(converted.info.pages_read <= converted.info.pages);
