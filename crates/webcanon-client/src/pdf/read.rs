@@ -38,9 +38,17 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
         // the document's cache until the end: this call keeps none.
         let visible = doc.get_page_visible_box(index).ok();
         let text = match doc.extract_chars_filtered(index, HashSet::new(), HashSet::new()) {
-            Ok(chars) => layout::page_text(
-                chars.iter().filter(|c| visible.is_none_or(|v| layout::within(c, v))).filter_map(Glyph::of).collect(),
-            ),
+            Ok(chars) => {
+                let glyphs: Vec<Glyph> = chars
+                    .iter()
+                    .filter(|c| visible.is_none_or(|v| layout::within(c, v)))
+                    .filter_map(Glyph::of)
+                    .collect();
+                // The reader's records are several times a glyph's size: gone
+                // before the layout's work begins.
+                drop(chars);
+                layout::page_text(glyphs)
+            }
             Err(e) => {
                 first_failure.get_or_insert_with(|| e.to_string());
                 String::new()
