@@ -213,9 +213,8 @@ pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
 }
 
 /// Where a line (its glyphs sorted along it) is cut into pieces: at each
-/// gap wider than [`PIECE_GAP`] font sizes.
-fn cuts(row: &[Glyph]) -> Vec<usize> {
-    let size = typical_size(row);
+/// gap wider than [`PIECE_GAP`] times `size` (the line's typical size).
+fn cuts(row: &[Glyph], size: f32) -> Vec<usize> {
     let mut out = Vec::new();
     let mut reach = row[0].end;
     for (k, g) in row.iter().enumerate().skip(1) {
@@ -254,7 +253,7 @@ fn pieces(glyphs: &[Glyph]) -> Vec<Piece> {
         compose_accents(&mut row);
         let size = typical_size(&row);
         let v = baseline(&row);
-        let mut cuts = cuts(&row).into_iter().peekable();
+        let mut cuts = cuts(&row, size).into_iter().peekable();
         let mut start = 0;
         let mut piece = Piece { text: String::new(), u0: row[0].u, u1: row[0].end, v, size };
         for (i, g) in row.iter().enumerate() {
@@ -380,7 +379,7 @@ fn rows(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
             let mut run = glyphs[start..i].to_vec();
             run.sort_by(|a, b| a.u.total_cmp(&b.u));
             let mut from = 0;
-            for cut in cuts(&run) {
+            for cut in cuts(&run, typical_size(&run)) {
                 fragments.push(run[from..cut].to_vec());
                 from = cut;
             }
