@@ -131,6 +131,7 @@ def truth_set():
     for name in LICENCES:
         text = Path("/usr/share/common-licenses", name).read_text()
         paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
+        body = "".join(f"<p>{html.escape(p)}</p>\n" for p in paragraphs)
         for suffix, style in LAYOUTS.items():
             if suffix and name not in TWO_COLUMNS:
                 continue
@@ -139,7 +140,6 @@ def truth_set():
             pdf = folder / f"{key}.pdf"
             if pdf.exists():
                 continue
-            body = "".join(f"<p>{html.escape(p)}</p>\n" for p in paragraphs)
             page = folder / f"{key}.html"
             page.write_text(
                 f"<!doctype html><meta charset=utf-8><title>{name}</title><style>{style}</style><body>{body}</body>"
