@@ -122,6 +122,8 @@ def real_set():
 # across the page).
 LAYOUTS = {"": "", "-2col": "body{columns:2;column-gap:2.5em;font-size:11pt}"}
 TWO_COLUMNS = ["Apache-2.0", "GPL-3", "LGPL-2.1", "MPL-2.0"]
+# Tables of a Debian system set in columns with tabs (netbase).
+LISTINGS = ["/etc/services", "/etc/protocols"]
 
 
 def truth_set():
@@ -149,6 +151,25 @@ def truth_set():
                  f"--print-to-pdf={pdf}", page.as_uri()],
                 check=True, capture_output=True,
             )
+    # Listings: files whose columns are aligned with tabs, printed in a
+    # monospaced font; each line is one record, read across.
+    for path in LISTINGS:
+        text = Path(path).read_text()
+        key = "listing-" + Path(path).name
+        truth[key] = text
+        pdf = folder / f"{key}.pdf"
+        if pdf.exists():
+            continue
+        page = folder / f"{key}.html"
+        page.write_text(
+            f"<!doctype html><meta charset=utf-8><title>{path}</title>"
+            f"<style>pre{{font-size:8pt;white-space:pre-wrap}}</style><pre>{html.escape(text)}</pre>"
+        )
+        subprocess.run(
+            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+             f"--print-to-pdf={pdf}", page.as_uri()],
+            check=True, capture_output=True,
+        )
     return folder, truth
 
 

@@ -2,8 +2,10 @@
 //!
 //! 1. glyphs into lines by their baselines; a superscript, a subscript or a
 //!    lowered letter (the E of the TeX logo) joins the line it sits on;
-//! 2. each line cut at a wide gap into pieces (columns, table cells), and
-//!    the glyphs of a piece into words at the gaps between them;
+//! 2. each line cut at a wide gap into pieces (columns, table cells), but
+//!    not where the gap is the padding of a line of monospaced text (code
+//!    or a listing aligned with spaces, read across), and the glyphs of a
+//!    piece into words at the gaps between them;
 //! 3. pieces stacked into blocks: a piece joins the block whose last line
 //!    is just above it, whose width it shares (give or take a little) and
 //!    whose lines are set in its size;
@@ -55,6 +57,16 @@ const RESIZED_WORD_GAP: f32 = 0.03;
 /// The advance taken for a glyph whose advance is unknown, at most (in
 /// font sizes): about the widest letter's.
 const UNKNOWN_ADVANCE: f32 = 1.0;
+/// The fewest glyphs a font shows on a page to be known as monospaced.
+const MONOSPACED_MIN_GLYPHS: usize = 8;
+/// How far (in characters) a gap in monospaced text may be from a whole
+/// number of characters and still be padding: typesetters place padding
+/// on the character grid to a hundredth; a column's gutter lands there
+/// only by chance.
+const PADDING_TOLERANCE: f32 = 0.02;
+/// The share of a font's glyphs that must be one width for it to be
+/// monospaced (a few may be drawn squeezed or stretched).
+const MONOSPACED_SHARE: f32 = 0.9;
 /// The farthest (in font sizes) one baseline may be below the one above
 /// for both lines to be in one block.
 const BLOCK_LINE_PITCH: f32 = 1.6;
@@ -82,13 +94,16 @@ pub(super) struct Glyph {
     pub size: f32,
     /// The text direction in quarter turns counter-clockwise (0 to 3).
     pub quarter: u8,
+    /// Its font, as a number the page's reader gave it (glyphs of one
+    /// font share it).
+    pub font: u16,
 }
 
 impl Glyph {
     /// The glyph of a character the reader found, in the frame of its
     /// direction; `None` for white space (spaces are read from the gaps)
     /// and for a character without a usable position or size.
-    pub(super) fn of(c: &TextChar) -> Option<Glyph> {
+    pub(super) fn of(c: &TextChar, font: u16) -> Option<Glyph> {
         if c.char.is_whitespace() || c.char.is_control() {
             return None;
         }
@@ -122,7 +137,7 @@ impl Glyph {
             2 => (-x, y),
             _ => (-y, -x),
         };
-        Some(Glyph { ch: c.char, u, end: u + advance, v, size, quarter })
+        Some(Glyph { ch: c.char, u, end: u + advance, v, size, quarter, font })
     }
 }
 
@@ -188,6 +203,7 @@ fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
 pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
     glyphs.sort_by(|a, b| a.quarter.cmp(&b.quarter).then(a.v.total_cmp(&b.v)).then(a.u.total_cmp(&b.u)));
     fill_unknown_ends(&mut glyphs);
+    let monospaced = monospaced_fonts(&glyphs);
     // The main direction first: the one most glyphs are set in.
     let mut counts = [0usize; 4];
     for g in &glyphs {
@@ -199,7 +215,7 @@ pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
     for quarter in quarters {
         let start = glyphs.partition_point(|g| g.quarter < quarter);
         let end = glyphs.partition_point(|g| g.quarter <= quarter);
-        let pieces = pieces(&glyphs[start..end]);
+        let pieces = pieces(&glyphs[start..end], &monospaced);
         for block in in_reading_order(blocks(pieces)) {
             for paragraph in paragraphs(&block) {
                 if !out.is_empty() {
@@ -213,17 +229,76 @@ pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
 }
 
 /// Where a line (its glyphs sorted along it) is cut into pieces: at each
-/// gap wider than [`PIECE_GAP`] times `size` (the line's typical size).
-fn cuts(row: &[Glyph], size: f32) -> Vec<usize> {
+/// gap wider than [`PIECE_GAP`] times `size` (the line's typical size)
+/// that is not [`padded`] (`monospaced`: the advance of each monospaced
+/// font, by font number).
+fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut reach = row[0].end;
     for (k, g) in row.iter().enumerate().skip(1) {
-        if g.u - reach > PIECE_GAP * size {
+        if g.u - reach > PIECE_GAP * size && !padded(&row[k - 1], g, g.u - reach, monospaced) {
             out.push(k);
         }
         reach = reach.max(g.end);
     }
     out
+}
+
+/// Whether the gap between `left` and `right` is the padding of a line of
+/// monospaced text (code aligned with spaces): both glyphs in one
+/// monospaced font and size, the gap a whole number of their advances.
+fn padded(left: &Glyph, right: &Glyph, gap: f32, monospaced: &[Option<f32>]) -> bool {
+    let Some(Some(width)) = monospaced.get(usize::from(left.font)).copied() else { return false };
+    let advance = width * left.size;
+    let fits = |g: &Glyph| ((g.end - g.u) - advance).abs() <= 0.01 * advance;
+    if left.font != right.font || (left.size - right.size).abs() > 0.01 * left.size || !fits(left) || !fits(right) {
+        return false;
+    }
+    let spaces = gap / advance;
+    (spaces - spaces.round()).abs() < PADDING_TOLERANCE
+}
+
+/// The advance (per unit of font size) of each monospaced font of a page,
+/// by font number: a font whose glyphs (letters among them) are nearly all
+/// one width for their size. A font seen only in digits, which most fonts
+/// set at one width, is not known to be.
+fn monospaced_fonts(glyphs: &[Glyph]) -> Vec<Option<f32>> {
+    let mut widths: Vec<Vec<f32>> = Vec::new();
+    let mut letters: Vec<bool> = Vec::new();
+    for g in glyphs {
+        let width = (g.end - g.u) / g.size;
+        if !width.is_finite() || width <= 0.0 {
+            continue;
+        }
+        let id = usize::from(g.font);
+        if widths.len() <= id {
+            widths.resize(id + 1, Vec::new());
+            letters.resize(id + 1, false);
+        }
+        widths[id].push(width);
+        letters[id] |= g.ch.is_alphabetic();
+    }
+    widths
+        .into_iter()
+        .zip(letters)
+        .map(|(mut w, letters)| {
+            if !letters || w.len() < MONOSPACED_MIN_GLYPHS {
+                return None;
+            }
+            w.sort_by(f32::total_cmp);
+            // The widest run of widths within 1% of its first.
+            let (mut best, mut best_len, mut from) = (w[0], 0, 0);
+            for to in 0..w.len() {
+                while w[to] > w[from] * 1.01 {
+                    from += 1;
+                }
+                if to + 1 - from > best_len {
+                    (best, best_len) = (w[from], to + 1 - from);
+                }
+            }
+            (best_len as f32 >= MONOSPACED_SHARE * w.len() as f32).then_some(best)
+        })
+        .collect()
 }
 
 /// Ends the glyphs whose end the reader could not tell where the next
@@ -245,15 +320,15 @@ fn fill_unknown_ends(glyphs: &mut [Glyph]) {
 
 /// The pieces of lines of glyphs of one direction, sorted by baseline
 /// then along the line.
-fn pieces(glyphs: &[Glyph]) -> Vec<Piece> {
-    let rows = rows(glyphs);
+fn pieces(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Vec<Piece> {
+    let rows = rows(glyphs, monospaced);
     let mut out = Vec::new();
     for mut row in rows {
         row.sort_by(|a, b| a.u.total_cmp(&b.u));
         compose_accents(&mut row);
         let size = typical_size(&row);
         let v = baseline(&row);
-        let mut cuts = cuts(&row, size).into_iter().peekable();
+        let mut cuts = cuts(&row, size, monospaced).into_iter().peekable();
         let mut start = 0;
         let mut piece = Piece { text: String::new(), u0: row[0].u, u1: row[0].end, v, size };
         for (i, g) in row.iter().enumerate() {
@@ -367,7 +442,7 @@ fn baseline(glyphs: &[Glyph]) -> f32 {
 /// wide gaps into fragments (so that a column's fragment is not mistaken
 /// for part of its neighbour's), then each short fragment that sits just
 /// above or below a longer one, within its width, joined to it.
-fn rows(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
+fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Vec<Vec<Glyph>> {
     let mut fragments: Vec<Vec<Glyph>> = Vec::new();
     let mut start = 0;
     for i in 1..=glyphs.len() {
@@ -379,7 +454,7 @@ fn rows(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
             let mut run = glyphs[start..i].to_vec();
             run.sort_by(|a, b| a.u.total_cmp(&b.u));
             let mut from = 0;
-            for cut in cuts(&run, typical_size(&run)) {
+            for cut in cuts(&run, typical_size(&run), monospaced) {
                 fragments.push(run[from..cut].to_vec());
                 from = cut;
             }
@@ -637,15 +712,46 @@ mod tests {
                 at += size / 3.0;
                 continue;
             }
-            out.push(Glyph { ch, u: at, end: at + size / 2.0, v, size, quarter: 0 });
+            out.push(Glyph { ch, u: at, end: at + size / 2.0, v, size, quarter: 0, font: 0 });
             at += size / 2.0;
         }
         out
     }
 
-    /// A column of lines from `u`, one every 12 units from `v`.
+    /// Glyphs of `text` set as [`set`] does, at size 10, but in a
+    /// proportional font (font 2): widths from 4 to 6 by letter.
+    fn proportional(text: &str, u: f32, v: f32) -> Vec<Glyph> {
+        let mut at = u;
+        let mut out = Vec::new();
+        for ch in text.chars() {
+            if ch == ' ' {
+                at += 10.0 / 3.0;
+                continue;
+            }
+            let width = 4.0 + 0.5 * (u32::from(ch) % 5) as f32;
+            out.push(Glyph { ch, u: at, end: at + width, v, size: 10.0, quarter: 0, font: 2 });
+            at += width;
+        }
+        out
+    }
+
+    /// Glyphs of `text` set from `u` on baseline `v` at size 10 in a
+    /// monospaced font (font 1), each glyph and each space 6 wide.
+    fn typed(text: &str, u: f32, v: f32) -> Vec<Glyph> {
+        text.chars()
+            .enumerate()
+            .filter(|(_, ch)| *ch != ' ')
+            .map(|(i, ch)| {
+                let at = u + 6.0 * i as f32;
+                Glyph { ch, u: at, end: at + 6.0, v, size: 10.0, quarter: 0, font: 1 }
+            })
+            .collect()
+    }
+
+    /// A column of lines from `u`, one every 12 units from `v`, in a
+    /// proportional font.
     fn column(lines: &[&str], u: f32, v: f32) -> Vec<Glyph> {
-        lines.iter().enumerate().flat_map(|(i, l)| set(l, u, v + 12.0 * i as f32, 10.0)).collect()
+        lines.iter().enumerate().flat_map(|(i, l)| proportional(l, u, v + 12.0 * i as f32)).collect()
     }
 
     #[test]
@@ -653,8 +759,50 @@ mod tests {
         let mut glyphs = set("two words", 0.0, 0.0, 10.0);
         // A kern of a tenth of the size stays inside the word.
         glyphs.extend(set("ab", 200.0, 0.0, 10.0));
-        glyphs.push(Glyph { ch: 'c', u: 211.0, end: 216.0, v: 0.0, size: 10.0, quarter: 0 });
+        glyphs.push(Glyph { ch: 'c', u: 211.0, end: 216.0, v: 0.0, size: 10.0, quarter: 0, font: 0 });
         assert_eq!(page_text(glyphs), "two words\n\nabc");
+    }
+
+    #[test]
+    fn a_listing_aligned_with_spaces_is_read_line_by_line() {
+        let rows =
+            ["tcpmux        1/tcp     # multiplexer", "echo          7/tcp", "discard       9/tcp     sink null"];
+        let glyphs: Vec<Glyph> =
+            rows.iter().enumerate().flat_map(|(i, r)| typed(r, 0.0, 100.0 + 12.0 * i as f32)).collect();
+        let text = page_text(glyphs);
+        let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines, ["tcpmux 1/tcp # multiplexer", "echo 7/tcp", "discard 9/tcp sink null"], "{text}");
+    }
+
+    #[test]
+    fn monospaced_columns_off_the_character_grid_are_still_columns() {
+        // The right column starts 2.5 characters past a whole number of
+        // them: a gutter, not padding.
+        let mut glyphs = Vec::new();
+        for (i, (left, right)) in
+            [("left one", "right one"), ("left two", "right two"), ("left six", "right six")].iter().enumerate()
+        {
+            glyphs.extend(typed(left, 0.0, 100.0 + 12.0 * i as f32));
+            glyphs.extend(typed(right, 6.0 * 12.5, 100.0 + 12.0 * i as f32));
+        }
+        let text = page_text(glyphs);
+        let words: Vec<&str> = text.split_whitespace().filter(|w| ["left", "right"].contains(w)).collect();
+        assert_eq!(words, ["left", "left", "left", "right", "right", "right"], "{text}");
+    }
+
+    #[test]
+    fn a_font_seen_only_in_digits_is_not_taken_for_monospaced() {
+        // Digits of one width, as most fonts set them, in columns whose
+        // gutter is a whole number of digits wide: still two columns.
+        let mut glyphs = Vec::new();
+        for (i, (left, right)) in [("11", "21"), ("12", "22"), ("13", "23"), ("14", "24")].iter().enumerate() {
+            glyphs.extend(typed(left, 0.0, 100.0 + 12.0 * i as f32));
+            glyphs.extend(typed(right, 60.0, 100.0 + 12.0 * i as f32));
+        }
+        assert_eq!(
+            page_text(glyphs).split_whitespace().collect::<Vec<_>>(),
+            ["11", "12", "13", "14", "21", "22", "23", "24"]
+        );
     }
 
     #[test]
@@ -721,11 +869,11 @@ mod tests {
     fn raised_and_lowered_letters_stay_in_their_word() {
         // The TeX logo: L, a small raised A, T, a lowered E, X.
         let glyphs = vec![
-            Glyph { ch: 'L', u: 0.0, end: 6.0, v: 100.0, size: 10.0, quarter: 0 },
-            Glyph { ch: 'a', u: 3.0, end: 7.0, v: 97.5, size: 7.0, quarter: 0 },
-            Glyph { ch: 'T', u: 6.5, end: 12.5, v: 100.0, size: 10.0, quarter: 0 },
-            Glyph { ch: 'E', u: 11.0, end: 17.0, v: 102.2, size: 10.0, quarter: 0 },
-            Glyph { ch: 'X', u: 16.0, end: 22.0, v: 100.0, size: 10.0, quarter: 0 },
+            Glyph { ch: 'L', u: 0.0, end: 6.0, v: 100.0, size: 10.0, quarter: 0, font: 0 },
+            Glyph { ch: 'a', u: 3.0, end: 7.0, v: 97.5, size: 7.0, quarter: 0, font: 0 },
+            Glyph { ch: 'T', u: 6.5, end: 12.5, v: 100.0, size: 10.0, quarter: 0, font: 0 },
+            Glyph { ch: 'E', u: 11.0, end: 17.0, v: 102.2, size: 10.0, quarter: 0, font: 0 },
+            Glyph { ch: 'X', u: 16.0, end: 22.0, v: 100.0, size: 10.0, quarter: 0, font: 0 },
         ];
         let mut page = set("the", -20.0, 100.0, 10.0);
         page.extend(glyphs);
@@ -736,7 +884,7 @@ mod tests {
     #[test]
     fn a_superscript_joins_its_line_and_the_next_line_stays_apart() {
         let mut glyphs = set("area is x", 0.0, 100.0, 10.0);
-        glyphs.push(Glyph { ch: '2', u: 41.7, end: 45.7, v: 96.0, size: 7.0, quarter: 0 });
+        glyphs.push(Glyph { ch: '2', u: 41.7, end: 45.7, v: 96.0, size: 7.0, quarter: 0, font: 0 });
         glyphs.extend(set("units", 50.0, 100.0, 10.0));
         glyphs.extend(set("next line here", 0.0, 112.0, 10.0));
         assert_eq!(page_text(glyphs), "area is x2 units\nnext line here");
@@ -745,7 +893,7 @@ mod tests {
     #[test]
     fn a_footnote_mark_set_apart_is_a_word_of_its_own() {
         // A raised footnote mark, a little room, then the note's text.
-        let mut glyphs = vec![Glyph { ch: '1', u: 0.0, end: 3.5, v: 98.0, size: 7.0, quarter: 0 }];
+        let mut glyphs = vec![Glyph { ch: '1', u: 0.0, end: 3.5, v: 98.0, size: 7.0, quarter: 0, font: 0 }];
         glyphs.extend(set("This note", 4.5, 100.0, 10.0));
         assert_eq!(page_text(glyphs), "1 This note");
     }
@@ -798,12 +946,12 @@ mod tests {
     fn accents_drawn_over_letters_are_composed_with_them() {
         // "Hôtel": a circumflex drawn over the o; "Señor": a tilde over the n.
         let mut glyphs = set("Hotel", 0.0, 0.0, 10.0);
-        glyphs.push(Glyph { ch: '\u{02c6}', u: 5.5, end: 9.5, v: -1.0, size: 10.0, quarter: 0 });
+        glyphs.push(Glyph { ch: '\u{02c6}', u: 5.5, end: 9.5, v: -1.0, size: 10.0, quarter: 0, font: 0 });
         glyphs.extend(set("Senor", 40.0, 0.0, 10.0));
-        glyphs.push(Glyph { ch: '\u{02dc}', u: 50.5, end: 54.5, v: -1.0, size: 10.0, quarter: 0 });
+        glyphs.push(Glyph { ch: '\u{02dc}', u: 50.5, end: 54.5, v: -1.0, size: 10.0, quarter: 0, font: 0 });
         // A caret beside a letter, not over it, stays.
         glyphs.extend(set("a", 80.0, 0.0, 10.0));
-        glyphs.push(Glyph { ch: '\u{02c6}', u: 85.5, end: 89.0, v: -1.0, size: 10.0, quarter: 0 });
+        glyphs.push(Glyph { ch: '\u{02c6}', u: 85.5, end: 89.0, v: -1.0, size: 10.0, quarter: 0, font: 0 });
         assert_eq!(page_text(glyphs), "H\u{f4}tel Se\u{f1}or a\u{2c6}");
     }
 
@@ -839,7 +987,7 @@ mod tests {
         let glyphs: Vec<Glyph> = (0..200_000)
             .map(|i| {
                 let (u, v) = ((i % 500) as f32 * 40.0, (i / 500) as f32 * 3.0 + (i % 7) as f32 * 0.4);
-                Glyph { ch: 'x', u, end: u + 5.0, v, size: 10.0, quarter: 0 }
+                Glyph { ch: 'x', u, end: u + 5.0, v, size: 10.0, quarter: 0, font: 0 }
             })
             .collect();
         let started = std::time::Instant::now();

@@ -2,7 +2,7 @@
 //! order by [`layout`], into a [`Progress`], between pages
 //! checking the page limit, the time limit and the waiter's stop flag.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -39,11 +39,17 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
         let visible = doc.get_page_visible_box(index).ok();
         let text = match doc.extract_chars_filtered(index, HashSet::new(), HashSet::new()) {
             Ok(chars) => {
+                // Fonts by number: the layout compares glyphs of one font.
+                let mut fonts: HashMap<&str, u16> = HashMap::new();
                 let glyphs: Vec<Glyph> = chars
                     .iter()
                     .filter(|c| visible.is_none_or(|v| layout::within(c, v)))
-                    .filter_map(Glyph::of)
+                    .filter_map(|c| {
+                        let next = u16::try_from(fonts.len()).unwrap_or(u16::MAX);
+                        Glyph::of(c, *fonts.entry(c.font_name.as_str()).or_insert(next))
+                    })
                     .collect();
+                drop(fonts);
                 // The reader's records are several times a glyph's size: gone
                 // before the layout's work begins.
                 drop(chars);
