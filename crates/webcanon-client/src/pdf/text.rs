@@ -51,8 +51,9 @@ fn paragraphs(page: &str) -> Vec<String> {
     out
 }
 
-/// Appends `next` to `paragraph`: a soft hyphen or a hyphen between two
-/// lower-case letters at the line end joins the word's halves; text in
+/// Appends `next` to `paragraph`: a soft hyphen, or a hyphen at the line
+/// end after a letter and a lower-case letter (`hyphen-`, `Oc-`, not
+/// `X-` or `e-`) and before a lower-case one, joins the word's halves; text in
 /// scripts written without spaces (CJK) is joined without one; anything
 /// else with a space.
 fn join(paragraph: &mut String, next: &str) {
@@ -66,7 +67,7 @@ fn join(paragraph: &mut String, next: &str) {
     let before = tail.next().unwrap_or(' ');
     let after = tail.next().unwrap_or(' ');
     let first = next.chars().next().unwrap_or(' ');
-    if last == '-' && before.is_lowercase() && after.is_lowercase() && first.is_lowercase() {
+    if last == '-' && before.is_lowercase() && after.is_alphabetic() && first.is_lowercase() {
         paragraph.pop();
     } else if !(is_unspaced_script(last) && is_unspaced_script(first)) {
         paragraph.push(' ');
@@ -117,10 +118,18 @@ mod tests {
     }
 
     #[test]
-    fn hyphenation_is_repaired_only_between_lower_case_letters() {
+    fn hyphenation_is_repaired_only_inside_a_word_going_on_in_lower_case() {
         let mut p = String::from("a word that was hyphen-");
         join(&mut p, "ated at the end");
         assert_eq!(p, "a word that was hyphenated at the end");
+        // A capital may begin the word.
+        let mut p = String::from("throw-away Oc-");
+        join(&mut p, "tave programs");
+        assert_eq!(p, "throw-away Octave programs");
+        // A one-letter prefix is a word of its own (e-mail, X-ray).
+        let mut p = String::from("send an e-");
+        join(&mut p, "mail");
+        assert_eq!(p, "send an e- mail");
         let mut p = String::from("the Jean-");
         join(&mut p, "Paul case");
         assert_eq!(p, "the Jean- Paul case");
