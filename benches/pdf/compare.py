@@ -120,8 +120,16 @@ def real_set():
 # Layouts the known text is printed in: one column, and two columns (CSS
 # columns, which a reader must take one after the other, not line by line
 # across the page).
-LAYOUTS = {"": "", "-2col": "body{columns:2;column-gap:2.5em;font-size:11pt}"}
+LAYOUTS = {
+    "": "",
+    "-2col": "body{columns:2;column-gap:2.5em;font-size:11pt}",
+    # Turned a quarter either way, as a landscape table is: read bottom to
+    # top, and top to bottom.
+    "-turned-left": "body{writing-mode:sideways-lr;font-size:11pt}",
+    "-turned-right": "body{writing-mode:vertical-rl;font-size:11pt}",
+}
 TWO_COLUMNS = ["Apache-2.0", "GPL-3", "LGPL-2.1", "MPL-2.0"]
+TURNED = ["MPL-2.0"]
 # Tables of a Debian system set in columns with tabs (netbase).
 LISTINGS = ["/etc/services", "/etc/protocols"]
 
@@ -135,7 +143,7 @@ def truth_set():
         paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
         body = "".join(f"<p>{html.escape(p)}</p>\n" for p in paragraphs)
         for suffix, style in LAYOUTS.items():
-            if suffix and name not in TWO_COLUMNS:
+            if suffix == "-2col" and name not in TWO_COLUMNS or suffix.startswith("-turned") and name not in TURNED:
                 continue
             key = name + suffix
             truth[key] = "\n\n".join(paragraphs)

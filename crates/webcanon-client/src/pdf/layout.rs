@@ -20,7 +20,11 @@
 //!    line of dot leaders starts one.
 //!
 //! Text in another direction (a rotated table, a margin note) is read the
-//! same way in its own frame, after the page's main direction.
+//! same way in its own frame, after the page's main direction. The reader
+//! cannot tell the advances of text turned a quarter: the advances its
+//! font showed upright ([`super::fonts`]) and the spaces the reader saw
+//! mark where its glyphs end, and a turned direction whose lines read
+//! backwards (punctuation the wrong way round) is turned half round.
 //!
 //! Every step is linear or `n log n` in the glyphs of the page, but for the
 //! block order, which is quadratic in the blocks at worst: a page of more
@@ -32,6 +36,9 @@ use pdf_oxide::layout::TextChar;
 /// The most blocks a page may have for the order by cuts (quadratic in
 /// the blocks at worst); past it, blocks go top to bottom, left to right.
 pub(super) const MAX_ORDERED_BLOCKS: usize = 2_000;
+
+/// The character of every white-space glyph.
+pub(super) const SPACE: char = ' ';
 
 /// The most blocks kept open for lines to join while a page is read top to
 /// bottom (a line compares itself with each open block).
@@ -57,6 +64,10 @@ const RESIZED_WORD_GAP: f32 = 0.03;
 /// The advance taken for a glyph whose advance is unknown, at most (in
 /// font sizes): about the widest letter's.
 const UNKNOWN_ADVANCE: f32 = 1.0;
+/// The least evidence (commas that begin a word, parentheses the wrong way
+/// round), and at least twice the evidence the other way, for a
+/// direction's lines to be read backwards.
+const REVERSED_MIN_EVIDENCE: usize = 3;
 /// The fewest glyphs a font shows on a page to be known as monospaced.
 const MONOSPACED_MIN_GLYPHS: usize = 8;
 /// How far (in characters) a gap in monospaced text may be from a whole
@@ -101,12 +112,15 @@ pub(super) struct Glyph {
 
 impl Glyph {
     /// The glyph of a character the reader found, in the frame of its
-    /// direction; `None` for white space (spaces are read from the gaps)
-    /// and for a character without a usable position or size.
+    /// direction; `None` for a character without a usable position or
+    /// size. White space is a [`SPACE`] glyph: words are read from the
+    /// gaps, but a space the reader saw marks where the glyph before it
+    /// ends when its advance is unknown.
     pub(super) fn of(c: &TextChar, font: u16) -> Option<Glyph> {
-        if c.char.is_whitespace() || c.char.is_control() {
+        if c.char.is_control() && !c.char.is_whitespace() {
             return None;
         }
+        let ch = if c.char.is_whitespace() { SPACE } else { c.char };
         let (x, y) = (c.origin_x, c.origin_y);
         let size = [c.font_size, c.bbox.height].into_iter().find(|s| s.is_finite() && *s > 0.0)?;
         if !x.is_finite() || !y.is_finite() {
@@ -137,7 +151,7 @@ impl Glyph {
             2 => (-x, y),
             _ => (-y, -x),
         };
-        Some(Glyph { ch: c.char, u, end: u + advance, v, size, quarter, font })
+        Some(Glyph { ch, u, end: u + advance, v, size, quarter, font })
     }
 }
 
@@ -201,8 +215,14 @@ fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
 /// The text of one page in reading order: paragraphs apart by a blank
 /// line, the lines of a paragraph one per line.
 pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
-    glyphs.sort_by(|a, b| a.quarter.cmp(&b.quarter).then(a.v.total_cmp(&b.v)).then(a.u.total_cmp(&b.u)));
+    let by_frame = |a: &Glyph, b: &Glyph| a.quarter.cmp(&b.quarter).then(a.v.total_cmp(&b.v)).then(a.u.total_cmp(&b.u));
+    glyphs.sort_by(by_frame);
     fill_unknown_ends(&mut glyphs);
+    // Spaces have told where words end; the gaps tell from here on.
+    glyphs.retain(|g| g.ch != SPACE);
+    if turn_reversed_directions(&mut glyphs) {
+        glyphs.sort_by(by_frame);
+    }
     let monospaced = monospaced_fonts(&glyphs);
     // The main direction first: the one most glyphs are set in.
     let mut counts = [0usize; 4];
@@ -226,6 +246,55 @@ pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
         }
     }
     out
+}
+
+/// Turns half round the glyphs turned a quarter whose lines read
+/// backwards: where commas, semicolons and colons mostly begin words
+/// instead of ending them (`,dna`), and closing parentheses begin them
+/// (`)c`). A direction taken from the reader's text matrix is upside down
+/// on pages whose drawing flips an axis (text turned a quarter in a
+/// browser's print). Stops are no evidence (`.tex`, `.NET` begin with
+/// one), and upright text is left as it is: a mistake there would turn a
+/// page. `glyphs` are sorted by direction, baseline, then along the line;
+/// whether any were turned (and need sorting again).
+fn turn_reversed_directions(glyphs: &mut [Glyph]) -> bool {
+    let mut turned = false;
+    for quarter in [1u8, 3] {
+        let start = glyphs.partition_point(|g| g.quarter < quarter);
+        let end = glyphs.partition_point(|g| g.quarter <= quarter);
+        let (mut forward, mut backward) = (0usize, 0usize);
+        for run in glyphs[start..end].windows(3) {
+            let [a, b, c] = run else { continue };
+            let on_one_line = |x: &Glyph, y: &Glyph| (y.v - x.v).abs() <= SAME_BASELINE * x.size && y.u >= x.u;
+            if !on_one_line(a, b) || !on_one_line(b, c) {
+                continue;
+            }
+            let room = |x: &Glyph, y: &Glyph| y.u - if x.end.is_nan() { x.u + 0.5 * x.size } else { x.end };
+            let gap = WORD_GAP * b.size;
+            // `b` ends the word `a` is in, or begins the one `c` is in.
+            let ends_word = a.ch.is_alphanumeric() && room(a, b) <= gap && room(b, c) > gap;
+            let begins_word = c.ch.is_alphanumeric() && room(b, c) <= gap && room(a, b) > gap;
+            match b.ch {
+                ',' | ';' | ':' | ')' if ends_word => forward += 1,
+                ',' | ';' | ':' | ')' if begins_word => backward += 1,
+                '(' if begins_word => forward += 1,
+                '(' if ends_word => backward += 1,
+                _ => {}
+            }
+        }
+        if backward >= REVERSED_MIN_EVIDENCE && backward > 2 * forward {
+            for g in &mut glyphs[start..end] {
+                let (u, end) = (g.u, g.end);
+                // The glyph spans [-end, -u] in the turned frame.
+                g.u = if end.is_nan() { -u } else { -end };
+                g.end = if end.is_nan() { f32::NAN } else { -u };
+                g.v = -g.v;
+                g.quarter = (g.quarter + 2) % 4;
+            }
+            turned = true;
+        }
+    }
+    turned
 }
 
 /// Where a line (its glyphs sorted along it) is cut into pieces: at each
@@ -803,6 +872,36 @@ mod tests {
             page_text(glyphs).split_whitespace().collect::<Vec<_>>(),
             ["11", "12", "13", "14", "21", "22", "23", "24"]
         );
+    }
+
+    /// Glyphs of `text` turned a quarter, each 5 wide and a space 3, with
+    /// the advances unknown (as the reader gives them for turned text) and
+    /// the spaces kept; `backwards`: in the frame of the opposite quarter,
+    /// as a reader whose text matrix disagrees with the page gives them.
+    fn turned(text: &str, v: f32, backwards: bool) -> Vec<Glyph> {
+        let mut at = 0.0;
+        let mut out = Vec::new();
+        for ch in text.chars() {
+            let width = if ch == ' ' { 3.0 } else { 5.0 };
+            let (u, v, quarter) = if backwards { (-at - width, -v, 3) } else { (at, v, 1) };
+            out.push(Glyph { ch, u, end: f32::NAN, v, size: 10.0, quarter, font: 0 });
+            at += width;
+        }
+        out
+    }
+
+    #[test]
+    fn spaces_mark_word_ends_where_advances_are_unknown() {
+        assert_eq!(page_text(turned("three short words", 0.0, false)), "three short words");
+    }
+
+    #[test]
+    fn a_turned_line_that_reads_backwards_is_turned_round() {
+        let mut glyphs = turned("one, two (and three), four; five: six, seven", 0.0, true);
+        glyphs.extend(turned("eight, nine, ten", 12.0, true));
+        assert_eq!(page_text(glyphs), "one, two (and three), four; five: six, seven\neight, nine, ten");
+        // Without the evidence of punctuation, the reader's direction stands.
+        assert_eq!(page_text(turned("no commas here", 0.0, true)), "no commas here".chars().rev().collect::<String>());
     }
 
     #[test]

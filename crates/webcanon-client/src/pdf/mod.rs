@@ -20,6 +20,7 @@
 //! the time limit; [`pdf_to_markdown`] is the same work on the caller's
 //! thread (the fuzz target and the benchmark call it).
 
+mod fonts;
 mod layout;
 mod read;
 mod text;

@@ -2,14 +2,15 @@
 //! order by [`layout`], into a [`Progress`], between pages
 //! checking the page limit, the time limit and the waiter's stop flag.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use pdf_oxide::PdfDocument;
 use pdf_oxide::object::Object;
 
-use super::layout::{self, Glyph};
+use super::fonts::Fonts;
+use super::layout;
 use super::{PdfCut, PdfError, PdfInfo, PdfLimits, Progress, lock};
 
 /// Reads the document's metadata and pages into `progress`; why it stopped
@@ -29,6 +30,7 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
     *lock(&progress.info) =
         PdfInfo { title: info_text(&doc, "Title"), author: info_text(&doc, "Author"), pages, pages_read: 0 };
     let mut first_failure = None;
+    let mut fonts = Fonts::default();
     let wanted = pages.min(limits.max_pages);
     for index in 0..wanted {
         if progress.stop.load(Ordering::Relaxed) || started.elapsed() >= limits.time_limit {
@@ -39,17 +41,7 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
         let visible = doc.get_page_visible_box(index).ok();
         let text = match doc.extract_chars_filtered(index, HashSet::new(), HashSet::new()) {
             Ok(chars) => {
-                // Fonts by number: the layout compares glyphs of one font.
-                let mut fonts: HashMap<&str, u16> = HashMap::new();
-                let glyphs: Vec<Glyph> = chars
-                    .iter()
-                    .filter(|c| visible.is_none_or(|v| layout::within(c, v)))
-                    .filter_map(|c| {
-                        let next = u16::try_from(fonts.len()).unwrap_or(u16::MAX);
-                        Glyph::of(c, *fonts.entry(c.font_name.as_str()).or_insert(next))
-                    })
-                    .collect();
-                drop(fonts);
+                let glyphs = fonts.glyphs(chars.iter().filter(|c| visible.is_none_or(|v| layout::within(c, v))));
                 // The reader's records are several times a glyph's size: gone
                 // before the layout's work begins.
                 drop(chars);
