@@ -1,6 +1,8 @@
 //! The reader: `pdf_oxide`'s characters page by page, put in reading
 //! order by [`layout`], into a [`Progress`], between pages
-//! checking the page limit, the time limit and the waiter's stop flag.
+//! checking the page limit, the time limit and the waiter's stop flag;
+//! each page first checked by [`budget`](super::budget), and the document opened again
+//! once the reader's caches may hold [`MAX_CONTENT_PER_OPENING`].
 
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -9,14 +11,23 @@ use std::time::Instant;
 use pdf_oxide::PdfDocument;
 use pdf_oxide::object::Object;
 
+use super::budget::Budget;
 use super::layout::{self, Glyph};
-use super::{PdfCut, PdfError, PdfInfo, PdfLimits, Progress, lock};
+use super::{PdfCut, PdfError, PdfInfo, PdfLimits, Progress, SkippedPage, lock};
+
+/// The decoded content the pages read may hand one opening of the document
+/// (64 MiB, a page's cap) before it is opened again from its bytes. The
+/// reader keeps the decoded content of the last 64 pages it read in a cache
+/// of its own (besides 64 MB of objects, 50 MB of forms' content and its
+/// fonts), which only a new opening empties.
+pub const MAX_CONTENT_PER_OPENING: u64 = super::MAX_PAGE_CONTENT;
 
 /// Reads the document's metadata and pages into `progress`; why it stopped
 /// early, if it did.
 pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
     let started = Instant::now();
-    let doc = PdfDocument::from_bytes(bytes).map_err(|e| opening_error(&e))?;
+    // The bytes are kept for opening the document again.
+    let mut doc = PdfDocument::from_bytes(bytes.clone()).map_err(|e| opening_error(&e))?;
     let encrypted = doc.is_encrypted();
     // The reader has tried the empty password; any other is unknown.
     if encrypted && !doc.is_authenticated() {
@@ -26,13 +37,39 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
     if pages == 0 {
         return Err(PdfError::NoPages);
     }
-    *lock(&progress.info) =
-        PdfInfo { title: info_text(&doc, "Title"), author: info_text(&doc, "Author"), pages, pages_read: 0 };
+    *lock(&progress.info) = PdfInfo {
+        title: info_text(&doc, "Title"),
+        author: info_text(&doc, "Author"),
+        pages,
+        pages_read: 0,
+        pages_skipped: Vec::new(),
+    };
     let mut first_failure = None;
     let wanted = pages.min(limits.max_pages);
+    let mut budget = Budget::new(&doc);
+    // Decoded content the reader has been handed since it was opened.
+    let mut handed: u64 = 0;
     for index in 0..wanted {
         if progress.stop.load(Ordering::Relaxed) || started.elapsed() >= limits.time_limit {
             return Ok(Some(PdfCut::Time));
+        }
+        match budget.page(&doc, index) {
+            Ok(bound) => {
+                // The reader's caches, this page's content included, stay
+                // within the budget (what the pre-check remembers holds for
+                // the same bytes).
+                if handed > 0 && handed.saturating_add(bound.content) > MAX_CONTENT_PER_OPENING {
+                    drop(doc);
+                    doc = PdfDocument::from_bytes(bytes.clone()).map_err(|e| opening_error(&e))?;
+                    handed = 0;
+                }
+                handed = handed.saturating_add(bound.content);
+            }
+            Err(over) => {
+                lock(&progress.skipped).push(SkippedPage { page: index + 1, over });
+                lock(&progress.pages).push(String::new());
+                continue;
+            }
         }
         // Unfiltered `extract_chars` would keep every page's characters in
         // the document's cache until the end: this call keeps none.
