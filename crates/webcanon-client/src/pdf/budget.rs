@@ -46,19 +46,19 @@ use super::PageCap;
 
 /// The most characters a page may be able to make for it to be read.
 ///
-/// The densest page of the real set (benches/README.md, "PDF to text")
-/// bounds at 24,508 (`lshort-zh-cn.pdf`, page 156, which has 1,829
-/// characters); 40 times that is still under this. The reader keeps about
-/// 150 bytes a character while it reads a page and this crate 32 more, so a
-/// page at the cap costs about 200 MiB at its peak.
+/// The densest page of the benchmark PDFs (benches/README.md, "PDF to
+/// text") bounds at 68,722 (`lshort-bg.pdf`, page 46, which has 2,948
+/// characters): the cap is over 14 times that. The reader keeps about 150
+/// bytes a character while it reads a page, and this crate 32 more: a page
+/// at this cap and [`MAX_PAGE_CONTENT`] peaks at 304 MiB (measured).
 pub const MAX_PAGE_CHARS: u64 = 1_000_000;
 
 /// The most decoded content bytes (the page's streams and each drawing of a
 /// form) a page may have for it to be read.
 ///
-/// The largest page of the real set has 0.6 MiB; the reader holds a page's
-/// content twice while reading it (its cache and a copy), and parsing 64 MiB
-/// takes it about half a second.
+/// The largest page of the benchmark PDFs has 2.8 MiB (`octave.pdf`, page
+/// 690); the reader holds a page's content twice while it reads it (its
+/// cache and a copy).
 pub const MAX_PAGE_CONTENT: u64 = 64 << 20;
 
 /// The most characters the reader makes of one code: its `ToUnicode`
