@@ -279,6 +279,31 @@ fn pages_that_could_draw_millions_of_characters_are_left_out_and_the_others_read
 }
 
 #[test]
+fn in_an_encrypted_pdf_pages_are_bounded_after_decryption() {
+    use pdf_oxide::editor::{DocumentEditor, EncryptionAlgorithm, EncryptionConfig, Permissions, SaveOptions};
+    for algorithm in [EncryptionAlgorithm::Rc4_128, EncryptionAlgorithm::Aes128, EncryptionAlgorithm::Aes256] {
+        let config = EncryptionConfig {
+            user_password: String::new(),
+            owner_password: "owner".to_string(),
+            algorithm,
+            permissions: Permissions::all(),
+        };
+        let mut editor = DocumentEditor::from_bytes(bombed()).unwrap();
+        let pdf = editor.save_to_bytes_with_options(SaveOptions::with_encryption(config)).unwrap();
+        assert!(pdf.windows(8).any(|w| w == b"/Encrypt"), "{algorithm:?}: not encrypted");
+        let started = Instant::now();
+        let converted = pdf_to_markdown(&pdf, &PdfLimits::default()).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5), "{algorithm:?}: {:?}", started.elapsed());
+        assert_eq!(converted.info.pages_skipped, [2, 3, 4, 5], "{algorithm:?}");
+        assert!(
+            converted.markdown.ends_with("The last page is ordinary too."),
+            "{algorithm:?}: {}",
+            converted.markdown
+        );
+    }
+}
+
+#[test]
 fn a_pdf_whose_every_page_is_left_out_is_a_result_not_a_scan() {
     let pdf = PdfSpec::text(&[]).drawn_page(&characters(2_000_000)).build();
     let converted = pdf_to_markdown(&pdf, &PdfLimits::default()).unwrap();
