@@ -25,6 +25,19 @@ pub const MAX_CONTENT_PER_OPENING: u64 = super::MAX_PAGE_CONTENT;
 /// Reads the document's metadata and pages into `progress`; why it stopped
 /// early, if it did.
 pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
+    read_opening_again(bytes, limits, progress, MAX_CONTENT_PER_OPENING, &mut 0)
+}
+
+/// [`read`], opening the document again whenever the pages read would
+/// hand it more than `per_opening` bytes of content (counted in
+/// `reopened`).
+fn read_opening_again(
+    bytes: Vec<u8>,
+    limits: &PdfLimits,
+    progress: &Progress,
+    per_opening: u64,
+    reopened: &mut usize,
+) -> Result<Option<PdfCut>, PdfError> {
     let started = Instant::now();
     // The bytes are kept for opening the document again.
     let mut doc = PdfDocument::from_bytes(bytes.clone()).map_err(|e| opening_error(&e))?;
@@ -58,10 +71,11 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
                 // The reader's caches, this page's content included, stay
                 // within the budget (what the pre-check remembers holds for
                 // the same bytes).
-                if handed > 0 && handed.saturating_add(bound.content) > MAX_CONTENT_PER_OPENING {
+                if handed > 0 && handed.saturating_add(bound.content) > per_opening {
                     drop(doc);
                     doc = PdfDocument::from_bytes(bytes.clone()).map_err(|e| opening_error(&e))?;
                     handed = 0;
+                    *reopened += 1;
                 }
                 handed = handed.saturating_add(bound.content);
             }
@@ -125,4 +139,33 @@ fn info_text(doc: &PdfDocument, key: &str) -> Option<String> {
     let text = pdf_oxide::optional_content::decode_pdf_text_string(value.as_string()?);
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     (!text.is_empty()).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use webcanon_test::pdf::PdfSpec;
+
+    #[test]
+    fn a_document_opened_again_between_pages_reads_the_same() {
+        let pdf = PdfSpec::numbered(6)
+            .form(b"BT /F1 12 Tf 72 700 Td (A form drawn on the page.) Tj ET")
+            .drawn_page(b"/Fm1 Do BT /F1 12 Tf 72 600 Td (And text of its own.) Tj ET")
+            .build();
+        let read = |per_opening: u64| {
+            let progress = Progress::default();
+            let mut reopened = 0;
+            let cut = read_opening_again(pdf.clone(), &PdfLimits::default(), &progress, per_opening, &mut reopened);
+            assert_eq!(cut, Ok(None));
+            (std::mem::take(&mut *lock(&progress.pages)), reopened)
+        };
+        let (once, none) = read(MAX_CONTENT_PER_OPENING);
+        let (again, reopened) = read(1);
+        assert_eq!((none, reopened), (0, 6));
+        assert_eq!(once, again);
+        assert!(
+            again[6].contains("A form drawn on the page.") && again[6].contains("And text of its own."),
+            "{again:?}"
+        );
+    }
 }
