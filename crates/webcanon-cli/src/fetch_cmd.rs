@@ -121,9 +121,14 @@ fn print_result(result: &FetchResult, json: bool, format: ContentFormat) -> Resu
         );
         if let Some(pdf) = &result.pdf {
             note!(
-                "pdf: {} pages, {} read{}",
+                "pdf: {} pages, {} read{}{}",
                 pdf.pages,
                 pdf.pages_read,
+                if pdf.pages_skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} left out for their cost)", pdf.pages_skipped.len())
+                },
                 pdf.author.as_deref().map(|a| format!(", author {a}")).unwrap_or_default()
             );
         }

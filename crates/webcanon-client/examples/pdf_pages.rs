@@ -7,10 +7,11 @@
 //! ```
 //!
 //! OUT.json maps each file name (without `.pdf`) to `{"content",
-//! "seconds", "pages", "pages_read", "cut", "error"}`: the text in the
-//! text shape, the time of the conversion on this thread, the page counts,
-//! why it was cut (if it was), and the error (if it failed). The limits
-//! are the fetch path's defaults.
+//! "seconds", "pages", "pages_read", "pages_skipped", "cut", "error"}`:
+//! the text in the text shape, the time of the conversion on this thread,
+//! the page counts, the pages left out for their cost, why it was cut (if
+//! it was), and the error (if it failed). The limits are the fetch path's
+//! defaults.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -53,6 +54,7 @@ fn convert(path: &Path, shape: &ContentShape) -> serde_json::Value {
             "seconds": seconds,
             "pages": converted.info.pages,
             "pages_read": converted.info.pages_read,
+            "pages_skipped": converted.info.pages_skipped,
             "cut": converted.cut.map(|c| format!("{c:?}")),
             "error": null,
         }),

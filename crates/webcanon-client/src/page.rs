@@ -11,7 +11,7 @@ use url::Url;
 use crate::error::FetchError;
 use crate::http::Answer;
 use crate::markdown::{HtmlLimits, html_to_markdown};
-use crate::pdf::{ConvertedPdf, PdfCut, PdfLimits};
+use crate::pdf::{ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfLimits, SkippedPage};
 use crate::warning::{Warning, WarningCode, WarningSource};
 
 /// What the client asks for when it takes no hints: HTML or Markdown,
@@ -237,7 +237,8 @@ async fn convert_pdf(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
     }))
 }
 
-/// The warnings a conversion gives: cut (how far it got), no text layer.
+/// The warnings a conversion gives: cut (how far it got), pages left out
+/// for their cost, no text layer.
 fn pdf_warnings(converted: &ConvertedPdf, limits: &PdfLimits) -> Vec<Warning> {
     let info = &converted.info;
     let mut out = Vec::new();
@@ -256,6 +257,13 @@ fn pdf_warnings(converted: &ConvertedPdf, limits: &PdfLimits) -> Vec<Warning> {
     if let Some(detail) = detail {
         out.push(Warning::new(WarningCode::PdfTruncated, WarningSource::Conversion, detail));
     }
+    if !converted.skipped.is_empty() {
+        out.push(Warning::new(
+            WarningCode::PdfPagesSkipped,
+            WarningSource::Conversion,
+            skipped_detail(&converted.skipped),
+        ));
+    }
     if converted.no_text_layer {
         out.push(Warning::new(
             WarningCode::PdfNoTextLayer,
@@ -265,6 +273,65 @@ fn pdf_warnings(converted: &ConvertedPdf, limits: &PdfLimits) -> Vec<Warning> {
                 info.pages_read
             ),
         ));
+    }
+    out
+}
+
+/// Which pages were left out and why: "pages 2–5 could each draw more
+/// than 1,000,000 characters; page 7 has more than 64 MiB of decoded
+/// content; their text is left out".
+fn skipped_detail(skipped: &[SkippedPage]) -> String {
+    let mut parts = Vec::new();
+    for cap in [PageCap::Characters, PageCap::Content] {
+        let pages: Vec<usize> = skipped.iter().filter(|s| s.over == cap).map(|s| s.page).collect();
+        let one = pages.len() == 1;
+        let what = match cap {
+            PageCap::Characters if one => format!("could draw more than {} characters", thousands(MAX_PAGE_CHARS)),
+            PageCap::Characters => format!("could each draw more than {} characters", thousands(MAX_PAGE_CHARS)),
+            PageCap::Content if one => format!("has more than {} MiB of decoded content", MAX_PAGE_CONTENT >> 20),
+            PageCap::Content => format!("each have more than {} MiB of decoded content", MAX_PAGE_CONTENT >> 20),
+        };
+        if !pages.is_empty() {
+            parts.push(format!("{} {what}", page_list(&pages)));
+        }
+    }
+    let whose = if skipped.len() == 1 { "its" } else { "their" };
+    format!("{}; {whose} text is left out", parts.join("; "))
+}
+
+/// Page numbers (ascending) as runs: "page 4", "pages 2–5, 8 and 10"; past
+/// twenty runs, how many more pages.
+fn page_list(pages: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &page in pages {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == page => *last = page,
+            _ => runs.push((page, page)),
+        }
+    }
+    const SHOWN: usize = 20;
+    let mut named: Vec<String> =
+        runs.iter().take(SHOWN).map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") }).collect();
+    let hidden: usize = runs.iter().skip(SHOWN).map(|&(a, b)| b - a + 1).sum();
+    if hidden > 0 {
+        named.push(format!("{hidden} more"));
+    }
+    let label = if pages.len() == 1 { "page" } else { "pages" };
+    match named.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{label} {} and {last}", rest.join(", ")),
+        _ => format!("{label} {}", named.concat()),
+    }
+}
+
+/// A count with thousands separated by commas.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
     }
     out
 }
@@ -354,6 +421,28 @@ fn meta_warnings(head: &[crate::markdown::HeadTag], agent: &str) -> Vec<UsageWar
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skipped_pages_are_named_in_runs_with_the_cap_they_are_over() {
+        let skipped = |pages: &[(usize, PageCap)]| {
+            skipped_detail(&pages.iter().map(|&(page, over)| SkippedPage { page, over }).collect::<Vec<_>>())
+        };
+        let chars = PageCap::Characters;
+        assert_eq!(
+            skipped(&[(2, chars), (3, chars), (4, chars), (5, chars)]),
+            "pages 2–5 could each draw more than 1,000,000 characters; their text is left out"
+        );
+        assert_eq!(
+            skipped(&[(2, chars), (3, chars), (7, PageCap::Content), (8, chars), (10, chars)]),
+            "pages 2–3, 8 and 10 could each draw more than 1,000,000 characters; page 7 has more than 64 MiB of \
+             decoded content; their text is left out"
+        );
+        assert_eq!(skipped(&[(1, chars)]), "page 1 could draw more than 1,000,000 characters; its text is left out");
+        let every_other: Vec<usize> = (1..=100).map(|n| 2 * n).collect();
+        assert!(page_list(&every_other).ends_with("36, 38, 40 and 80 more"), "{}", page_list(&every_other));
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(64_000), "64,000");
+    }
 
     #[test]
     fn kinds() {

@@ -222,6 +222,10 @@ pub(crate) struct PdfOutput {
     pub pages: usize,
     /// How many of them were read (fewer when a limit cut it).
     pub pages_read: usize,
+    /// The pages (from 1) whose text was left out because reading them
+    /// would pass a cap on characters or decoded content; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pages_skipped: Vec<usize>,
 }
 
 impl From<&webcanon_client::pdf::PdfInfo> for PdfOutput {
@@ -231,6 +235,7 @@ impl From<&webcanon_client::pdf::PdfInfo> for PdfOutput {
             author: info.author.clone(),
             pages: info.pages,
             pages_read: info.pages_read,
+            pages_skipped: info.pages_skipped.clone(),
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Small PDFs written byte by byte for tests: text pages in a standard
 //! font, an information dictionary, and the hostile kinds (encrypted,
-//! image only, no pages, a page tree that claims more pages than it has).
+//! image only, no pages, a page tree that claims more pages than it has,
+//! pages and forms with content streams of their own, compressed, such as
+//! a few kilobytes that draw millions of characters).
 //!
 //! ```
 //! let pdf = webcanon_test::pdf::PdfSpec::text(&[&["Hello, PDF."]]).title("Greeting").build();
@@ -8,11 +10,13 @@
 //! ```
 
 use std::fmt::Write;
+use std::io::Write as _;
 
 /// What the PDF holds.
 #[derive(Debug, Clone, Default)]
 pub struct PdfSpec {
-    pages: Vec<Vec<String>>,
+    pages: Vec<Page>,
+    forms: Vec<Vec<u8>>,
     title: Option<String>,
     author: Option<String>,
     encrypted: bool,
@@ -24,7 +28,7 @@ impl PdfSpec {
     /// Pages of text, each a list of lines, set in Helvetica 12 pt.
     pub fn text(pages: &[&[&str]]) -> PdfSpec {
         PdfSpec {
-            pages: pages.iter().map(|p| p.iter().map(|l| l.to_string()).collect()).collect(),
+            pages: pages.iter().map(|p| Page::Lines(p.iter().map(|l| l.to_string()).collect())).collect(),
             ..PdfSpec::default()
         }
     }
@@ -32,14 +36,36 @@ impl PdfSpec {
     /// `count` pages, each with the one line `Page N of the long document.`
     pub fn numbered(count: usize) -> PdfSpec {
         PdfSpec {
-            pages: (1..=count).map(|n| vec![format!("Page {n} of the long document.")]).collect(),
+            pages: (1..=count).map(|n| Page::Lines(vec![format!("Page {n} of the long document.")])).collect(),
             ..PdfSpec::default()
         }
     }
 
     /// `count` pages, each showing a gray image and no text (a scan).
     pub fn image_only(count: usize) -> PdfSpec {
-        PdfSpec { pages: vec![Vec::new(); count], image_only: true, ..PdfSpec::default() }
+        PdfSpec { pages: vec![Page::Lines(Vec::new()); count], image_only: true, ..PdfSpec::default() }
+    }
+
+    /// One more page of text lines.
+    pub fn lines_page(mut self, lines: &[&str]) -> PdfSpec {
+        self.pages.push(Page::Lines(lines.iter().map(|l| l.to_string()).collect()));
+        self
+    }
+
+    /// One more page whose content stream is `content`, compressed
+    /// (FlateDecode), with the resources every page has: the font `/F1`
+    /// (Helvetica), the image `/Im1` and the forms `/Fm1`, `/Fm2`, ….
+    pub fn drawn_page(mut self, content: &[u8]) -> PdfSpec {
+        self.pages.push(Page::Drawn(content.to_vec()));
+        self
+    }
+
+    /// A form XObject, `/Fm1` for the first, whose content stream is
+    /// `content`, compressed, with the resources of a page (so forms can
+    /// draw forms, themselves included); every page has it.
+    pub fn form(mut self, content: &[u8]) -> PdfSpec {
+        self.forms.push(content.to_vec());
+        self
     }
 
     /// The information dictionary's `Title`.
@@ -69,7 +95,7 @@ impl PdfSpec {
 
     /// The file.
     pub fn build(&self) -> Vec<u8> {
-        // 1 catalog, 2 page tree, 3 font, 4 image; pages from 5.
+        // 1 catalog, 2 page tree, 3 font, 4 image, forms from 5; then pages.
         let mut objects: Vec<Vec<u8>> = vec![
             b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
             Vec::new(),
@@ -79,18 +105,33 @@ impl PdfSpec {
                 b"\x00\x80\x80\xff",
             ),
         ];
+        let mut xobjects = String::from("/Im1 4 0 R");
+        for n in 1..=self.forms.len() {
+            write!(xobjects, " /Fm{n} {} 0 R", n + 4).unwrap();
+        }
+        for form in &self.forms {
+            objects.push(compressed_stream(
+                &format!(
+                    "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> /XObject << {xobjects} >> >>"
+                ),
+                form,
+            ));
+        }
         let mut kids = String::new();
-        for lines in &self.pages {
+        for page in &self.pages {
             let page_id = objects.len() + 1;
             let content_id = page_id + 1;
             write!(kids, "{page_id} 0 R ").unwrap();
             objects.push(
                 format!(
-                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> /Contents {content_id} 0 R >>"
+                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> /XObject << {xobjects} >> >> /Contents {content_id} 0 R >>"
                 )
                 .into_bytes(),
             );
-            objects.push(stream("", &self.content(lines)));
+            objects.push(match page {
+                Page::Lines(lines) => stream("", &self.content(lines)),
+                Page::Drawn(content) => compressed_stream("", content),
+            });
         }
         let count = self.claimed_pages.unwrap_or(self.pages.len() as u64);
         objects[1] = format!("<< /Type /Pages /Kids [{}] /Count {count} >>", kids.trim_end()).into_bytes();
@@ -141,6 +182,28 @@ impl PdfSpec {
     }
 }
 
+/// What a page holds.
+#[derive(Debug, Clone)]
+enum Page {
+    /// Lines of text.
+    Lines(Vec<String>),
+    /// A content stream of its own.
+    Drawn(Vec<u8>),
+}
+
+/// Content that shows `count` characters (`x`) in Helvetica at 1 pt, a
+/// thousand to a string: a few kilobytes once compressed, whatever
+/// `count`.
+pub fn characters(count: usize) -> Vec<u8> {
+    let mut content = b"BT /F1 1 Tf 10 10 Td\n".to_vec();
+    let full = format!("({}) Tj\n", "x".repeat(1000));
+    for _ in 0..count / 1000 {
+        content.extend_from_slice(full.as_bytes());
+    }
+    content.extend_from_slice(format!("({}) Tj\nET", "x".repeat(count % 1000)).as_bytes());
+    content
+}
+
 /// A PDF literal string of ASCII text, with `\`, `(` and `)` escaped.
 fn literal(text: &str) -> String {
     let mut out = String::from("(");
@@ -159,6 +222,12 @@ fn stream(dict: &str, data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(data);
     out.extend_from_slice(b"\nendstream");
     out
+}
+
+fn compressed_stream(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(data).unwrap();
+    stream(&format!("{dict} /Filter /FlateDecode"), &encoder.finish().unwrap())
 }
 
 /// The objects (numbered from 1) with a cross-reference table and trailer.

@@ -10,16 +10,24 @@
 //! |---|---|
 //! | more pages than [`PdfLimits::max_pages`] | the first pages, [`PdfCut::Pages`] |
 //! | past [`PdfLimits::time_limit`] | the pages read by then, [`PdfCut::Time`] |
+//! | a page that can make more than [`MAX_PAGE_CHARS`] characters, or has more than [`MAX_PAGE_CONTENT`] bytes of decoded content | the other pages; that page is not read, [`ConvertedPdf::skipped`] |
 //! | encrypted with a password | [`PdfError::Encrypted`] |
 //! | not readable (broken, truncated past repair) | [`PdfError::Broken`] |
 //! | no pages | [`PdfError::NoPages`] |
 //! | the reader panics | [`PdfError::ReaderFailed`] (the panic is caught) |
 //! | pages without any text (scanned) | empty content, [`ConvertedPdf::no_text_layer`] |
 //!
+//! Memory: a page is read only once [`budget`] has bounded what it can
+//! cost (its characters and decoded content, counted without decoding it
+//! into memory), and the document is opened again, which empties the
+//! reader's caches, once the pages read have handed it
+//! [`MAX_CONTENT_PER_OPENING`] bytes of content.
+//!
 //! [`convert`] runs the reader on the blocking pool and stops waiting at
 //! the time limit; [`pdf_to_markdown`] is the same work on the caller's
 //! thread (the fuzz target and the benchmark call it).
 
+mod budget;
 mod fonts;
 mod layout;
 mod read;
@@ -31,6 +39,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+pub use budget::{CHARS_PER_CODE, MAX_FORM_DEPTH, MAX_PAGE_CHARS, MAX_PAGE_CONTENT};
+pub use read::MAX_CONTENT_PER_OPENING;
 pub use text::page_marker;
 
 /// Caps on one conversion.
@@ -60,8 +70,14 @@ pub struct PdfInfo {
     pub author: Option<String>,
     /// How many pages it has (as its page tree says).
     pub pages: usize,
-    /// How many of them were read (fewer when cut by a limit).
+    /// How many of them were read (fewer when cut by a limit), those
+    /// left out for their cost included.
     pub pages_read: usize,
+    /// The pages (numbered from 1) whose text was left out because reading
+    /// them would pass a cap ([`MAX_PAGE_CHARS`], [`MAX_PAGE_CONTENT`]);
+    /// absent from JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pages_skipped: Vec<usize>,
 }
 
 /// Why a conversion stopped before the last page.
@@ -71,6 +87,24 @@ pub enum PdfCut {
     Pages,
     /// It ran past [`PdfLimits::time_limit`].
     Time,
+}
+
+/// The cap a page is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageCap {
+    /// It can make more than [`MAX_PAGE_CHARS`] characters.
+    Characters,
+    /// It has more than [`MAX_PAGE_CONTENT`] bytes of decoded content.
+    Content,
+}
+
+/// A page whose text was left out for its cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkippedPage {
+    /// Its number, from 1.
+    pub page: usize,
+    /// The cap it is over.
+    pub over: PageCap,
 }
 
 /// A converted PDF.
@@ -84,8 +118,11 @@ pub struct ConvertedPdf {
     /// Why it stopped early, if it did.
     pub cut: Option<PdfCut>,
     /// Whether it has pages but not a character of text on any page read
-    /// (a scan without a text layer; no OCR is done).
+    /// (a scan without a text layer; no OCR is done), no page having been
+    /// left out.
     pub no_text_layer: bool,
+    /// The pages left out for their cost, in order (their text is empty).
+    pub skipped: Vec<SkippedPage>,
 }
 
 /// Why a PDF could not be read at all.
@@ -126,6 +163,8 @@ struct Progress {
     pages: Mutex<Vec<String>>,
     /// Metadata, once read.
     info: Mutex<PdfInfo>,
+    /// The pages left out for their cost.
+    skipped: Mutex<Vec<SkippedPage>>,
     /// Set by the waiter to stop the reader between pages.
     stop: AtomicBool,
 }
@@ -145,10 +184,12 @@ fn finish(progress: &Progress, cut: Option<PdfCut>) -> ConvertedPdf {
     let pages = std::mem::take(&mut *lock(&progress.pages));
     let mut info = lock(&progress.info).clone();
     info.pages_read = pages.len();
-    let no_text_layer = !pages.is_empty() && pages.iter().all(|p| p.trim().is_empty());
+    let skipped = std::mem::take(&mut *lock(&progress.skipped));
+    info.pages_skipped = skipped.iter().map(|s| s.page).collect();
+    let no_text_layer = !pages.is_empty() && skipped.is_empty() && pages.iter().all(|p| p.trim().is_empty());
     let text: &[String] = if no_text_layer { &[] } else { &pages };
     let markdown = text::assemble(text);
-    ConvertedPdf { markdown, info, cut, no_text_layer }
+    ConvertedPdf { markdown, info, cut, no_text_layer, skipped }
 }
 
 /// Converts a PDF on the caller's thread, within `limits` (time checked

@@ -117,6 +117,10 @@ spelled_enum! {
         /// A PDF has pages but no text layer (scanned images): nothing to
         /// read without OCR, which is not done.
         PdfNoTextLayer => "pdf_no_text_layer",
+        /// Pages of a PDF were left out because reading them would pass a
+        /// cap (the characters a page can draw, its decoded content); the
+        /// detail says which pages and why. The other pages are read.
+        PdfPagesSkipped => "pdf_pages_skipped",
         /// A page rendered in the browser reached one of its limits (wall
         /// time, requests, bytes): the text is what it had by then.
         RenderLimit => "render_limit",

@@ -264,9 +264,14 @@ pub(crate) fn header(output: &FetchOutput, agent: &str) -> String {
     out
 }
 
-/// `PDF: 12 pages (all read), by Ada Lovelace.`
+/// `PDF: 12 pages (all read), by Ada Lovelace.`, `PDF: 12 pages (all read,
+/// 3 left out for their cost)`.
 fn pdf_line(out: &mut String, pdf: &PdfOutput) {
-    let read = if pdf.pages_read == pdf.pages { "all read".to_string() } else { format!("{} read", pdf.pages_read) };
+    let mut read =
+        if pdf.pages_read == pdf.pages { "all read".to_string() } else { format!("{} read", pdf.pages_read) };
+    if !pdf.pages_skipped.is_empty() {
+        let _ = write!(read, ", {} left out for their cost", pdf.pages_skipped.len());
+    }
     let _ = write!(out, "PDF: {} pages ({read})", pdf.pages);
     if let Some(author) = pdf.author.as_deref() {
         let _ = write!(out, ", by {author}");

@@ -1,0 +1,1262 @@
+//! What a page can cost the reader, bounded before the reader is asked for
+//! it.
+//!
+//! `pdf_oxide` hands over a page's characters all at once, each a record of
+//! well over a hundred bytes, and holds the page's decoded content while it
+//! reads it; a caller can cap neither. So before a page is read, its content
+//! streams and the form XObjects they draw are inflated as a stream and
+//! lexed on the fly, keeping nothing of the bytes, into two upper bounds:
+//! the characters the reader can make of the page, and the decoded bytes it
+//! has to parse for it. A page over [`MAX_PAGE_CHARS`] or
+//! [`MAX_PAGE_CONTENT`] is not read.
+//!
+//! The bounds follow what `pdf_oxide` 0.3.78 does with a page:
+//! - every character comes from a code in a string operand (`Tj`, `TJ`,
+//!   `'`, `"`, an inline `/ActualText`), a code takes at least one byte of
+//!   it, and one code becomes at most [`CHARS_PER_CODE`] characters; a
+//!   number in a `TJ` array can add one space; a marked-content sequence
+//!   named by the resources' `/Properties` can add that entry's
+//!   `/ActualText`;
+//! - strings are counted wherever they stand, in comments and inline image
+//!   data too: in a stream over 256 KiB the reader looks for `BT` at any
+//!   token boundary, and after a parse error it starts again one byte
+//!   further on, so it can read strings in either;
+//! - a form XObject is read each time it is drawn (`/Name Do`), up to
+//!   [`MAX_FORM_DEPTH`] forms deep, with its own strings and forms; one it
+//!   would skip (not a form, no fonts nor forms in its resources, not
+//!   loadable) counts nothing.
+//!
+//! Streams are decrypted with the reader's own handler where the document
+//! is encrypted. A FlateDecode stream (or one without a filter) is never
+//! held decoded; any other filter, a predictor or a corrupt stream is
+//! decoded by the reader's decoder, but only once an upper bound on its
+//! decoded size from the filters' largest expansion is within what is left
+//! of [`MAX_PAGE_CONTENT`].
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::rc::Rc;
+
+use pdf_oxide::PdfDocument;
+use pdf_oxide::encryption::EncryptionHandler;
+use pdf_oxide::object::{Object, ObjectRef};
+use rustc_hash::FxHashMap;
+
+use super::PageCap;
+
+/// The most characters a page may be able to make for it to be read.
+///
+/// The densest page of the benchmark PDFs (benches/README.md, "PDF to
+/// text") bounds at 68,722 (`lshort-bg.pdf`, page 46, which has 2,948
+/// characters): the cap is over 14 times that. The reader keeps about 150
+/// bytes a character while it reads a page, and this crate 32 more: a page
+/// at this cap and [`MAX_PAGE_CONTENT`] peaks at 304 MiB (measured).
+pub const MAX_PAGE_CHARS: u64 = 1_000_000;
+
+/// The most decoded content bytes (the page's streams and each drawing of a
+/// form) a page may have for it to be read.
+///
+/// The largest page of the benchmark PDFs has 2.8 MiB (`octave.pdf`, page
+/// 690); the reader holds a page's content twice while it reads it (its
+/// cache and a copy).
+pub const MAX_PAGE_CONTENT: u64 = 64 << 20;
+
+/// The most characters the reader makes of one code: its `ToUnicode`
+/// mapping, cut to one character when longer than eight.
+pub const CHARS_PER_CODE: u64 = 8;
+
+/// How deep the reader follows forms drawn inside forms (its
+/// `MAX_XOBJECT_DEPTH`).
+pub const MAX_FORM_DEPTH: usize = 10;
+
+/// The most bytes of one string the reader shows (the spec's limit, which
+/// the reader applies by cutting).
+const MAX_SHOWN_STRING: u64 = 32_767;
+
+/// How much is inflated at a time.
+const CHUNK: usize = 64 << 10;
+
+/// Names longer than this are not kept whole; a form drawn by one counts as
+/// a drawing of every form whose name is as long.
+const MAX_NAME: usize = 256;
+
+/// Forms and resource sets remembered across pages before the memory is
+/// cleared (each is a few hundred bytes at most).
+const MAX_REMEMBERED: usize = 8_192;
+
+/// The reader's decompression bomb guard for a FlateDecode stream: at this
+/// size it fails the stream.
+const READER_FLATE_CAP: u64 = 256 << 20;
+
+/// The XObject names of a resource dictionary, and what its `/Properties`
+/// can add to a marked-content sequence.
+#[derive(Debug, Default)]
+pub(super) struct Names {
+    /// Each name (as the reader spells its keys) to its target's index.
+    index: FxHashMap<String, usize>,
+    /// The objects named.
+    targets: Vec<ObjectRef>,
+    /// The targets whose names are longer than [`MAX_NAME`].
+    long: Vec<usize>,
+    /// The most characters the `/ActualText` of one `/Properties` entry
+    /// can make.
+    actual_text: u64,
+}
+
+impl Names {
+    /// The names of `resources` (a resource dictionary, or a reference to
+    /// one).
+    fn of(doc: &PdfDocument, resources: Option<&Object>) -> Names {
+        let mut names = Names::default();
+        let Some(resources) = resources.and_then(|r| resolve(doc, r)) else { return names };
+        let Some(dict) = resources.as_dict() else { return names };
+        if let Some(xobjects) = dict.get("XObject").and_then(|x| resolve(doc, x)) {
+            for (key, value) in xobjects.as_dict().into_iter().flatten() {
+                let Some(target) = value.as_reference() else { continue };
+                let at = names.targets.len();
+                names.targets.push(target);
+                names.index.insert(key.clone(), at);
+                if key.len() > MAX_NAME {
+                    names.long.push(at);
+                }
+            }
+        }
+        let longest = dict
+            .get("Properties")
+            .and_then(|p| resolve(doc, p))
+            .and_then(|p| {
+                let dict = p.as_dict()?;
+                dict.values()
+                    .filter_map(|entry| resolve(doc, entry))
+                    .filter_map(|entry| Some(entry.as_dict()?.get("ActualText")?.as_string()?.len() as u64))
+                    .max()
+            })
+            .unwrap_or(0);
+        // A text string becomes UTF-8 of at most three bytes a byte, which
+        // the reader shows as codes, cut at its string limit.
+        names.actual_text = CHARS_PER_CODE * (3 * longest).min(MAX_SHOWN_STRING);
+        names
+    }
+
+    /// The target a name read from content names: as written, and with its
+    /// `#xx` escapes decoded.
+    fn find(&self, raw: &[u8]) -> Option<usize> {
+        let found = self.index.get(String::from_utf8_lossy(raw).as_ref()).copied();
+        if found.is_some() || !raw.contains(&b'#') {
+            return found;
+        }
+        let decoded = decode_name(raw);
+        self.index.get(String::from_utf8_lossy(&decoded).as_ref()).copied()
+    }
+}
+
+/// A name's `#xx` escapes decoded.
+fn decode_name(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (raw[i], raw.get(i + 1).and_then(|&b| hex(b)), raw.get(i + 2).and_then(|&b| hex(b))) {
+            (b'#', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// How a form XObject's names are looked up, once it is known to be one
+/// the reader reads.
+#[derive(Debug, Clone, Copy)]
+enum Head {
+    /// Not a form, or one the reader skips: it counts nothing.
+    NotText,
+    /// Its own resources (a context's index).
+    Own(usize),
+    /// Those of whatever draws it.
+    Inherit,
+}
+
+/// What identifies a resource dictionary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum ContextKey {
+    /// An indirect one.
+    Reference(ObjectRef),
+    /// A page's own (by index).
+    Page(usize),
+    /// A form's own.
+    Form(ObjectRef),
+}
+
+/// A form, read once: its own bound for one drawing and what it draws.
+#[derive(Debug)]
+struct FormBound {
+    /// Characters one drawing can make, its own forms aside.
+    chars: u64,
+    /// Its decoded bytes.
+    size: u64,
+    /// Each target it draws (an index in context `names`) and how often.
+    calls: Vec<(usize, u64)>,
+    /// The context its names are looked up in.
+    names: usize,
+}
+
+/// What a form comes to: nothing to read, a bound, or over a cap by
+/// itself.
+type FormOutcome = Result<Option<Rc<FormBound>>, PageCap>;
+
+/// How streams are decrypted.
+enum Decrypt {
+    /// They are not encrypted.
+    Plain,
+    /// With the reader's own handler, opened with the empty password.
+    Handler(Box<EncryptionHandler>),
+    /// They are, and the handler could not be had: nothing is bounded.
+    Unavailable,
+}
+
+/// What a page can cost, at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PageBound {
+    /// Characters the reader can make of it.
+    pub(super) chars: u64,
+    /// Decoded bytes it parses for it: the page's content and each drawing
+    /// of a form.
+    pub(super) content: u64,
+}
+
+/// The pre-check of one open document's pages: what [`Budget::page`]
+/// allows the reader to read. It remembers the forms and resource
+/// dictionaries it has read (forms are often drawn on every page), up to
+/// [`MAX_REMEMBERED`] of each.
+pub(super) struct Budget {
+    /// How streams are decrypted.
+    decrypt: Decrypt,
+    /// The resource dictionaries read.
+    contexts: Vec<Rc<Names>>,
+    /// Each one's index.
+    context_keys: HashMap<ContextKey, usize>,
+    /// How each XObject's names are looked up.
+    heads: HashMap<ObjectRef, Head>,
+    /// Each form read, by the context its names are looked up in.
+    forms: HashMap<(ObjectRef, usize), FormOutcome>,
+}
+
+impl Budget {
+    /// The pre-check of `doc`'s pages.
+    pub(super) fn new(doc: &PdfDocument) -> Budget {
+        Budget {
+            decrypt: decryption(doc),
+            contexts: Vec::new(),
+            context_keys: HashMap::new(),
+            heads: HashMap::new(),
+            forms: HashMap::new(),
+        }
+    }
+
+    /// Whether page `index` (from 0) may be read: what it can cost, or the
+    /// cap it is over. A page the reader cannot find or decode is allowed:
+    /// it fails at no cost.
+    pub(super) fn page(&mut self, doc: &PdfDocument, index: usize) -> Result<PageBound, PageCap> {
+        if self.contexts.len() > MAX_REMEMBERED
+            || self.forms.len() > MAX_REMEMBERED
+            || self.heads.len() > MAX_REMEMBERED
+        {
+            self.contexts.clear();
+            self.context_keys.clear();
+            self.heads.clear();
+            self.forms.clear();
+        }
+        let nothing = PageBound { chars: 0, content: 0 };
+        let Ok(page) = doc.get_page(index) else { return Ok(nothing) };
+        let Some(dict) = page.as_dict() else { return Ok(nothing) };
+        let resources = dict.get("Resources");
+        let key = match resources {
+            Some(Object::Reference(r)) => ContextKey::Reference(*r),
+            _ => ContextKey::Page(index),
+        };
+        let context = self.context(doc, key, resources);
+        let names = Rc::clone(&self.contexts[context]);
+        let mut lexer = Lexer::new(&names);
+        self.page_content(doc, dict.get("Contents"), &mut lexer)?;
+        lexer.finish();
+        if let Some(cap) = lexer.over() {
+            return Err(cap);
+        }
+        let (mut chars, mut size) = (lexer.chars(), lexer.size);
+        let mut drawn: HashMap<(ObjectRef, usize), u64> = HashMap::new();
+        for (at, count) in lexer.calls() {
+            *drawn.entry((names.targets[at], context)).or_default() += count;
+        }
+        // Forms drawn at depth 1 (by the page), 2 (by those), …: each
+        // drawing counts, as the reader reads each.
+        for depth in 1..=MAX_FORM_DEPTH {
+            let mut next: HashMap<(ObjectRef, usize), u64> = HashMap::new();
+            for ((target, caller), count) in drawn {
+                let Some(form) = self.form(doc, target, caller)? else { continue };
+                chars = chars.saturating_add(count.saturating_mul(form.chars));
+                size = size.saturating_add(count.saturating_mul(form.size));
+                if chars > MAX_PAGE_CHARS {
+                    return Err(PageCap::Characters);
+                }
+                if size > MAX_PAGE_CONTENT {
+                    return Err(PageCap::Content);
+                }
+                if depth < MAX_FORM_DEPTH {
+                    let targets = &self.contexts[form.names].targets;
+                    for &(at, n) in &form.calls {
+                        let entry = next.entry((targets[at], form.names)).or_default();
+                        *entry = entry.saturating_add(count.saturating_mul(n));
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            drawn = next;
+        }
+        Ok(PageBound { chars, content: size })
+    }
+
+    /// The index of the context `key`, read from `resources` the first
+    /// time.
+    fn context(&mut self, doc: &PdfDocument, key: ContextKey, resources: Option<&Object>) -> usize {
+        if let Some(&at) = self.context_keys.get(&key) {
+            return at;
+        }
+        let at = self.contexts.len();
+        self.contexts.push(Rc::new(Names::of(doc, resources)));
+        self.context_keys.insert(key, at);
+        at
+    }
+
+    /// Feeds a page's `/Contents` to `lexer` as the reader joins them (a
+    /// newline after each stream of an array that decodes).
+    fn page_content(&self, doc: &PdfDocument, contents: Option<&Object>, lexer: &mut Lexer) -> Result<(), PageCap> {
+        let items = match contents {
+            None | Some(Object::Null) => return Ok(()),
+            Some(Object::Reference(r)) => {
+                let Ok(loaded) = doc.load_object(*r) else { return Ok(()) };
+                match loaded.as_array() {
+                    Some(items) => items.clone(),
+                    None => return self.stream(&loaded, Some(*r), lexer).map(drop),
+                }
+            }
+            Some(Object::Array(items)) => items.clone(),
+            Some(direct) => return self.stream(direct, None, lexer).map(drop),
+        };
+        for item in &items {
+            let decoded = match item {
+                Object::Null => continue,
+                Object::Reference(r) => match doc.load_object(*r) {
+                    Ok(loaded) => self.stream(&loaded, Some(*r), lexer)?,
+                    Err(_) => false,
+                },
+                direct => self.stream(direct, None, lexer)?,
+            };
+            if decoded {
+                lexer.feed(b"\n");
+            }
+        }
+        Ok(())
+    }
+
+    /// How form `target` drawn from context `caller` counts.
+    fn form(&mut self, doc: &PdfDocument, target: ObjectRef, caller: usize) -> FormOutcome {
+        let context = match self.head(doc, target) {
+            Head::NotText => return Ok(None),
+            Head::Own(context) => context,
+            Head::Inherit => caller,
+        };
+        if let Some(known) = self.forms.get(&(target, context)) {
+            return known.clone();
+        }
+        let outcome = self.read_form(doc, target, context);
+        self.forms.insert((target, context), outcome.clone());
+        outcome
+    }
+
+    /// Reads form `target` with the names of `context`.
+    fn read_form(&self, doc: &PdfDocument, target: ObjectRef, context: usize) -> FormOutcome {
+        let Ok(form) = doc.load_object(target) else { return Ok(None) };
+        let names = Rc::clone(&self.contexts[context]);
+        let mut lexer = Lexer::new(&names);
+        if !self.stream(&form, Some(target), &mut lexer)? {
+            return Ok(None);
+        }
+        lexer.finish();
+        if let Some(cap) = lexer.over() {
+            return Err(cap);
+        }
+        Ok(Some(Rc::new(FormBound { chars: lexer.chars(), size: lexer.size, calls: lexer.calls(), names: context })))
+    }
+
+    /// How XObject `target`'s names are looked up, as the reader decides
+    /// whether to read it.
+    fn head(&mut self, doc: &PdfDocument, target: ObjectRef) -> Head {
+        if let Some(&head) = self.heads.get(&target) {
+            return head;
+        }
+        let head = self.read_head(doc, target);
+        self.heads.insert(target, head);
+        head
+    }
+
+    fn read_head(&mut self, doc: &PdfDocument, target: ObjectRef) -> Head {
+        // The reader's own test first: it skips an image without loading it.
+        if !doc.is_form_xobject(target) {
+            return Head::NotText;
+        }
+        let Ok(object) = doc.load_object(target) else { return Head::NotText };
+        let Some(dict) = object.as_dict() else { return Head::NotText };
+        if dict.get("Subtype").and_then(Object::as_name) != Some("Form") {
+            return Head::NotText;
+        }
+        let Some(resources) = dict.get("Resources") else { return Head::Inherit };
+        let resolved = resolve(doc, resources);
+        if let Some(own) = resolved.as_ref().and_then(Object::as_dict)
+            && !own.contains_key("Font")
+            && !own.contains_key("XObject")
+        {
+            return Head::NotText;
+        }
+        let key = match resources {
+            Object::Reference(r) => ContextKey::Reference(*r),
+            _ => ContextKey::Form(target),
+        };
+        Head::Own(self.context(doc, key, Some(resources)))
+    }
+
+    /// Feeds a stream's decoded bytes to `lexer` (stopping once it is over
+    /// a cap): whether the reader decodes it.
+    fn stream(&self, object: &Object, reference: Option<ObjectRef>, lexer: &mut Lexer) -> Result<bool, PageCap> {
+        let (dict, data) = match object {
+            Object::Stream { dict, data } => (dict, data),
+            // The reader takes a dictionary for an empty stream.
+            Object::Dictionary(_) => return Ok(true),
+            _ => return Ok(false),
+        };
+        // Object and cross-reference streams are never encrypted.
+        let never_encrypted = dict.get("Type").and_then(Object::as_name).is_some_and(|t| t == "ObjStm" || t == "XRef");
+        let decrypted;
+        let plain: &[u8] = match (&self.decrypt, reference) {
+            (Decrypt::Handler(handler), Some(r)) if !never_encrypted => {
+                match handler.decrypt_stream(data, r.id, u32::from(r.r#gen)) {
+                    Ok(bytes) => {
+                        decrypted = bytes;
+                        &decrypted
+                    }
+                    Err(_) => return Ok(false),
+                }
+            }
+            (Decrypt::Unavailable, Some(_)) if !never_encrypted => return Err(PageCap::Content),
+            _ => data,
+        };
+        let filters = filter_names(dict);
+        if filters.is_empty() {
+            for piece in plain.chunks(CHUNK) {
+                lexer.feed(piece);
+                if let Some(cap) = lexer.over() {
+                    return Err(cap);
+                }
+            }
+            return Ok(true);
+        }
+        if let [only] = filters.as_slice()
+            && canonical_filter(only) == Some("FlateDecode")
+            && !has_predictor(dict)
+        {
+            let before = lexer.clone();
+            match inflate(plain, lexer) {
+                Inflated::Done => return Ok(true),
+                Inflated::Over(cap) => return Err(cap),
+                // The reader's decoder tries harder: it decides.
+                Inflated::Corrupt => *lexer = before,
+            }
+        }
+        let left = MAX_PAGE_CONTENT.saturating_sub(lexer.size);
+        if decoded_bound(&filters, plain.len() as u64) > left {
+            return Err(PageCap::Content);
+        }
+        let copy = Object::Stream { dict: dict.clone(), data: plain.to_vec().into() };
+        match copy.decode_stream_data() {
+            Ok(bytes) => {
+                lexer.feed(&bytes);
+                lexer.over().map_or(Ok(true), Err)
+            }
+            Err(_) => Ok(false),
+        }
+    }
+}
+
+/// The object `object` refers to, or itself.
+fn resolve(doc: &PdfDocument, object: &Object) -> Option<Object> {
+    match object {
+        Object::Reference(r) => doc.load_object(*r).ok(),
+        other => Some(other.clone()),
+    }
+}
+
+/// The reader's decryption, rebuilt from the trailer as the reader builds
+/// it (the `/Encrypt` dictionary with its references resolved, the first
+/// `/ID`, the empty password).
+fn decryption(doc: &PdfDocument) -> Decrypt {
+    if !doc.is_encrypted() {
+        return Decrypt::Plain;
+    }
+    let handler = || -> Option<EncryptionHandler> {
+        let trailer = doc.trailer().as_dict()?;
+        let encrypt = resolve(doc, trailer.get("Encrypt")?)?;
+        let entries = encrypt.as_dict()?.iter();
+        let encrypt =
+            Object::Dictionary(entries.map(|(k, v)| (k.clone(), resolve(doc, v).unwrap_or(Object::Null))).collect());
+        let id = match trailer.get("ID") {
+            Some(Object::Array(ids)) => ids.first().and_then(Object::as_string).map(<[u8]>::to_vec).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let mut handler = EncryptionHandler::new(&encrypt, id).ok()?;
+        handler.authenticate(b"").ok()?.then_some(handler)
+    };
+    handler().map_or(Decrypt::Unavailable, |h| Decrypt::Handler(Box::new(h)))
+}
+
+/// A stream's `/Filter` names, in order.
+fn filter_names(dict: &HashMap<String, Object>) -> Vec<String> {
+    match dict.get("Filter") {
+        Some(Object::Name(name)) => vec![name.clone()],
+        Some(Object::Array(names)) => names.iter().filter_map(|n| n.as_name().map(str::to_string)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A filter's full name, as the reader reads names (abbreviations, any
+/// case); `None` for one it does not know.
+fn canonical_filter(name: &str) -> Option<&'static str> {
+    let canonical = match name.to_ascii_lowercase().as_str() {
+        "flatedecode" | "fl" => "FlateDecode",
+        "asciihexdecode" | "ahx" => "ASCIIHexDecode",
+        "ascii85decode" | "a85" => "ASCII85Decode",
+        "lzwdecode" | "lzw" => "LZWDecode",
+        "runlengthdecode" | "rl" => "RunLengthDecode",
+        _ => return None,
+    };
+    Some(canonical)
+}
+
+/// Whether the reader applies a predictor after the filters (its
+/// `/DecodeParms`, a dictionary or the first in an array, with a
+/// `/Predictor` other than 1).
+fn has_predictor(dict: &HashMap<String, Object>) -> bool {
+    let params = match dict.get("DecodeParms") {
+        Some(Object::Dictionary(params)) => Some(params),
+        Some(Object::Array(all)) => all.iter().find_map(Object::as_dict),
+        _ => None,
+    };
+    params.and_then(|p| p.get("Predictor")).and_then(Object::as_integer).is_some_and(|p| p != 1)
+}
+
+/// An upper bound on the bytes `filters` decode `len` bytes to: each
+/// filter's largest expansion (deflate's 1032 to 1, at most the reader's
+/// cap; a run of 128 from two bytes; a 12-bit LZW code of at most 4096
+/// bytes; four bytes of an ASCII85 `z`); unbounded for any other filter.
+fn decoded_bound(filters: &[String], len: u64) -> u64 {
+    filters.iter().fold(len, |len, name| match canonical_filter(name) {
+        Some("FlateDecode") => len.saturating_add(1).saturating_mul(1032).min(READER_FLATE_CAP),
+        Some("ASCIIHexDecode") => len / 2 + 1,
+        Some("ASCII85Decode") => len.saturating_mul(4),
+        Some("LZWDecode") => len.saturating_mul(4096),
+        Some("RunLengthDecode") => len.saturating_mul(64),
+        _ => u64::MAX,
+    })
+}
+
+/// How inflating a stream into a lexer ended.
+enum Inflated {
+    /// At its end (or where it was cut short, as the reader reads it).
+    Done,
+    /// Over a cap.
+    Over(PageCap),
+    /// Not a zlib stream, or corrupt.
+    Corrupt,
+}
+
+/// Inflates the zlib stream `data` into `lexer` a [`CHUNK`] at a time,
+/// keeping none of it.
+fn inflate(data: &[u8], lexer: &mut Lexer) -> Inflated {
+    if data.is_empty() {
+        return Inflated::Done;
+    }
+    let mut decoder = flate2::read::ZlibDecoder::new(data);
+    let mut buffer = vec![0; CHUNK];
+    let mut any = false;
+    loop {
+        match decoder.read(&mut buffer) {
+            Ok(0) => return Inflated::Done,
+            Ok(n) => {
+                any = true;
+                lexer.feed(&buffer[..n]);
+                if let Some(cap) = lexer.over() {
+                    return Inflated::Over(cap);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            // The reader keeps what a stream that stops short decoded to;
+            // with nothing decoded it tries other ways.
+            Err(e) if any && is_truncation(&e) => return Inflated::Done,
+            Err(_) => return Inflated::Corrupt,
+        }
+    }
+}
+
+/// Whether an inflate error is a stream stopping short (as the reader
+/// tells).
+fn is_truncation(e: &std::io::Error) -> bool {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        return true;
+    }
+    let message = e.to_string();
+    message.contains("incomplete deflate stream") || message.contains("unexpected end")
+}
+
+/// Where the string lexer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Between strings.
+    Normal,
+    /// After a `<`: a dictionary if another follows, else a hex string.
+    AfterLess,
+    /// In a literal string, `depth` parentheses deep, after a backslash or
+    /// not.
+    Literal { depth: u64, escaped: bool },
+    /// In a hex string.
+    Hex,
+}
+
+/// Where the operator scanner is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scan {
+    /// Between tokens.
+    Space,
+    /// In a name (after its `/`).
+    Name,
+    /// In a keyword (an operator, a number, `true`).
+    Keyword,
+}
+
+/// What the last token was, for a `Do` that follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    /// Not a name of a target.
+    Nothing,
+    /// The name of target `0`.
+    Call(usize),
+    /// A name too long to keep.
+    Long,
+}
+
+/// A content stream's lexer: it counts what bounds the characters a stream
+/// can make and the forms it can draw, keeping nothing of the bytes, in
+/// time linear in them. Fed in pieces; its state carries over, as the
+/// reader joins a page's streams.
+///
+/// Two machines read every byte. The string lexer counts the bytes of
+/// literal strings (all of them, escapes and nested parentheses included),
+/// of hex strings (half the hex digits; every byte when one is neither a
+/// hex digit nor whitespace, as a reader that fails on it reads on from
+/// inside), and the numbers within arrays; `<<` opens a dictionary, not a
+/// string. The operator scanner reads tokens whether in strings or not (the
+/// reader can start again from inside one) and counts each `BDC` and each
+/// `Do` whose operand is a name of a target, reading comments both as
+/// comments and as content.
+#[derive(Debug, Clone)]
+pub(super) struct Lexer<'n> {
+    /// The names a `Do` can draw.
+    names: &'n Names,
+    /// The string lexer's state.
+    state: State,
+    /// How deep in arrays (`[`), as the string lexer sees it.
+    arrays: u64,
+    /// Whether the string lexer is in a token (a number or a keyword).
+    in_token: bool,
+    /// Whether a `%` was read since the last end of line (only `]` heeds
+    /// it: read as a comment, a `]` in it closes nothing).
+    in_comment: bool,
+    /// The current hex string's hex digits.
+    hex_digits: u64,
+    /// Its whitespace.
+    hex_white: u64,
+    /// Its other bytes.
+    hex_other: u64,
+    /// Bytes of strings (closed hex strings counted).
+    string_bytes: u64,
+    /// Numbers within arrays.
+    numbers: u64,
+    /// The operator scanner's state.
+    scan: Scan,
+    /// The token being read (up to [`MAX_NAME`] bytes).
+    token: Vec<u8>,
+    /// Whether it was longer.
+    token_long: bool,
+    /// Whether it began in a comment.
+    token_in_comment: bool,
+    /// Whether the operator scanner is in a comment.
+    scan_comment: bool,
+    /// The last token, reading comments as content.
+    pending: Pending,
+    /// The last token, reading comments as comments.
+    held: Pending,
+    /// `BDC` operators.
+    bdc: u64,
+    /// `Do`s of each target.
+    calls: Vec<u64>,
+    /// `Do`s of a name too long to keep.
+    long_calls: u64,
+    /// Bytes fed.
+    size: u64,
+}
+
+/// PDF whitespace.
+const fn is_white(b: u8) -> bool {
+    matches!(b, b'\0' | b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
+}
+
+/// PDF delimiters.
+const fn is_delimiter(b: u8) -> bool {
+    matches!(b, b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%')
+}
+
+/// Whether a byte is neither whitespace nor a delimiter (part of a token).
+fn is_regular(b: u8) -> bool {
+    REGULAR[b as usize]
+}
+
+/// [`is_regular`] for every byte.
+const REGULAR: [bool; 256] = {
+    let mut table = [true; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = !is_white(b as u8) && !is_delimiter(b as u8);
+        b += 1;
+    }
+    table
+};
+
+/// Where the token starting at `start` ends: the first byte that is not
+/// regular, or the end.
+fn token_end(bytes: &[u8], start: usize) -> usize {
+    bytes[start..].iter().position(|&b| !is_regular(b)).map_or(bytes.len(), |k| start + k)
+}
+
+impl<'n> Lexer<'n> {
+    /// A lexer for content that draws the forms of `names`.
+    pub(super) fn new(names: &'n Names) -> Lexer<'n> {
+        Lexer {
+            names,
+            state: State::Normal,
+            arrays: 0,
+            in_token: false,
+            in_comment: false,
+            hex_digits: 0,
+            hex_white: 0,
+            hex_other: 0,
+            string_bytes: 0,
+            numbers: 0,
+            scan: Scan::Space,
+            token: Vec::new(),
+            token_long: false,
+            token_in_comment: false,
+            scan_comment: false,
+            pending: Pending::Nothing,
+            held: Pending::Nothing,
+            bdc: 0,
+            calls: vec![0; names.targets.len()],
+            long_calls: 0,
+            size: 0,
+        }
+    }
+
+    /// Reads `bytes`.
+    pub(super) fn feed(&mut self, bytes: &[u8]) {
+        self.size += bytes.len() as u64;
+        self.strings(bytes);
+        self.operators(bytes);
+    }
+
+    /// The end of the content: an open token or hex string counts.
+    pub(super) fn finish(&mut self) {
+        if matches!(self.state, State::Hex | State::AfterLess) {
+            self.string_bytes += self.hex_digits + self.hex_white + self.hex_other;
+            self.hex_digits = 0;
+            self.hex_white = 0;
+            self.hex_other = 0;
+            self.state = State::Normal;
+        }
+        if self.scan != Scan::Space {
+            self.end_token();
+        }
+    }
+
+    /// The bytes of the open hex string that count.
+    fn open_hex(&self) -> u64 {
+        if self.hex_other == 0 {
+            self.hex_digits.div_ceil(2)
+        } else {
+            self.hex_digits + self.hex_white + self.hex_other
+        }
+    }
+
+    /// An upper bound on the characters the content read so far can make.
+    pub(super) fn chars(&self) -> u64 {
+        (self.string_bytes + self.open_hex())
+            .saturating_mul(CHARS_PER_CODE)
+            .saturating_add(self.numbers)
+            .saturating_add(self.bdc.saturating_mul(self.names.actual_text))
+    }
+
+    /// Which cap the content read so far is over, if any.
+    fn over(&self) -> Option<PageCap> {
+        if self.chars() > MAX_PAGE_CHARS {
+            Some(PageCap::Characters)
+        } else if self.size > MAX_PAGE_CONTENT {
+            Some(PageCap::Content)
+        } else {
+            None
+        }
+    }
+
+    /// How often each target is drawn (by its index), those drawn at all;
+    /// a long name counts for each target with a long name.
+    fn calls(&self) -> Vec<(usize, u64)> {
+        let mut calls = self.calls.clone();
+        for &at in &self.names.long {
+            calls[at] = calls[at].saturating_add(self.long_calls);
+        }
+        calls.into_iter().enumerate().filter(|&(_, n)| n > 0).collect()
+    }
+
+    /// The string lexer over `bytes`: the common stretches (inside a
+    /// literal string, between strings outside arrays) are skipped to the
+    /// next byte that matters.
+    fn strings(&mut self, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            match self.state {
+                State::Literal { escaped: false, .. } => {
+                    let Some(k) = memchr::memchr3(b'\\', b'(', b')', &bytes[i..]) else {
+                        self.string_bytes += (bytes.len() - i) as u64;
+                        return;
+                    };
+                    self.string_bytes += k as u64;
+                    i += k;
+                }
+                State::Normal if self.arrays == 0 => {
+                    let Some(k) = memchr::memchr3(b'(', b'<', b'[', &bytes[i..]) else { return };
+                    // Outside arrays only `]` heeds comments.
+                    self.in_comment = false;
+                    i += k;
+                }
+                State::Hex => {
+                    let end = memchr::memchr(b'>', &bytes[i..]).map_or(bytes.len(), |k| i + k);
+                    for &b in &bytes[i..end] {
+                        if b.is_ascii_hexdigit() {
+                            self.hex_digits += 1;
+                        } else if is_white(b) {
+                            self.hex_white += 1;
+                        } else {
+                            self.hex_other += 1;
+                        }
+                    }
+                    i = end;
+                    if i == bytes.len() {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.string_byte(bytes[i]);
+            i += 1;
+        }
+    }
+
+    fn string_byte(&mut self, b: u8) {
+        match self.state {
+            State::Literal { depth, escaped: true } => {
+                self.string_bytes += 1;
+                self.state = State::Literal { depth, escaped: false };
+            }
+            State::Literal { depth, escaped: false } => match b {
+                b'\\' => {
+                    self.string_bytes += 1;
+                    self.state = State::Literal { depth, escaped: true };
+                }
+                b'(' => {
+                    self.string_bytes += 1;
+                    self.state = State::Literal { depth: depth + 1, escaped: false };
+                }
+                b')' if depth == 1 => self.state = State::Normal,
+                b')' => {
+                    self.string_bytes += 1;
+                    self.state = State::Literal { depth: depth - 1, escaped: false };
+                }
+                _ => self.string_bytes += 1,
+            },
+            State::AfterLess if b == b'<' => self.state = State::Normal,
+            State::AfterLess | State::Hex => {
+                self.state = State::Hex;
+                if b == b'>' {
+                    self.string_bytes += self.open_hex();
+                    self.hex_digits = 0;
+                    self.hex_white = 0;
+                    self.hex_other = 0;
+                    self.state = State::Normal;
+                } else if b.is_ascii_hexdigit() {
+                    self.hex_digits += 1;
+                } else if is_white(b) {
+                    self.hex_white += 1;
+                } else {
+                    self.hex_other += 1;
+                }
+            }
+            State::Normal => self.normal_byte(b),
+        }
+    }
+
+    fn normal_byte(&mut self, b: u8) {
+        match b {
+            b'(' => {
+                self.in_token = false;
+                self.state = State::Literal { depth: 1, escaped: false };
+            }
+            b'<' => {
+                self.in_token = false;
+                self.state = State::AfterLess;
+            }
+            b'[' => {
+                self.in_token = false;
+                self.arrays += 1;
+            }
+            b']' => {
+                self.in_token = false;
+                if !self.in_comment {
+                    self.arrays = self.arrays.saturating_sub(1);
+                }
+            }
+            b'%' => {
+                self.in_token = false;
+                self.in_comment = true;
+            }
+            b'\n' | b'\r' => {
+                self.in_token = false;
+                self.in_comment = false;
+            }
+            // A name is one token, digits in it or not.
+            b'/' => self.in_token = true,
+            _ if is_white(b) || is_delimiter(b) => self.in_token = false,
+            _ => {
+                if !self.in_token && self.arrays > 0 && matches!(b, b'0'..=b'9' | b'+' | b'-' | b'.') {
+                    self.numbers += 1;
+                }
+                self.in_token = true;
+            }
+        }
+    }
+
+    /// The operator scanner over `bytes`, a token at a time.
+    fn operators(&mut self, bytes: &[u8]) {
+        let mut i = 0;
+        if self.scan != Scan::Space {
+            let end = token_end(bytes, 0);
+            self.keep(&bytes[..end]);
+            if end == bytes.len() {
+                return;
+            }
+            let token = std::mem::take(&mut self.token);
+            self.token_done(self.scan, &token, self.token_long);
+            self.token = token;
+            i = end;
+        }
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b == b'/' || is_regular(b) {
+                let (kind, start) = if b == b'/' { (Scan::Name, i + 1) } else { (Scan::Keyword, i) };
+                let end = token_end(bytes, start);
+                self.token_in_comment = self.scan_comment;
+                if end == bytes.len() {
+                    // It may go on in the next piece.
+                    self.scan = kind;
+                    self.token.clear();
+                    self.token_long = false;
+                    self.keep(&bytes[start..end]);
+                    return;
+                }
+                self.token_done(kind, &bytes[start..end], end - start > MAX_NAME);
+                i = end;
+                continue;
+            }
+            if self.scan_comment && (b == b'\n' || b == b'\r') {
+                self.scan_comment = false;
+            } else if !is_white(b) {
+                // A delimiter: an operand that is not a name, or a parse
+                // error, as content; a comment begins, as a comment.
+                self.pending = Pending::Nothing;
+                if b == b'%' {
+                    self.scan_comment = true;
+                } else if !self.scan_comment {
+                    self.held = Pending::Nothing;
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// Keeps the start of a token that goes on past this piece.
+    fn keep(&mut self, part: &[u8]) {
+        let room = MAX_NAME - self.token.len().min(MAX_NAME);
+        self.token.extend_from_slice(&part[..part.len().min(room)]);
+        if part.len() > room {
+            self.token_long = true;
+        }
+    }
+
+    /// Ends a token carried over from earlier pieces.
+    fn end_token(&mut self) {
+        if self.scan == Scan::Space {
+            return;
+        }
+        let token = std::mem::take(&mut self.token);
+        self.token_done(self.scan, &token, self.token_long);
+        self.token = token;
+    }
+
+    /// A whole token read: a name sets what a `Do` would draw; `Do` draws
+    /// it; `BDC` is counted.
+    fn token_done(&mut self, kind: Scan, token: &[u8], long: bool) {
+        let in_comment = self.token_in_comment;
+        match kind {
+            Scan::Space => {}
+            Scan::Name => {
+                let target = if long {
+                    Pending::Long
+                } else if self.names.index.is_empty() {
+                    Pending::Nothing
+                } else {
+                    self.names.find(token).map_or(Pending::Nothing, Pending::Call)
+                };
+                self.pending = target;
+                if !in_comment {
+                    self.held = target;
+                }
+            }
+            Scan::Keyword => {
+                match token {
+                    b"Do" => {
+                        self.call(self.pending);
+                        if !in_comment && self.held != self.pending {
+                            self.call(self.held);
+                        }
+                    }
+                    b"BDC" => self.bdc += 1,
+                    _ => {}
+                }
+                self.pending = Pending::Nothing;
+                if !in_comment {
+                    self.held = Pending::Nothing;
+                }
+            }
+        }
+        self.scan = Scan::Space;
+    }
+
+    fn call(&mut self, target: Pending) {
+        match target {
+            Pending::Call(at) => self.calls[at] = self.calls[at].saturating_add(1),
+            Pending::Long => self.long_calls = self.long_calls.saturating_add(1),
+            Pending::Nothing => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use webcanon_test::pdf::{PdfSpec, characters};
+
+    /// Names `/Fm1` and `/Fm2` of objects 5 and 6.
+    fn two_forms() -> Names {
+        let targets = vec![ObjectRef::new(5, 0), ObjectRef::new(6, 0)];
+        let index = [("Fm1".to_string(), 0), ("Fm2".to_string(), 1)].into_iter().collect();
+        Names { index, targets, long: Vec::new(), actual_text: 0 }
+    }
+
+    /// (string bytes, numbers in arrays, BDCs) of `content`, fed whole and
+    /// fed a byte at a time (the counts must agree).
+    fn lexed(content: &[u8]) -> (u64, u64, u64) {
+        let names = Names::default();
+        let mut whole = Lexer::new(&names);
+        whole.feed(content);
+        whole.finish();
+        let mut bytes = Lexer::new(&names);
+        for b in content {
+            bytes.feed(std::slice::from_ref(b));
+        }
+        bytes.finish();
+        assert_eq!(whole.chars(), bytes.chars(), "{}", String::from_utf8_lossy(content));
+        (whole.string_bytes, whole.numbers, whole.bdc)
+    }
+
+    #[test]
+    fn string_bytes_and_array_numbers_are_counted() {
+        let cases: &[(&str, u64, u64)] = &[
+            ("BT /F1 12 Tf 72 720 Td (Hello) Tj ET", 5, 0),
+            ("(a(b)c) Tj", 5, 0),
+            (r"(a\)b) Tj (c) Tj", 5, 0),
+            (r"(a\\) Tj (b) Tj", 4, 0),
+            (r"(\101\102) Tj", 8, 0),
+            ("(one) ' 1 2 (two) \" ", 6, 0),
+            ("<48656C6C6F> Tj", 5, 0),
+            ("<4 8 6> Tj", 2, 0),
+            ("<> Tj", 0, 0),
+            ("<< /Length 5 /Name (inside) >> BDC", 6, 0),
+            ("<</ActualText <FEFF0041>>> BDC", 4, 0),
+            // Not hex: read whole, as a reader failing on it would.
+            ("<zz 12> Tj", 5, 0),
+            ("[(a) -250 (bc) 3.5 +1 .5] TJ", 3, 4),
+            ("1 0 0 1 50 50 cm [3 2] 0 d 10 20 m", 0, 2),
+            ("[[1] 2] 3", 0, 2),
+            ("[/F1 1] 2", 0, 1),
+            ("] ] [1]", 0, 1),
+            // Comments and inline images are read for strings all the same.
+            ("% a comment (seven)\n(x) Tj", 6, 0),
+            ("[(a) % ]\n -500 (b)] TJ", 2, 1),
+            ("BI /W 1 /H 1 /BPC 8 /CS /G ID (xy) EI", 2, 0),
+            // Unterminated: to the end.
+            ("(unterminated", 12, 0),
+            ("<4142", 4, 0),
+        ];
+        for &(content, strings, numbers) in cases {
+            let (s, n, _) = lexed(content.as_bytes());
+            assert_eq!((s, n), (strings, numbers), "{content}");
+        }
+        assert_eq!(lexed(b"/P <</MCID 0>> BDC (a) Tj EMC /Span /P0 BDC EMC").2, 2);
+    }
+
+    #[test]
+    fn the_character_bound_is_eight_a_code_and_one_a_number() {
+        let names = Names { actual_text: 100, ..Names::default() };
+        let mut lexer = Lexer::new(&names);
+        lexer.feed(b"[(ab) -300 (c)] TJ /Span /P0 BDC");
+        lexer.finish();
+        assert_eq!(lexer.chars(), 3 * CHARS_PER_CODE + 1 + 100);
+    }
+
+    #[test]
+    fn forms_drawn_by_name_are_counted() {
+        let names = two_forms();
+        let cases: &[(&str, &[(usize, u64)])] = &[
+            ("/Fm1 Do /Fm1 Do q /Fm2 Do Q", &[(0, 2), (1, 1)]),
+            ("/Fm1 5 Do", &[]),
+            ("/Fm1 % the form\n Do", &[(0, 1)]),
+            ("/Fm1%\nDo", &[(0, 1)]),
+            ("(/Fm2 Do) Tj", &[(1, 1)]),
+            ("(50%) Tj /Fm2 Do", &[(1, 1)]),
+            ("/Fm#31 Do", &[(0, 1)]),
+            ("/Im1 Do /Fm1Do /Fm1 Dox", &[]),
+            ("/Fm1 Do", &[(0, 1)]),
+        ];
+        for &(content, calls) in cases {
+            let mut lexer = Lexer::new(&names);
+            lexer.feed(content.as_bytes());
+            lexer.finish();
+            assert_eq!(lexer.calls(), calls, "{content}");
+            let mut bytes = Lexer::new(&names);
+            for b in content.as_bytes() {
+                bytes.feed(std::slice::from_ref(b));
+            }
+            bytes.finish();
+            assert_eq!(bytes.calls(), calls, "{content}, a byte at a time");
+        }
+        let long = Names {
+            index: [("F".repeat(300), 0)].into_iter().collect(),
+            targets: vec![ObjectRef::new(5, 0)],
+            long: vec![0],
+            actual_text: 0,
+        };
+        let mut lexer = Lexer::new(&long);
+        lexer.feed(format!("/{} Do /{} Do", "F".repeat(300), "G".repeat(400)).as_bytes());
+        lexer.finish();
+        assert_eq!(lexer.calls(), [(0, 2)]);
+    }
+
+    #[test]
+    fn lexing_is_linear() {
+        for content in [vec![b'('; 4 << 20], vec![b'<'; 4 << 20], b"\\(".repeat(2 << 20), b"/Fm1 ".repeat(1 << 20)] {
+            let names = two_forms();
+            let started = std::time::Instant::now();
+            let mut lexer = Lexer::new(&names);
+            lexer.feed(&content);
+            lexer.finish();
+            assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        }
+    }
+
+    fn bound(pdf: &[u8], page: usize) -> Result<PageBound, PageCap> {
+        let doc = PdfDocument::from_bytes(pdf.to_vec()).unwrap();
+        Budget::new(&doc).page(&doc, page)
+    }
+
+    /// A hundred characters: 800 at most.
+    const FORM: u64 = 100 * CHARS_PER_CODE;
+
+    #[test]
+    fn each_drawing_of_a_form_counts_its_characters() {
+        let form = characters(100);
+        let drawn = |content: &str| PdfSpec::text(&[]).form(&form).drawn_page(content.as_bytes()).build();
+        let three = drawn("q /Fm1 Do Q q 1 0 0 1 0 10 cm /Fm1 Do Q /Fm1 Do /Im1 Do");
+        assert_eq!(bound(&three, 0).unwrap().chars, 3 * FORM);
+        let none = drawn("q 10 0 0 10 0 0 cm /Im1 Do Q");
+        assert_eq!(bound(&none, 0).unwrap(), PageBound { chars: 0, content: 28 });
+        let many = drawn(&"/Fm1 Do\n".repeat(2_000));
+        assert_eq!(bound(&many, 0), Err(PageCap::Characters));
+    }
+
+    #[test]
+    fn forms_within_forms_count_for_each_drawing_up_to_the_depth_limit() {
+        let pdf = PdfSpec::text(&[])
+            .form(&characters(100))
+            .form(b"/Fm1 Do q 1 0 0 1 5 5 cm /Fm1 Do Q")
+            .drawn_page(b"/Fm2 Do /Fm2 Do")
+            .build();
+        assert_eq!(bound(&pdf, 0).unwrap().chars, 4 * FORM);
+        // A form that draws itself: read once a level, ten levels deep.
+        let pdf =
+            PdfSpec::text(&[]).form(b"BT /F1 1 Tf (x) Tj ET 1 0 0 1 1 1 cm /Fm1 Do").drawn_page(b"/Fm1 Do").build();
+        assert_eq!(bound(&pdf, 0).unwrap().chars, MAX_FORM_DEPTH as u64 * CHARS_PER_CODE);
+        // Twice a level: 2 + 4 + … + 1024 drawings.
+        let pdf = PdfSpec::text(&[]).form(b"BT (x) Tj ET /Fm1 Do /Fm1 Do").drawn_page(b"/Fm1 Do /Fm1 Do").build();
+        assert_eq!(bound(&pdf, 0).unwrap().chars, 2_046 * CHARS_PER_CODE);
+    }
+
+    #[test]
+    fn content_drawn_again_and_again_counts_against_the_content_cap() {
+        // One MiB of paths, no text, drawn a hundred times.
+        let pdf =
+            PdfSpec::text(&[]).form(&b"0 0 m 1 1 l S\n".repeat(75_000)).drawn_page(&b"/Fm1 Do ".repeat(100)).build();
+        assert_eq!(bound(&pdf, 0), Err(PageCap::Content));
+        let pdf =
+            PdfSpec::text(&[]).form(&b"0 0 m 1 1 l S\n".repeat(75_000)).drawn_page(&b"/Fm1 Do ".repeat(10)).build();
+        assert_eq!(bound(&pdf, 0).unwrap().content, 10 * 14 * 75_000 + 80);
+    }
+
+    #[test]
+    fn pages_of_text_are_bounded_near_their_characters() {
+        let pdf = PdfSpec::text(&[&["Hello, PDF."], &[]]).drawn_page(&characters(2_000_000)).build();
+        assert_eq!(bound(&pdf, 0).unwrap().chars, 11 * CHARS_PER_CODE);
+        assert_eq!(bound(&pdf, 1).unwrap().chars, 0);
+        assert_eq!(bound(&pdf, 2), Err(PageCap::Characters));
+    }
+}
