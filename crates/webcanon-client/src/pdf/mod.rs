@@ -17,7 +17,7 @@
 //! | the reader panics | [`PdfError::ReaderFailed`] (the panic is caught) |
 //! | pages without any text (scanned) | empty content, [`ConvertedPdf::no_text_layer`] |
 //!
-//! Memory: a page is read only once [`budget`] has bounded what it can
+//! Memory: a page is read only once its budget has bounded what it can
 //! cost (its characters and decoded content, counted without decoding it
 //! into memory), and the document is opened again, which empties the
 //! reader's caches, once the pages read have handed it
