@@ -313,6 +313,26 @@ fn a_pdf_whose_every_page_is_left_out_is_a_result_not_a_scan() {
 }
 
 #[test]
+fn a_large_lzw_compressed_page_is_read_not_left_out() {
+    // Tens of kilobytes of LZW: its largest expansion alone would pass the
+    // content cap, so the page is measured by decoding it.
+    let words: Vec<String> =
+        (0..4_000u32).map(|i| format!("w{:x}q{}", i.wrapping_mul(2_654_435_761), i % 97)).collect();
+    let mut content = String::from("BT /F1 1 Tf 1.5 TL 72 720 Td\n");
+    for line in words.chunks(10) {
+        content.push_str(&format!("({}) Tj T*\n", line.join(" ")));
+    }
+    content.push_str("ET");
+    let pdf = PdfSpec::text(&[]).lzw_page(content.as_bytes()).build();
+    assert!(pdf.len() > 20_000, "{}", pdf.len());
+    let converted = pdf_to_markdown(&pdf, &PdfLimits::default()).unwrap();
+    assert_eq!(converted.info.pages_skipped, Vec::<usize>::new());
+    for word in [&words[0], &words[1_999], &words[3_999]] {
+        assert!(converted.markdown.contains(word.as_str()), "{word} in {}", &converted.markdown[..200]);
+    }
+}
+
+#[test]
 fn a_page_just_within_the_caps_is_read() {
     // Each code can make eight characters: 124,000 codes are within the
     // cap, 126,000 are not.

@@ -60,6 +60,15 @@ impl PdfSpec {
         self
     }
 
+    /// One more page whose content stream is `content`, compressed with
+    /// LZWDecode (the code size switched one code early, `/EarlyChange`
+    /// 1, as PDF has it by default), with the resources of
+    /// [`PdfSpec::drawn_page`].
+    pub fn lzw_page(mut self, content: &[u8]) -> PdfSpec {
+        self.pages.push(Page::Lzw(content.to_vec()));
+        self
+    }
+
     /// A form XObject, `/Fm1` for the first, whose content stream is
     /// `content`, compressed, with the resources of a page (so forms can
     /// draw forms, themselves included); every page has it.
@@ -131,6 +140,10 @@ impl PdfSpec {
             objects.push(match page {
                 Page::Lines(lines) => stream("", &self.content(lines)),
                 Page::Drawn(content) => compressed_stream("", content),
+                Page::Lzw(content) => {
+                    let mut encoder = weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
+                    stream("/Filter /LZWDecode", &encoder.encode(content).unwrap())
+                }
             });
         }
         let count = self.claimed_pages.unwrap_or(self.pages.len() as u64);
@@ -189,6 +202,8 @@ enum Page {
     Lines(Vec<String>),
     /// A content stream of its own.
     Drawn(Vec<u8>),
+    /// A content stream of its own, LZW-compressed.
+    Lzw(Vec<u8>),
 }
 
 /// Content that shows `count` characters (`x`) in Helvetica at 1 pt, a

@@ -27,8 +27,9 @@
 //!   loadable) counts nothing.
 //!
 //! Streams are decrypted with the reader's own handler where the document
-//! is encrypted. A FlateDecode stream (or one without a filter) is never
-//! held decoded; any other filter, a predictor or a corrupt stream is
+//! is encrypted. A FlateDecode or LZWDecode stream (or one without a
+//! filter) is never held decoded; any other filter, a predictor or a
+//! corrupt stream is
 //! decoded by the reader's decoder, but only once an upper bound on its
 //! decoded size from the filters' largest expansion is within what is left
 //! of [`MAX_PAGE_CONTENT`].
@@ -483,6 +484,22 @@ impl Budget {
                 Inflated::Corrupt => *lexer = before,
             }
         }
+        if let [only] = filters.as_slice()
+            && canonical_filter(only) == Some("LZWDecode")
+            && !has_predictor(dict)
+        {
+            // The reader's two decoders in its order: the code size
+            // switched when the table is full, then one code early (the
+            // `/EarlyChange` of most PDFs).
+            for early in [false, true] {
+                let before = lexer.clone();
+                match unlzw(plain, early, lexer) {
+                    Inflated::Done => return Ok(true),
+                    Inflated::Over(cap) => return Err(cap),
+                    Inflated::Corrupt => *lexer = before,
+                }
+            }
+        }
         let left = MAX_PAGE_CONTENT.saturating_sub(lexer.size);
         if decoded_bound(&filters, plain.len() as u64) > left {
             return Err(PageCap::Content);
@@ -612,6 +629,36 @@ fn inflate(data: &[u8], lexer: &mut Lexer) -> Inflated {
             // The reader keeps what a stream that stops short decoded to;
             // with nothing decoded it tries other ways.
             Err(e) if any && is_truncation(&e) => return Inflated::Done,
+            Err(_) => return Inflated::Corrupt,
+        }
+    }
+}
+
+/// Decodes the LZW stream `data` as the reader does (most significant bit
+/// first, 8-bit symbols; the code size switched one code `early` or not)
+/// into `lexer` a [`CHUNK`] at a time, keeping none of it.
+fn unlzw(data: &[u8], early: bool, lexer: &mut Lexer) -> Inflated {
+    use weezl::{BitOrder, LzwStatus, decode::Decoder};
+    let mut decoder =
+        if early { Decoder::with_tiff_size_switch(BitOrder::Msb, 8) } else { Decoder::new(BitOrder::Msb, 8) };
+    let mut buffer = vec![0; CHUNK];
+    let mut input = data;
+    loop {
+        let result = decoder.decode_bytes(input, &mut buffer);
+        input = &input[result.consumed_in..];
+        if result.consumed_out > 0 {
+            lexer.feed(&buffer[..result.consumed_out]);
+            if let Some(cap) = lexer.over() {
+                return Inflated::Over(cap);
+            }
+        }
+        match result.status {
+            Ok(LzwStatus::Done) => return Inflated::Done,
+            // The input used up without an end marker: as far as it goes.
+            Ok(_) if input.is_empty() && result.consumed_out < buffer.len() => return Inflated::Done,
+            Ok(LzwStatus::NoProgress) => return Inflated::Corrupt,
+            Ok(LzwStatus::Ok) if result.consumed_in == 0 && result.consumed_out == 0 => return Inflated::Corrupt,
+            Ok(LzwStatus::Ok) => {}
             Err(_) => return Inflated::Corrupt,
         }
     }
@@ -757,6 +804,29 @@ mod tests {
 
     /// A hundred characters: 800 at most.
     const FORM: u64 = 100 * CHARS_PER_CODE;
+
+    #[test]
+    fn an_lzw_page_is_measured_by_decoding_it_piece_by_piece() {
+        // Words that do not repeat much: well over the 16 KiB of LZW that
+        // the bound from its largest expansion would let through.
+        let mut content = b"BT /F1 10 Tf 72 720 Td\n".to_vec();
+        let mut seed = 7u64;
+        for _ in 0..4_000 {
+            let word: String = (0..12)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    char::from(b'a' + (seed >> 59) as u8 % 26)
+                })
+                .collect();
+            content.extend_from_slice(format!("({word}) Tj\n").as_bytes());
+        }
+        content.extend_from_slice(b"ET");
+        let pdf = PdfSpec::text(&[]).lzw_page(&content).build();
+        assert!(pdf.len() > 40_000, "{}", pdf.len());
+        let page = bound(&pdf, 0).unwrap();
+        assert_eq!(page.content, content.len() as u64);
+        assert_eq!(page.chars, 4_000 * 12 * CHARS_PER_CODE);
+    }
 
     #[test]
     fn each_drawing_of_a_form_counts_its_characters() {
