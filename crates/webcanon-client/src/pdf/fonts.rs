@@ -15,6 +15,8 @@ use super::layout::{Glyph, SPACE};
 
 /// The most fonts numbered one by one; the rest share [`OTHER_FONTS`].
 pub(super) const MAX_FONTS: usize = 4_096;
+/// The longest font name kept whole (in bytes).
+const MAX_NAME: usize = 256;
 /// The most (font, character) advances remembered.
 pub(super) const MAX_ADVANCES: usize = 65_536;
 /// The number of every font past [`MAX_FONTS`] (never monospaced, never
@@ -32,6 +34,13 @@ pub(super) struct Fonts {
 impl Fonts {
     /// The number of the font named `name`.
     pub(super) fn number(&mut self, name: &str) -> u16 {
+        // A name is kept to its first [`MAX_NAME`] bytes (a PDF name has at
+        // most 127): what the table holds stays small whatever a file says.
+        let mut end = MAX_NAME.min(name.len());
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        let name = &name[..end];
         if let Some(&n) = self.numbers.get(name) {
             return n;
         }
@@ -120,5 +129,14 @@ mod tests {
         }
         assert_eq!(fonts.number("one more"), OTHER_FONTS);
         assert_eq!(fonts.number("F7"), 7);
+    }
+
+    #[test]
+    fn long_names_are_kept_to_their_first_bytes() {
+        let mut fonts = Fonts::default();
+        let long = "é".repeat(1_000);
+        let n = fonts.number(&long);
+        assert_eq!(fonts.number(&"é".repeat(500)), n);
+        assert!(fonts.numbers.keys().all(|k| k.len() <= MAX_NAME));
     }
 }
