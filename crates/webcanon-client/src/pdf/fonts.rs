@@ -7,9 +7,8 @@
 //! characters than [`MAX_FONTS`] and [`MAX_ADVANCES`] shares one number
 //! for the rest of its fonts and learns no more advances.
 
-use std::collections::HashMap;
-
 use pdf_oxide::layout::TextChar;
+use rustc_hash::FxHashMap;
 
 use super::layout::{Glyph, SPACE};
 
@@ -26,9 +25,9 @@ const OTHER_FONTS: u16 = u16::MAX;
 /// Font numbers and advances learned so far in one document.
 #[derive(Debug, Default)]
 pub(super) struct Fonts {
-    numbers: HashMap<String, u16>,
+    numbers: FxHashMap<String, u16>,
     /// Advance per unit of font size, by font number and character.
-    advances: HashMap<(u16, char), f32>,
+    advances: FxHashMap<(u16, char), f32>,
 }
 
 impl Fonts {
