@@ -217,12 +217,12 @@ fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
 pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
     let by_frame = |a: &Glyph, b: &Glyph| a.quarter.cmp(&b.quarter).then(a.v.total_cmp(&b.v)).then(a.u.total_cmp(&b.u));
     glyphs.sort_by(by_frame);
-    fill_unknown_ends(&mut glyphs);
-    // Spaces have told where words end; the gaps tell from here on.
-    glyphs.retain(|g| g.ch != SPACE);
     if turn_reversed_directions(&mut glyphs) {
         glyphs.sort_by(by_frame);
     }
+    fill_unknown_ends(&mut glyphs);
+    // Spaces have told where words end; the gaps tell from here on.
+    glyphs.retain(|g| g.ch != SPACE);
     let monospaced = monospaced_fonts(&glyphs);
     // The main direction first: the one most glyphs are set in.
     let mut counts = [0usize; 4];
@@ -255,25 +255,62 @@ pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
 /// on pages whose drawing flips an axis (text turned a quarter in a
 /// browser's print). Stops are no evidence (`.tex`, `.NET` begin with
 /// one), and upright text is left as it is: a mistake there would turn a
-/// page. `glyphs` are sorted by direction, baseline, then along the line;
-/// whether any were turned (and need sorting again).
+/// page. A word ends at a [`SPACE`] glyph or at a gap wider than
+/// [`WORD_GAP`] after a glyph whose end is known. `glyphs` are sorted by
+/// direction, baseline, then along the line, spaces among them; whether
+/// any were turned (and need sorting again).
 fn turn_reversed_directions(glyphs: &mut [Glyph]) -> bool {
-    let mut turned = false;
-    for quarter in [1u8, 3] {
-        let start = glyphs.partition_point(|g| g.quarter < quarter);
-        let end = glyphs.partition_point(|g| g.quarter <= quarter);
-        let (mut forward, mut backward) = (0usize, 0usize);
-        for run in glyphs[start..end].windows(3) {
-            let [a, b, c] = run else { continue };
-            let on_one_line = |x: &Glyph, y: &Glyph| (y.v - x.v).abs() <= SAME_BASELINE * x.size && y.u >= x.u;
-            if !on_one_line(a, b) || !on_one_line(b, c) {
-                continue;
+    // Both directions judged first: turning one moves it into the other.
+    let backwards: Vec<std::ops::Range<usize>> = [1u8, 3]
+        .into_iter()
+        .map(|quarter| {
+            glyphs.partition_point(|g| g.quarter < quarter)..glyphs.partition_point(|g| g.quarter <= quarter)
+        })
+        .filter(|range| reads_backwards(&glyphs[range.clone()]))
+        .collect();
+    for range in &backwards {
+        for g in &mut glyphs[range.clone()] {
+            // The glyph starts at its origin, which the wrong frame put
+            // at `-u`, and keeps its advance.
+            let advance = g.end - g.u;
+            g.u = -g.u;
+            g.end = g.u + advance;
+            g.v = -g.v;
+            g.quarter = (g.quarter + 2) % 4;
+        }
+    }
+    !backwards.is_empty()
+}
+
+/// Whether the lines of `glyphs` (one direction, sorted by baseline then
+/// along the line, spaces among them) read backwards (see
+/// [`turn_reversed_directions`]).
+fn reads_backwards(glyphs: &[Glyph]) -> bool {
+    let (mut forward, mut backward) = (0usize, 0usize);
+    // The last two glyphs that are not spaces, each with whether a word
+    // boundary comes after it.
+    let mut last: [Option<(&Glyph, bool)>; 2] = [None, None];
+    for g in glyphs {
+        if g.ch == SPACE {
+            if let Some((_, boundary)) = &mut last[1] {
+                *boundary = true;
             }
-            let room = |x: &Glyph, y: &Glyph| y.u - if x.end.is_nan() { x.u + 0.5 * x.size } else { x.end };
-            let gap = WORD_GAP * b.size;
-            // `b` ends the word `a` is in, or begins the one `c` is in.
-            let ends_word = a.ch.is_alphanumeric() && room(a, b) <= gap && room(b, c) > gap;
-            let begins_word = c.ch.is_alphanumeric() && room(b, c) <= gap && room(a, b) > gap;
+            continue;
+        }
+        // A new line forgets the last one.
+        if last[1].is_some_and(|(p, _)| (g.v - p.v).abs() > SAME_BASELINE * p.size) {
+            last = [None, None];
+        }
+        if let Some((p, boundary)) = &mut last[1]
+            && p.end.is_finite()
+            && g.u - p.end > WORD_GAP * p.size
+        {
+            *boundary = true;
+        }
+        if let [Some((a, a_ends)), Some((b, b_ends))] = last {
+            // `b` ends the word `a` is in, or begins the one `g` is in.
+            let ends_word = a.ch.is_alphanumeric() && !a_ends && b_ends;
+            let begins_word = g.ch.is_alphanumeric() && a_ends && !b_ends;
             match b.ch {
                 ',' | ';' | ':' | ')' if ends_word => forward += 1,
                 ',' | ';' | ':' | ')' if begins_word => backward += 1,
@@ -282,19 +319,9 @@ fn turn_reversed_directions(glyphs: &mut [Glyph]) -> bool {
                 _ => {}
             }
         }
-        if backward >= REVERSED_MIN_EVIDENCE && backward > 2 * forward {
-            for g in &mut glyphs[start..end] {
-                let (u, end) = (g.u, g.end);
-                // The glyph spans [-end, -u] in the turned frame.
-                g.u = if end.is_nan() { -u } else { -end };
-                g.end = if end.is_nan() { f32::NAN } else { -u };
-                g.v = -g.v;
-                g.quarter = (g.quarter + 2) % 4;
-            }
-            turned = true;
-        }
+        last = [last[1], Some((g, false))];
     }
-    turned
+    backward >= REVERSED_MIN_EVIDENCE && backward > 2 * forward
 }
 
 /// Where a line (its glyphs sorted along it) is cut into pieces: at each
@@ -883,11 +910,26 @@ mod tests {
         let mut out = Vec::new();
         for ch in text.chars() {
             let width = if ch == ' ' { 3.0 } else { 5.0 };
-            let (u, v, quarter) = if backwards { (-at - width, -v, 3) } else { (at, v, 1) };
+            let (u, v, quarter) = if backwards { (-at, -v, 3) } else { (at, v, 1) };
             out.push(Glyph { ch, u, end: f32::NAN, v, size: 10.0, quarter, font: 0 });
             at += width;
         }
         out
+    }
+
+    #[test]
+    fn a_backwards_turned_line_keeps_each_glyphs_advance() {
+        // Advances known (from the font's upright glyphs), 4 to 6 wide by
+        // letter, in the frame of the opposite quarter: each glyph starts
+        // at its origin once turned, not a glyph's width before it.
+        let mut at = 0.0;
+        let mut glyphs = Vec::new();
+        for ch in "alpha, beta, gamma, delta; epsilon".chars() {
+            let width = if ch == ' ' { 3.0 } else { 4.0 + (u32::from(ch) % 3) as f32 };
+            glyphs.push(Glyph { ch, u: -at, end: -at + width, v: 0.0, size: 10.0, quarter: 3, font: 0 });
+            at += width;
+        }
+        assert_eq!(page_text(glyphs), "alpha, beta, gamma, delta; epsilon");
     }
 
     #[test]
