@@ -20,7 +20,7 @@ const MAX_NAME: usize = 256;
 pub(super) const MAX_ADVANCES: usize = 65_536;
 /// The number of every font past [`MAX_FONTS`] (never monospaced, never
 /// learned from: it stands for many fonts).
-const OTHER_FONTS: u16 = u16::MAX;
+pub(super) const OTHER_FONTS: u16 = u16::MAX;
 
 /// Font numbers and advances learned so far in one document.
 #[derive(Debug, Default)]

@@ -33,6 +33,8 @@
 
 use pdf_oxide::layout::TextChar;
 
+use super::fonts::OTHER_FONTS;
+
 /// The most blocks a page may have for the order by cuts (quadratic in
 /// the blocks at worst); past it, blocks go top to bottom, left to right.
 pub(super) const MAX_ORDERED_BLOCKS: usize = 2_000;
@@ -363,7 +365,9 @@ fn monospaced_fonts(glyphs: &[Glyph]) -> Vec<Option<f32>> {
     let mut letters: Vec<bool> = Vec::new();
     for g in glyphs {
         let width = (g.end - g.u) / g.size;
-        if !width.is_finite() || width <= 0.0 {
+        // The number shared by the fonts past the table's cap stands for
+        // many: never one monospaced font.
+        if !width.is_finite() || width <= 0.0 || g.font == OTHER_FONTS {
             continue;
         }
         let id = usize::from(g.font);
@@ -868,6 +872,23 @@ mod tests {
         let text = page_text(glyphs);
         let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
         assert_eq!(lines, ["tcpmux 1/tcp # multiplexer", "echo 7/tcp", "discard 9/tcp sink null"], "{text}");
+    }
+
+    #[test]
+    fn the_number_shared_by_fonts_past_the_cap_is_never_monospaced() {
+        // As `a_listing_aligned_with_spaces_is_read_line_by_line`, but in
+        // the fonts that share one number: their gaps are columns.
+        let rows = ["alpha       one", "beta        two", "gamma       six"];
+        let glyphs: Vec<Glyph> = rows
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| typed(r, 0.0, 100.0 + 12.0 * i as f32))
+            .map(|g| Glyph { font: OTHER_FONTS, ..g })
+            .collect();
+        assert_eq!(
+            page_text(glyphs).split_whitespace().collect::<Vec<_>>(),
+            ["alpha", "beta", "gamma", "one", "two", "six"]
+        );
     }
 
     #[test]
