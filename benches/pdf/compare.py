@@ -134,6 +134,18 @@ TURNED = ["MPL-2.0"]
 LISTINGS = ["/etc/services", "/etc/protocols"]
 
 
+def print_to_pdf(page, pdf):
+    """The HTML `page` (after its doctype) printed to `pdf` by headless
+    Chromium, its HTML kept beside it."""
+    source = pdf.with_suffix(".html")
+    source.write_text(f"<!doctype html><meta charset=utf-8>{page}")
+    subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+         f"--print-to-pdf={pdf}", source.as_uri()],
+        check=True, capture_output=True,
+    )
+
+
 def truth_set():
     folder = WORK / "truth"
     folder.mkdir(parents=True, exist_ok=True)
@@ -150,15 +162,7 @@ def truth_set():
             pdf = folder / f"{key}.pdf"
             if pdf.exists():
                 continue
-            page = folder / f"{key}.html"
-            page.write_text(
-                f"<!doctype html><meta charset=utf-8><title>{name}</title><style>{style}</style><body>{body}</body>"
-            )
-            subprocess.run(
-                ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
-                 f"--print-to-pdf={pdf}", page.as_uri()],
-                check=True, capture_output=True,
-            )
+            print_to_pdf(f"<title>{name}</title><style>{style}</style><body>{body}</body>", pdf)
     # Listings: files whose columns are aligned with tabs, printed in a
     # monospaced font; each line is one record, read across.
     for path in LISTINGS:
@@ -168,15 +172,9 @@ def truth_set():
         pdf = folder / f"{key}.pdf"
         if pdf.exists():
             continue
-        page = folder / f"{key}.html"
-        page.write_text(
-            f"<!doctype html><meta charset=utf-8><title>{path}</title>"
-            f"<style>pre{{font-size:8pt;white-space:pre-wrap}}</style><pre>{html.escape(text)}</pre>"
-        )
-        subprocess.run(
-            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
-             f"--print-to-pdf={pdf}", page.as_uri()],
-            check=True, capture_output=True,
+        print_to_pdf(
+            f"<title>{path}</title><style>pre{{font-size:8pt;white-space:pre-wrap}}</style><pre>{html.escape(text)}</pre>",
+            pdf,
         )
     return folder, truth
 

@@ -268,15 +268,10 @@ fn mcp_sessions_are_capped_and_freed_when_closed() {
     assert_eq!(reopened, 1, "a closed session's place is free again");
 }
 
-/// A process's resident memory in KiB (`VmRSS`, or `VmHWM` for its peak).
+/// A process's resident memory in KiB (`VmRSS`, or `VmHWM` for its peak);
+/// 0 once it is gone.
 fn memory_kib(pid: u32, key: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix(key).and_then(|v| v.trim_start_matches(':').trim().split(' ').next()?.parse().ok())
-        })
-        .unwrap_or(0)
+    webcanon_test::memory::status_kib(&pid.to_string(), key).unwrap_or(0)
 }
 
 /// The README's memory ceiling of `serve`, held whatever clients and sites

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 use webcanon_client::markdown::{HtmlLimits, Method, OverLimit, decode_entities, html_to_markdown};
+use webcanon_test::memory::peak_kib;
 
 const MIB: usize = 1 << 20;
 
@@ -113,12 +114,6 @@ fn memory_child() {
     let converted = html_to_markdown(&html, &base(), &HtmlLimits::default());
     std::hint::black_box(&converted);
     println!("PEAK {} {} {}", before, peak_kib(), html.len());
-}
-
-fn peak_kib() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
 /// One document's processing stays within a small multiple of its size

@@ -13,6 +13,7 @@ use webcanon_client::markdown::{ContentFormat, ContentShape};
 use webcanon_client::pdf::{MAX_PAGE_CHARS, PageCap, PdfCut, PdfError, PdfLimits, convert, pdf_to_markdown};
 use webcanon_client::ssrf::SsrfPolicy;
 use webcanon_client::{CacheSetting, Client, FetchOptions};
+use webcanon_test::memory::peak_kib;
 use webcanon_test::pdf::{PdfSpec, characters};
 use webcanon_test::{Route, TestServer};
 
@@ -387,12 +388,6 @@ fn memory_child() {
     let converted = pdf_to_markdown(&pdf, &PdfLimits { time_limit: Duration::from_secs(600), ..PdfLimits::default() });
     std::hint::black_box(&converted);
     println!("PEAK {before} {} {}", peak_kib(), pdf.len());
-}
-
-fn peak_kib() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
 /// A conversion's peak grows by at most 320 MiB plus twice the file for a

@@ -1,8 +1,9 @@
 //! Test support: a real HTTP server on loopback whose answers are scripted
 //! per path and which logs every request it receives, a forward HTTP proxy
 //! ([`TestProxy`]) logging what passes through it, a real `redis-server`
-//! ([`RedisServer`]) for the fleet store's tests, and small PDFs written
-//! byte by byte ([`pdf::PdfSpec`]).
+//! ([`RedisServer`]) for the fleet store's tests, small PDFs written
+//! byte by byte ([`pdf::PdfSpec`]) and a process's memory figures
+//! ([`memory`]).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -14,6 +15,7 @@
 //! ```
 
 mod chromium;
+pub mod memory;
 pub mod pdf;
 mod proxy;
 mod redis_server;
