@@ -17,7 +17,10 @@ Sets:
   truth       the Debian licence texts (/usr/share/common-licenses) set as
               HTML paragraphs and printed to PDF by headless Chromium, in
               one column and (four of them) in two: the ground truth is the
-              text itself. Every system is scored.
+              text itself. Also two tab-aligned listings (/etc/services,
+              /etc/protocols) and a numbered listing of code (the first
+              lines of Python's textwrap module, line numbers in a gutter of
+              their own). Every system is scored.
 
 Score: word 4-shingle F1 per document (multiset), averaged over documents;
 whitespace and page markers do not count; in CJK text each character is a
@@ -37,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import unicodedata
 from collections import Counter
@@ -132,6 +136,8 @@ TWO_COLUMNS = ["Apache-2.0", "GPL-3", "LGPL-2.1", "MPL-2.0"]
 TURNED = ["MPL-2.0"]
 # Tables of a Debian system set in columns with tabs (netbase).
 LISTINGS = ["/etc/services", "/etc/protocols"]
+# The lines of Python's textwrap module printed as a numbered listing.
+NUMBERED_LINES = 150
 
 
 def print_to_pdf(page, pdf):
@@ -176,6 +182,20 @@ def truth_set():
             f"<title>{path}</title><style>pre{{font-size:8pt;white-space:pre-wrap}}</style><pre>{html.escape(text)}</pre>",
             pdf,
         )
+    # A numbered listing: code with its line numbers in a gutter of their
+    # own (smaller, in another font, as editors and code documentation
+    # set them), each number on its code's baseline.
+    key = "listing-numbered"
+    lines = Path(textwrap.__file__).read_text().splitlines()[:NUMBERED_LINES]
+    truth[key] = "\n".join(f"{n} {line}" for n, line in enumerate(lines, 1))
+    pdf = folder / f"{key}.pdf"
+    if not pdf.exists():
+        rows = "".join(f"<div><span>{n}</span>{html.escape(line)}</div>\n" for n, line in enumerate(lines, 1))
+        style = (
+            "div{font:9pt monospace;white-space:pre}"
+            "span{display:inline-block;width:3em;padding-right:2em;text-align:right;font:7pt sans-serif}"
+        )
+        print_to_pdf(f"<title>textwrap.py</title><style>{style}</style>{rows}", pdf)
     return folder, truth
 
 

@@ -1,4 +1,4 @@
-//! PDFs: the conversion's defined outcomes (text, metadata, pages cut,
+//! PDFs: the conversion's defined outcomes (text, code, metadata, pages cut,
 //! time cut, encrypted, truncated, no pages, no text layer, a page tree
 //! that lies, pages left out for their cost), PDFs fetched from a loopback
 //! server through the same policy path as pages (robots.txt, redirects,
@@ -53,6 +53,19 @@ fn text_title_author_and_pages_come_out() {
     assert!(md.starts_with("Quarterly report on the state"), "{md}");
     assert!(md.contains("seen by the crawler, with a word that is hyphenated across two lines."), "{md}");
     assert!(md.contains("\n\n--- page 2 ---\n\nThe second page has its own text and a \\*star\\*."), "{md}");
+}
+
+#[test]
+fn code_set_in_a_monospaced_font_is_fenced_line_for_line() {
+    let code =
+        ["fn main() {", "    let answer = 42;", "    if answer > 0 {", "        println!(\"{answer}\");", "    }", "}"];
+    let pdf = PdfSpec::text(&[&["Build it with the program below."]]).code_page(&code).build();
+    let md = pdf_to_markdown(&pdf, &PdfLimits::default()).unwrap().markdown;
+    let listing = code.join("\n");
+    assert_eq!(md, format!("Build it with the program below.\n\n--- page 2 ---\n\n```\n{listing}\n```"));
+    // As text: the same lines, no fence.
+    let text = ContentShape { format: ContentFormat::Text, ..ContentShape::default() }.apply(&md);
+    assert_eq!(text, format!("Build it with the program below.\n\n--- page 2 ---\n\n{listing}"));
 }
 
 #[test]

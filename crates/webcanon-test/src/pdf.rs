@@ -1,5 +1,5 @@
 //! Small PDFs written byte by byte for tests: text pages in a standard
-//! font, an information dictionary, and the hostile kinds (encrypted,
+//! font (and code in a monospaced one), an information dictionary, and the hostile kinds (encrypted,
 //! image only, no pages, a page tree that claims more pages than it has,
 //! pages and forms with content streams of their own, compressed, such as
 //! a few kilobytes that draw millions of characters).
@@ -49,6 +49,13 @@ impl PdfSpec {
     /// One more page of text lines.
     pub fn lines_page(mut self, lines: &[&str]) -> PdfSpec {
         self.pages.push(Page::Lines(lines.iter().map(|l| l.to_string()).collect()));
+        self
+    }
+
+    /// One more page of lines set in Courier 10 pt (monospaced: code, a
+    /// listing), their leading spaces kept.
+    pub fn code_page(mut self, lines: &[&str]) -> PdfSpec {
+        self.pages.push(Page::Code(lines.iter().map(|l| l.to_string()).collect()));
         self
     }
 
@@ -133,12 +140,13 @@ impl PdfSpec {
             write!(kids, "{page_id} 0 R ").unwrap();
             objects.push(
                 format!(
-                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> /XObject << {xobjects} >> >> /Contents {content_id} 0 R >>"
+                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 {COURIER} >> /XObject << {xobjects} >> >> /Contents {content_id} 0 R >>"
                 )
                 .into_bytes(),
             );
             objects.push(match page {
                 Page::Lines(lines) => stream("", &self.content(lines)),
+                Page::Code(lines) => stream("", &shown("/F2 10 Tf 12 TL", lines)),
                 Page::Drawn(content) => compressed_stream("", content),
                 Page::Lzw(content) => {
                     let mut encoder = weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
@@ -170,13 +178,7 @@ impl PdfSpec {
         if self.image_only {
             return b"q 400 0 0 500 100 150 cm /Im1 Do Q".to_vec();
         }
-        let mut content = String::from("BT /F1 12 Tf 14 TL 72 720 Td\n");
-        for line in lines {
-            content.push_str(&literal(line));
-            content.push_str(" Tj T*\n");
-        }
-        content.push_str("ET");
-        content.into_bytes()
+        shown("/F1 12 Tf 14 TL", lines)
     }
 
     fn info(&self) -> Option<String> {
@@ -195,11 +197,28 @@ impl PdfSpec {
     }
 }
 
+/// The font `/F2` of every page: Courier, one of the standard fonts.
+const COURIER: &str = "<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>";
+
+/// Content that shows `lines` one under the other from the top left, in
+/// the font, size and leading `setting` gives (`/F1 12 Tf 14 TL`).
+fn shown(setting: &str, lines: &[String]) -> Vec<u8> {
+    let mut content = format!("BT {setting} 72 720 Td\n");
+    for line in lines {
+        content.push_str(&literal(line));
+        content.push_str(" Tj T*\n");
+    }
+    content.push_str("ET");
+    content.into_bytes()
+}
+
 /// What a page holds.
 #[derive(Debug, Clone)]
 enum Page {
     /// Lines of text.
     Lines(Vec<String>),
+    /// Lines of code, in Courier.
+    Code(Vec<String>),
     /// A content stream of its own.
     Drawn(Vec<u8>),
     /// A content stream of its own, LZW-compressed.

@@ -14,8 +14,8 @@ use pdf_oxide::object::Object;
 
 use super::budget::Budget;
 use super::fonts::Fonts;
-use super::layout;
 use super::{PdfCut, PdfError, PdfInfo, PdfLimits, Progress, SkippedPage, lock};
+use super::{layout, text};
 
 /// The decoded content the pages read may hand one opening of the document
 /// (64 MiB, a page's cap) before it is opened again from its bytes. The
@@ -97,7 +97,7 @@ fn read_opening_again(
                 // The reader's records are several times a glyph's size: gone
                 // before the layout's work begins.
                 drop(chars);
-                layout::page_text(glyphs)
+                text::page_markdown(&layout::page_paragraphs(glyphs))
             }
             Err(e) => {
                 first_failure.get_or_insert_with(|| e.to_string());

@@ -1,6 +1,9 @@
 //! From the layout's paragraphs to Markdown: the lines of each paragraph
-//! joined, words hyphenated at a line end put back together where that is
-//! safe, page breaks marked, Markdown syntax in the text escaped.
+//! of prose joined, words hyphenated at a line end put back together where
+//! that is safe, Markdown syntax in the text escaped; code fenced as it
+//! was set; page breaks marked.
+
+use super::layout::Paragraph;
 
 /// The line that marks where page `number` (counted from 1) begins: every
 /// page after the first starts with one, in Markdown and text alike.
@@ -12,9 +15,9 @@ pub fn page_marker(number: usize) -> String {
     format!("--- page {number} ---")
 }
 
-/// The document: each page's paragraphs, a marker before every page after
-/// the first. The title is not repeated (it is in the metadata, and most
-/// PDFs print it on their first page).
+/// The document: each page's Markdown ([`page_markdown`]), a marker
+/// before every page after the first. The title is not repeated (it is in
+/// the metadata, and most PDFs print it on their first page).
 pub(super) fn assemble(pages: &[String]) -> String {
     let mut out = String::new();
     for (index, page) in pages.iter().enumerate() {
@@ -22,8 +25,8 @@ pub(super) fn assemble(pages: &[String]) -> String {
             out.push_str(&page_marker(index + 1));
             out.push_str("\n\n");
         }
-        for paragraph in paragraphs(page) {
-            out.push_str(&escape(&paragraph));
+        if !page.is_empty() {
+            out.push_str(page);
             out.push_str("\n\n");
         }
     }
@@ -31,21 +34,70 @@ pub(super) fn assemble(pages: &[String]) -> String {
     out
 }
 
-/// The paragraphs of one page, as the layout set them apart (blank lines
-/// between paragraphs, one line per line), each joined into one line.
-fn paragraphs(page: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for block in page.split("\n\n") {
-        let mut paragraph = String::new();
-        for line in block.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            if paragraph.is_empty() {
-                paragraph.push_str(line);
-            } else {
-                join(&mut paragraph, line);
+/// One page's paragraphs as Markdown, a blank line after each: prose
+/// joined into one line and escaped, code fenced line for line.
+pub(super) fn page_markdown(paragraphs: &[Paragraph]) -> String {
+    let mut out = String::new();
+    for paragraph in paragraphs {
+        match paragraph {
+            Paragraph::Prose(lines) => {
+                let joined = prose(lines);
+                if joined.is_empty() {
+                    continue;
+                }
+                out.push_str(&escape(&joined));
             }
+            Paragraph::Code(lines) => match fence(lines) {
+                Some(fence) => {
+                    out.push_str(fence);
+                    for line in lines {
+                        out.push('\n');
+                        out.push_str(line);
+                    }
+                    out.push('\n');
+                    out.push_str(fence);
+                }
+                None => out.push_str(&escape(&prose(lines))),
+            },
         }
-        if !paragraph.is_empty() {
-            out.push(paragraph);
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// The fence for a block of code: backticks, or tildes where a line of it
+/// begins with three backticks; `None` where lines begin with both (the
+/// block is then read as prose, nothing lost).
+fn fence(lines: &[String]) -> Option<&'static str> {
+    let begins = |fence: &str| lines.iter().any(|l| l.trim_start().starts_with(fence));
+    ["```", "~~~"].into_iter().find(|f| !begins(f))
+}
+
+/// The lines of a paragraph joined into one, runs of spaces (the padding
+/// of monospaced text) made one.
+fn prose(lines: &[String]) -> String {
+    let mut paragraph = String::new();
+    for line in lines {
+        let line = collapse_spaces(line.trim());
+        if line.is_empty() {
+            continue;
+        }
+        if paragraph.is_empty() {
+            paragraph = line;
+        } else {
+            join(&mut paragraph, &line);
+        }
+    }
+    paragraph
+}
+
+/// `line` with each run of spaces made one.
+fn collapse_spaces(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    for c in line.chars() {
+        if !(c == ' ' && out.ends_with(' ')) {
+            out.push(c);
         }
     }
     out
@@ -108,13 +160,34 @@ fn escape(paragraph: &str) -> String {
 mod tests {
     use super::*;
 
+    fn prose_paragraph(lines: &[&str]) -> Paragraph {
+        Paragraph::Prose(lines.iter().map(|l| l.to_string()).collect())
+    }
+
+    fn code_paragraph(lines: &[&str]) -> Paragraph {
+        Paragraph::Code(lines.iter().map(|l| l.to_string()).collect())
+    }
+
     #[test]
-    fn lines_of_a_paragraph_are_joined_and_blank_lines_part_paragraphs() {
-        let page = "The first line of a paragraph that goes on\nand stops here.\n\nA new paragraph.";
+    fn lines_of_prose_are_joined_and_paragraphs_part_by_a_blank_line() {
+        let page = [
+            prose_paragraph(&["The first line of a paragraph that goes on", "and   stops here."]),
+            prose_paragraph(&["A new paragraph."]),
+            prose_paragraph(&[" "]),
+        ];
         assert_eq!(
-            paragraphs(page),
-            ["The first line of a paragraph that goes on and stops here.", "A new paragraph."]
+            page_markdown(&page),
+            "The first line of a paragraph that goes on and stops here.\n\nA new paragraph."
         );
+    }
+
+    #[test]
+    fn code_is_fenced_line_for_line() {
+        let page = [prose_paragraph(&["Run it:"]), code_paragraph(&["fn main() {", "    let _x = 1;", "}"])];
+        assert_eq!(page_markdown(&page), "Run it:\n\n```\nfn main() {\n    let _x = 1;\n}\n```");
+        // A line that would close the fence: tildes instead; both: prose.
+        assert_eq!(page_markdown(&[code_paragraph(&["```rust", "x"])]), "~~~\n```rust\nx\n~~~");
+        assert_eq!(page_markdown(&[code_paragraph(&["```", "~~~ x"])]), "\\`\\`\\` ~~~ x");
     }
 
     #[test]

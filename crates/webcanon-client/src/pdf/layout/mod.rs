@@ -5,7 +5,9 @@
 //! 2. each line cut at a wide gap into pieces (columns, table cells), but
 //!    not where the gap is the padding of a line of monospaced text (code
 //!    or a listing aligned with spaces, read across), and the glyphs of a
-//!    piece into words at the gaps between them;
+//!    piece into words at the gaps between them (in monospaced text, a gap
+//!    of several characters kept as that many spaces); a listing's line
+//!    numbers joined to the code they number ([`listing`]);
 //! 3. pieces stacked into blocks: a piece joins the block whose last line
 //!    is just above it, whose width it shares (give or take a little) and
 //!    whose lines are set in its size;
@@ -17,7 +19,8 @@
 //!    columns left to right;
 //! 5. the lines of a block into paragraphs: a line that stops well short of
 //!    the block's right edge ends one, an indented line, a list item or a
-//!    line of dot leaders starts one.
+//!    line of dot leaders starts one; a block of monospaced lines is one
+//!    paragraph of code, its lines kept as they were set.
 //!
 //! Text in another direction (a rotated table, a margin note) is read the
 //! same way in its own frame, after the page's main direction. The reader
@@ -34,6 +37,8 @@
 use pdf_oxide::layout::TextChar;
 
 use super::fonts::OTHER_FONTS;
+
+mod listing;
 
 /// The most blocks a page may have for the order by cuts (quadratic in
 /// the blocks at worst); past it, blocks go top to bottom, left to right.
@@ -89,6 +94,12 @@ const BLOCK_SLACK: f32 = 0.3;
 /// How much (as a fraction) the font sizes of the lines of a block may
 /// differ: a heading in a larger size is a block of its own.
 const BLOCK_SIZE_DIFFERENCE: f32 = 0.05;
+/// The most spaces one gap in monospaced text is kept as (padding, a line
+/// number's distance from its code): a line's text is at most this many
+/// times its glyphs.
+const MAX_PADDING: usize = 40;
+/// The most digits a line number has.
+const MAX_LABEL_DIGITS: usize = 6;
 
 /// One glyph in its text direction's frame: `u` along the line, `v` down
 /// the page, across the lines.
@@ -175,7 +186,41 @@ struct Piece {
     u0: f32,
     u1: f32,
     v: f32,
+    /// The size most of its glyphs are set in (after its line number, if
+    /// it begins with one).
     size: f32,
+    /// The advance of its monospaced font: set in one (code, a listing),
+    /// not counting a line number it begins with.
+    advance: Option<f32>,
+    /// The line number it begins with ([`Label`]).
+    label: Option<u32>,
+}
+
+/// A number that begins a line, set in a font or size of its own and
+/// apart from what follows: a listing's line number, if the lines above
+/// and below are numbered on ([`listing::number_lines`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Label {
+    /// Its value.
+    number: u32,
+    /// How many glyphs it is.
+    glyphs: usize,
+}
+
+impl Label {
+    /// The label `glyphs` (sorted along the line) begin with, if any: one
+    /// to [`MAX_LABEL_DIGITS`] digits of one font and size, then a
+    /// glyph in another font or size.
+    fn of(glyphs: &[Glyph]) -> Option<Label> {
+        let first = glyphs.first()?;
+        let same = |g: &Glyph| g.font == first.font && (g.size - first.size).abs() <= 0.01 * first.size;
+        let digits = glyphs.iter().take_while(|g| g.ch.is_ascii_digit() && same(g)).count();
+        if digits == 0 || digits > MAX_LABEL_DIGITS || glyphs.get(digits).is_some_and(same) {
+            return None;
+        }
+        let number = glyphs[..digits].iter().fold(0u32, |n, g| n * 10 + g.ch.to_digit(10).unwrap_or(0));
+        Some(Label { number, glyphs: digits })
+    }
 }
 
 /// Lines stacked one under the other: a column's run of text.
@@ -214,9 +259,18 @@ fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
     a1.min(b1) - a0.max(b0)
 }
 
-/// The text of one page in reading order: paragraphs apart by a blank
-/// line, the lines of a paragraph one per line.
-pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
+/// A paragraph of a page, its lines in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Paragraph {
+    /// Running text: its lines are to be joined.
+    Prose(Vec<String>),
+    /// Monospaced lines (code, a listing): kept line for line, each
+    /// indented as it was set ([`listing::code_lines`]).
+    Code(Vec<String>),
+}
+
+/// The paragraphs of one page in reading order.
+pub(super) fn page_paragraphs(mut glyphs: Vec<Glyph>) -> Vec<Paragraph> {
     let by_frame = |a: &Glyph, b: &Glyph| a.quarter.cmp(&b.quarter).then(a.v.total_cmp(&b.v)).then(a.u.total_cmp(&b.u));
     glyphs.sort_by(by_frame);
     if turn_reversed_directions(&mut glyphs) {
@@ -233,17 +287,19 @@ pub(super) fn page_text(mut glyphs: Vec<Glyph>) -> String {
     }
     let mut quarters: Vec<u8> = (0..4).filter(|&q| counts[q as usize] > 0).collect();
     quarters.sort_by_key(|&q| std::cmp::Reverse(counts[q as usize]));
-    let mut out = String::new();
+    let mut out = Vec::new();
     for quarter in quarters {
         let start = glyphs.partition_point(|g| g.quarter < quarter);
         let end = glyphs.partition_point(|g| g.quarter <= quarter);
         let pieces = pieces(&glyphs[start..end], &monospaced);
         for block in in_reading_order(blocks(pieces)) {
-            for paragraph in paragraphs(&block) {
-                if !out.is_empty() {
-                    out.push_str("\n\n");
-                }
-                out.push_str(&paragraph.join("\n"));
+            match listing::code_lines(&block) {
+                Some(lines) => out.push(Paragraph::Code(lines)),
+                None => out.extend(
+                    paragraphs(&block)
+                        .into_iter()
+                        .map(|lines| Paragraph::Prose(lines.into_iter().map(str::to_string).collect())),
+                ),
             }
         }
     }
@@ -419,40 +475,68 @@ fn fill_unknown_ends(glyphs: &mut [Glyph]) {
 }
 
 /// The pieces of lines of glyphs of one direction, sorted by baseline
-/// then along the line.
+/// then along the line, the line numbers of listings joined to their
+/// lines ([`listing::number_lines`]).
 fn pieces(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Vec<Piece> {
-    let rows = rows(glyphs, monospaced);
     let mut out = Vec::new();
-    for mut row in rows {
+    for mut row in rows(glyphs, monospaced) {
         row.sort_by(|a, b| a.u.total_cmp(&b.u));
         compose_accents(&mut row);
         let size = typical_size(&row);
         let v = baseline(&row);
-        let mut cuts = cuts(&row, size, monospaced).into_iter().peekable();
-        let mut start = 0;
-        let mut piece = Piece { text: String::new(), u0: row[0].u, u1: row[0].end, v, size };
-        for (i, g) in row.iter().enumerate() {
-            if cuts.next_if_eq(&i).is_some() {
-                piece.size = typical_size(&row[start..i]);
-                start = i;
-                out.push(std::mem::replace(&mut piece, Piece { text: String::new(), u0: g.u, u1: g.end, v, size }));
-            } else if !piece.text.is_empty() {
-                // A change of size (a superscript, a footnote mark) with any
-                // room before it is a word boundary too.
-                let resized = (g.size - row[i - 1].size).abs() > 0.05 * size;
-                let gap = g.u - piece.u1;
-                if gap > WORD_GAP * size || (resized && gap > RESIZED_WORD_GAP * size) {
-                    piece.text.push(' ');
-                }
-            }
-            push_char(&mut piece.text, g.ch);
-            piece.u1 = piece.u1.max(g.end);
+        let mut from = 0;
+        for cut in cuts(&row, size, monospaced).into_iter().chain([row.len()]) {
+            out.push(piece(&row[from..cut], v, monospaced));
+            from = cut;
         }
-        piece.size = typical_size(&row[start..]);
-        out.push(piece);
     }
     out.sort_by(|a, b| a.v.total_cmp(&b.v).then(a.u0.total_cmp(&b.u0)));
-    out
+    listing::number_lines(out)
+}
+
+/// The piece of a line made of `glyphs` (sorted along the line, on
+/// baseline `v`): words apart where the gaps are, the padding of
+/// monospaced text kept as that many spaces (at most
+/// [`MAX_PADDING`] for a gap), a leading line number (a [`Label`]) and
+/// what follows it measured apart.
+fn piece(glyphs: &[Glyph], v: f32, monospaced: &[Option<f32>]) -> Piece {
+    let label = Label::of(glyphs);
+    let body = &glyphs[label.map_or(0, |l| l.glyphs)..];
+    let measured = if body.is_empty() { glyphs } else { body };
+    let size = typical_size(measured);
+    let advance = monospaced_advance(measured, monospaced);
+    let mut text = String::new();
+    let mut u1 = glyphs[0].end;
+    for (i, g) in glyphs.iter().enumerate() {
+        if i > 0 {
+            let before = &glyphs[i - 1];
+            // A change of size (a superscript, a footnote mark) with any
+            // room before it is a word boundary too.
+            let resized = (g.size - before.size).abs() > 0.05 * size;
+            let gap = g.u - u1;
+            if gap > WORD_GAP * size || (resized && gap > RESIZED_WORD_GAP * size) {
+                let after_label = label.is_some_and(|l| l.glyphs == i);
+                let spaces = match advance {
+                    Some(a) if after_label || padded(before, g, gap, monospaced) => (gap / a).round() as usize,
+                    _ => 1,
+                };
+                text.extend(std::iter::repeat_n(' ', spaces.clamp(1, MAX_PADDING)));
+            }
+        }
+        push_char(&mut text, g.ch);
+        u1 = u1.max(g.end);
+    }
+    Piece { text, u0: glyphs[0].u, u1, v, size, advance, label: label.map(|l| l.number) }
+}
+
+/// The advance of the monospaced font that nearly all of `glyphs` are set
+/// in ([`MONOSPACED_SHARE`] of them), at their size; `None` for text in
+/// proportional fonts.
+fn monospaced_advance(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
+    let advance = |g: &Glyph| monospaced.get(usize::from(g.font)).copied().flatten().map(|w| w * g.size);
+    let first = glyphs.iter().find_map(advance)?;
+    let alike = glyphs.iter().filter(|g| advance(g).is_some_and(|a| (a - first).abs() <= 0.01 * first)).count();
+    (alike as f32 >= MONOSPACED_SHARE * glyphs.len() as f32).then_some(first)
 }
 
 /// Accents set as glyphs of their own over (or under) a letter, as TeX
@@ -799,12 +883,22 @@ fn has_leaders(line: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// The page's paragraphs apart by a blank line, the lines of each one
+    /// per line.
+    pub(super) fn page_text(glyphs: Vec<Glyph>) -> String {
+        let paragraphs = page_paragraphs(glyphs);
+        let lines = paragraphs.iter().map(|p| match p {
+            Paragraph::Prose(lines) | Paragraph::Code(lines) => lines.join("\n"),
+        });
+        lines.collect::<Vec<_>>().join("\n\n")
+    }
 
     /// Glyphs of `text` set from `u` on baseline `v` at `size`, each glyph
     /// half a size wide; a space leaves a gap of a third of the size.
-    fn set(text: &str, u: f32, v: f32, size: f32) -> Vec<Glyph> {
+    pub(super) fn set(text: &str, u: f32, v: f32, size: f32) -> Vec<Glyph> {
         let mut at = u;
         let mut out = Vec::new();
         for ch in text.chars() {
@@ -820,7 +914,7 @@ mod tests {
 
     /// Glyphs of `text` set as [`set`] does, at size 10, but in a
     /// proportional font (font 2): widths from 4 to 6 by letter.
-    fn proportional(text: &str, u: f32, v: f32) -> Vec<Glyph> {
+    pub(super) fn proportional(text: &str, u: f32, v: f32) -> Vec<Glyph> {
         let mut at = u;
         let mut out = Vec::new();
         for ch in text.chars() {
@@ -837,7 +931,7 @@ mod tests {
 
     /// Glyphs of `text` set from `u` on baseline `v` at size 10 in a
     /// monospaced font (font 1), each glyph and each space 6 wide.
-    fn typed(text: &str, u: f32, v: f32) -> Vec<Glyph> {
+    pub(super) fn typed(text: &str, u: f32, v: f32) -> Vec<Glyph> {
         text.chars()
             .enumerate()
             .filter(|(_, ch)| *ch != ' ')
@@ -869,9 +963,9 @@ mod tests {
             ["tcpmux        1/tcp     # multiplexer", "echo          7/tcp", "discard       9/tcp     sink null"];
         let glyphs: Vec<Glyph> =
             rows.iter().enumerate().flat_map(|(i, r)| typed(r, 0.0, 100.0 + 12.0 * i as f32)).collect();
-        let text = page_text(glyphs);
-        let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-        assert_eq!(lines, ["tcpmux 1/tcp # multiplexer", "echo 7/tcp", "discard 9/tcp sink null"], "{text}");
+        // One block of code, its padding kept.
+        let expected = rows.iter().map(|r| r.to_string()).collect();
+        assert_eq!(page_paragraphs(glyphs), [Paragraph::Code(expected)]);
     }
 
     #[test]

@@ -1,0 +1,212 @@
+//! Listings: the line numbers of code joined to the lines they number, and
+//! blocks of monospaced lines kept line for line, indented as they were
+//! set, instead of being joined as prose.
+//!
+//! A line number is a [`super::Label`]: digits in a font or size of their
+//! own at the start of a line. It counts as one only when a number one
+//! more or one less stands just above or below it, aligned with it, so a
+//! table's first column or a footnote mark is left as it is. Only a line
+//! number followed by monospaced text is joined to it: numbered prose (a
+//! manuscript's line numbers) keeps its numbers apart.
+
+use super::{Block, MAX_PADDING, MONOSPACED_SHARE, NEIGHBOUR_FRAGMENTS as NEIGHBOURS, Piece, SAME_BASELINE};
+
+/// The fewest lines a block of monospaced lines has to be code: a single
+/// line in a typewriter font is as often a heading or a name.
+const MIN_CODE_LINES: usize = 2;
+/// The most spaces of indentation kept for a line of code.
+const MAX_INDENT: usize = 40;
+/// How many numbered lines below one are looked at for the next number
+/// (a listing beside another numbered column interleaves with it).
+const NUMBER_WINDOW: usize = 8;
+/// The farthest (in font sizes) the next numbered line may be below one:
+/// a few unnumbered lines (a long line of code wrapped) between them.
+const NUMBER_PITCH: f32 = 5.0;
+
+/// Joins each line number of a listing to the code on its line (the
+/// nearest piece to its right on its baseline, when monospaced).
+/// `pieces`: sorted by baseline then along the line, and so they stay. A
+/// numbered line with no code on it (a blank line of the listing) takes
+/// the size and font of the listing's code, so that it stays in the
+/// code's block.
+pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
+    let listing = numbered(&pieces);
+    let code: Vec<Option<usize>> = listing.iter().map(|&k| code_beside(&pieces, k)).collect();
+    // Numbered prose (a manuscript's line numbers, with a line in a
+    // typewriter font now and then) is no listing: most lines of a
+    // listing have code.
+    let with_code = listing.iter().zip(&code).filter(|(k, c)| pieces[**k].advance.is_some() || c.is_some()).count();
+    if listing.is_empty() || with_code * 2 < listing.len() {
+        return pieces;
+    }
+    let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
+    for (&k, &j) in listing.iter().zip(&code) {
+        let Some(j) = j else { continue };
+        let Some(code) = slots[j].take() else { continue };
+        let number = slots[k].as_mut().expect("a line number is never code");
+        let advance = code.advance.expect("code is monospaced");
+        let spaces = (((code.u0 - number.u1) / advance).round() as usize).clamp(1, MAX_PADDING);
+        number.text.extend(std::iter::repeat_n(' ', spaces));
+        number.text.push_str(&code.text);
+        number.u1 = number.u1.max(code.u1);
+        number.size = code.size;
+        number.advance = code.advance;
+    }
+    // Lines of the listing without code (blank, or a label alone): the
+    // size and font of the nearest code above (or, for those before any,
+    // below).
+    let mut code: Option<(f32, Option<f32>)> = None;
+    let mut waiting: Vec<usize> = Vec::new();
+    for &k in &listing {
+        let Some(number) = slots[k].as_mut() else { continue };
+        if number.advance.is_some() {
+            let found = (number.size, number.advance);
+            code = Some(found);
+            for j in waiting.drain(..) {
+                if let Some(earlier) = slots[j].as_mut() {
+                    (earlier.size, earlier.advance) = found;
+                }
+            }
+        } else {
+            match code {
+                Some(found) => (number.size, number.advance) = found,
+                None => waiting.push(k),
+            }
+        }
+    }
+    slots.into_iter().flatten().collect()
+}
+
+/// The code on the line `pieces[k]` numbers: the nearest piece to its
+/// right on its baseline, when it is monospaced and not farther than
+/// [`MAX_PADDING`] characters.
+fn code_beside(pieces: &[Piece], k: usize) -> Option<usize> {
+    let number = &pieces[k];
+    let near = k.saturating_sub(NEIGHBOURS)..(k + NEIGHBOURS + 1).min(pieces.len());
+    let right = near.filter(|&j| {
+        let p = &pieces[j];
+        j != k && (p.v - number.v).abs() <= SAME_BASELINE * p.size.max(number.size) && p.u0 >= number.u1
+    });
+    let nearest = right.min_by(|&a, &b| pieces[a].u0.total_cmp(&pieces[b].u0))?;
+    let code = &pieces[nearest];
+    code.advance.is_some_and(|a| code.u0 - number.u1 <= MAX_PADDING as f32 * a).then_some(nearest)
+}
+
+/// The pieces (by index, top to bottom) that begin with a line number of
+/// a listing: a number one more stands just below it, or one less just
+/// above, aligned with it.
+fn numbered(pieces: &[Piece]) -> Vec<usize> {
+    let labelled: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].label.is_some()).collect();
+    let mut counted = vec![false; labelled.len()];
+    for k in 0..labelled.len() {
+        let above = &pieces[labelled[k]];
+        let next = labelled[k + 1..].iter().take(NUMBER_WINDOW).position(|&j| {
+            let below = &pieces[j];
+            let size = below.size.max(above.size);
+            below.label == above.label.and_then(|n| n.checked_add(1))
+                && (below.u0 - above.u0).abs() <= size
+                && below.v > above.v
+                && below.v - above.v <= NUMBER_PITCH * size
+        });
+        if let Some(offset) = next {
+            counted[k] = true;
+            counted[k + 1 + offset] = true;
+        }
+    }
+    labelled.into_iter().zip(counted).filter(|(_, c)| *c).map(|(i, _)| i).collect()
+}
+
+/// The lines of `block` as code, indented as they were set, when nearly
+/// all of them ([`MONOSPACED_SHARE`]) are in one monospaced font and
+/// there are at least [`MIN_CODE_LINES`]; `None` for prose.
+pub(super) fn code_lines(block: &Block) -> Option<Vec<String>> {
+    if block.lines.len() < MIN_CODE_LINES {
+        return None;
+    }
+    let advance = block.lines.iter().find_map(|l| l.advance)?;
+    let alike = block.lines.iter().filter(|l| l.advance.is_some_and(|a| (a - advance).abs() <= 0.01 * advance)).count();
+    if (alike as f32) < MONOSPACED_SHARE * block.lines.len() as f32 {
+        return None;
+    }
+    let lines = block.lines.iter().map(|line| {
+        let indent = ((line.u0 - block.u0) / advance).round().clamp(0.0, MAX_INDENT as f32) as usize;
+        let mut text = " ".repeat(indent);
+        text.push_str(line.text.trim_end());
+        text
+    });
+    Some(lines.collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{page_text, proportional, set, typed};
+    use super::super::{Glyph, Paragraph, page_paragraphs};
+    use super::*;
+
+    /// A listing's lines: each number set small (size 6) in a font of its
+    /// own, right-aligned to end at 20; its code (if any) monospaced from
+    /// 40, indented by that many characters.
+    fn numbered(lines: &[(u32, usize, &str)]) -> Vec<Glyph> {
+        let mut glyphs = Vec::new();
+        for (i, &(number, indent, code)) in lines.iter().enumerate() {
+            let v = 100.0 + 12.0 * i as f32;
+            let digits = number.to_string();
+            glyphs.extend(set(&digits, 20.0 - 3.0 * digits.len() as f32, v, 6.0));
+            glyphs.extend(typed(code, 40.0 + 6.0 * indent as f32, v));
+        }
+        glyphs
+    }
+
+    #[test]
+    fn line_numbers_join_their_code_and_the_listing_keeps_its_lines() {
+        let glyphs =
+            numbered(&[(9, 0, "fn main() {"), (10, 4, "let x = 1;"), (11, 0, ""), (12, 4, "print(x);"), (13, 0, "}")]);
+        let expected = ["9   fn main() {", "10       let x = 1;", "11", "12       print(x);", "13   }"];
+        let expected: Vec<String> = expected.iter().map(|l| l.to_string()).collect();
+        // The numbers are right-aligned: the two-digit ones start a
+        // character earlier.
+        let mut expected = expected;
+        expected[0].insert(0, ' ');
+        assert_eq!(page_paragraphs(glyphs), [Paragraph::Code(expected)]);
+    }
+
+    #[test]
+    fn numbers_that_do_not_count_on_are_no_listing() {
+        let glyphs = numbered(&[(10, 0, "alpha = 1;"), (20, 0, "beta = 2;"), (30, 0, "gamma = 3;")]);
+        let text = page_text(glyphs);
+        assert!(text.lines().all(|l| !l.starts_with("10 ") && !l.starts_with("20 ")), "{text}");
+    }
+
+    #[test]
+    fn numbered_prose_keeps_its_numbers_apart() {
+        // A manuscript's line numbers beside running text, one line of it
+        // in a typewriter font: no listing.
+        let mut glyphs = Vec::new();
+        let lines = ["the first line of text", "goes on to the second", "then a third one", "and then the end"];
+        for (i, line) in lines.iter().enumerate() {
+            let v = 100.0 + 12.0 * i as f32;
+            glyphs.extend(set(&(i + 1).to_string(), 17.0, v, 6.0));
+            glyphs.extend(proportional(line, 40.0, v));
+        }
+        glyphs.extend(set("5", 17.0, 148.0, 6.0));
+        glyphs.extend(typed("\\documentclass", 40.0, 148.0));
+        let text = page_text(glyphs);
+        let words: Vec<&str> = text.split_whitespace().filter(|w| w.parse::<u32>().is_err()).collect();
+        assert_eq!(words.join(" "), format!("{} \\documentclass", lines.join(" ")), "{text}");
+        assert!(text.lines().all(|l| !l.starts_with("1 the") && !l.starts_with("5 ")), "{text}");
+    }
+
+    #[test]
+    fn padding_and_indentation_are_bounded() {
+        // A gap of 100 characters inside a line of code, and a line
+        // indented by 100 under a long one: at most the caps' spaces.
+        let long = format!("{}{}", "x".repeat(110), "end");
+        let mut glyphs = typed(&format!("left{}right", " ".repeat(100)), 0.0, 100.0);
+        glyphs.extend(typed(&long, 0.0, 112.0));
+        glyphs.extend(typed("deep", 600.0, 124.0));
+        let paragraphs = page_paragraphs(glyphs);
+        let [Paragraph::Code(lines)] = paragraphs.as_slice() else { panic!("{paragraphs:?}") };
+        assert_eq!(lines[0], format!("left{}right", " ".repeat(MAX_PADDING)));
+        assert_eq!(lines[2], format!("{}deep", " ".repeat(MAX_INDENT)));
+    }
+}
