@@ -4,7 +4,9 @@
 //!    lowered letter (the E of the TeX logo) joins the line it sits on;
 //! 2. each line cut at a wide gap into pieces (columns, table cells), but
 //!    not where the gap is the padding of a line of monospaced text (code
-//!    or a listing aligned with spaces, read across), and the glyphs of a
+//!    or a listing aligned with spaces, read across), and at a narrower
+//!    one that begins at the right edge of a justified column (a note in
+//!    the margin, a narrow gutter: [`edges`]), and the glyphs of a
 //!    piece into words at the gaps between them (in monospaced text, a gap
 //!    of several characters kept as that many spaces); a listing's line
 //!    numbers joined to the code they number ([`listing`]);
@@ -37,7 +39,9 @@
 use pdf_oxide::layout::TextChar;
 
 use super::fonts::OTHER_FONTS;
+use edges::Edges;
 
+mod edges;
 mod listing;
 
 /// The most blocks a page may have for the order by cuts (quadratic in
@@ -291,7 +295,8 @@ pub(super) fn page_paragraphs(mut glyphs: Vec<Glyph>) -> Vec<Paragraph> {
     for quarter in quarters {
         let start = glyphs.partition_point(|g| g.quarter < quarter);
         let end = glyphs.partition_point(|g| g.quarter <= quarter);
-        let pieces = pieces(&glyphs[start..end], &monospaced);
+        let edges = Edges::of(&glyphs[start..end]);
+        let pieces = pieces(&glyphs[start..end], &monospaced, &edges);
         for block in in_reading_order(blocks(pieces)) {
             match listing::code_lines(&block) {
                 Some(lines) => out.push(Paragraph::Code(lines)),
@@ -385,17 +390,33 @@ fn reads_backwards(glyphs: &[Glyph]) -> bool {
 /// Where a line (its glyphs sorted along it) is cut into pieces: at each
 /// gap wider than [`PIECE_GAP`] times `size` (the line's typical size)
 /// that is not [`padded`] (`monospaced`: the advance of each monospaced
-/// font, by font number).
-fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>]) -> Vec<usize> {
+/// font, by font number), and at a narrower one that begins at the edge
+/// of a justified column ([`Edges::parts`]).
+fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges) -> Vec<usize> {
     let mut out = Vec::new();
+    let spacing = edges.has_any().then(|| word_spacing(row, size)).flatten();
     let mut reach = row[0].end;
     for (k, g) in row.iter().enumerate().skip(1) {
-        if g.u - reach > PIECE_GAP * size && !padded(&row[k - 1], g, g.u - reach, monospaced) {
+        let gap = g.u - reach;
+        if (gap > PIECE_GAP * size && !padded(&row[k - 1], g, gap, monospaced))
+            || spacing.is_some_and(|spacing| edges.parts(reach, gap, size, spacing))
+        {
             out.push(k);
         }
         reach = reach.max(g.end);
     }
     out
+}
+
+/// The usual space between the words of a line (its glyphs sorted along
+/// it): the median of its gaps wider than [`WORD_GAP`] times `size`.
+fn word_spacing(row: &[Glyph], size: f32) -> Option<f32> {
+    let mut gaps: Vec<f32> = row.windows(2).map(|w| w[1].u - w[0].end).filter(|&gap| gap > WORD_GAP * size).collect();
+    if gaps.is_empty() {
+        return None;
+    }
+    let middle = gaps.len() / 2;
+    Some(*gaps.select_nth_unstable_by(middle, f32::total_cmp).1)
 }
 
 /// Whether the gap between `left` and `right` is the padding of a line of
@@ -477,15 +498,15 @@ fn fill_unknown_ends(glyphs: &mut [Glyph]) {
 /// The pieces of lines of glyphs of one direction, sorted by baseline
 /// then along the line, the line numbers of listings joined to their
 /// lines ([`listing::number_lines`]).
-fn pieces(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Vec<Piece> {
+fn pieces(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Piece> {
     let mut out = Vec::new();
-    for mut row in rows(glyphs, monospaced) {
+    for mut row in rows(glyphs, monospaced, edges) {
         row.sort_by(|a, b| a.u.total_cmp(&b.u));
         compose_accents(&mut row);
         let size = typical_size(&row);
         let v = baseline(&row);
         let mut from = 0;
-        for cut in cuts(&row, size, monospaced).into_iter().chain([row.len()]) {
+        for cut in cuts(&row, size, monospaced, edges).into_iter().chain([row.len()]) {
             out.push(piece(&row[from..cut], v, monospaced));
             from = cut;
         }
@@ -541,9 +562,9 @@ fn monospaced_advance(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Option<f3
 
 /// Accents set as glyphs of their own over (or under) a letter, as TeX
 /// sets them (`\^o` is a circumflex drawn over an o), composed with the
-/// letter: ô, not ˆo. An accent is the letter's when its middle is within
-/// the letter's width; one with no precomposed form with its letter stays
-/// as it is. `row` is sorted along the line.
+/// letter: ô, not ˆo; over a dotless i, î. An accent is the letter's when
+/// its middle is within the letter's width; one with no precomposed form
+/// with its letter stays as it is. `row` is sorted along the line.
 fn compose_accents(row: &mut Vec<Glyph>) {
     let mut absorbed = vec![false; row.len()];
     for i in 0..row.len() {
@@ -552,8 +573,15 @@ fn compose_accents(row: &mut Vec<Glyph>) {
         let base = [i + 1, i.wrapping_sub(1)].into_iter().find(|&j| {
             row.get(j).is_some_and(|b| !absorbed[j] && b.ch.is_alphabetic() && (b.u..=b.end).contains(&middle))
         });
+        // TeX puts an accent on an i or a j without its dot (`\^{\i}`):
+        // the accented letter is the dotted one's (î, ǰ).
+        let letter = |c: char| match c {
+            '\u{131}' => 'i',
+            '\u{237}' => 'j',
+            c => c,
+        };
         if let Some(j) = base
-            && let Some(composed) = unicode_normalization::char::compose(row[j].ch, mark)
+            && let Some(composed) = unicode_normalization::char::compose(letter(row[j].ch), mark)
         {
             row[j].ch = composed;
             absorbed[i] = true;
@@ -626,7 +654,7 @@ fn baseline(glyphs: &[Glyph]) -> f32 {
 /// wide gaps into fragments (so that a column's fragment is not mistaken
 /// for part of its neighbour's), then each short fragment that sits just
 /// above or below a longer one, within its width, joined to it.
-fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Vec<Vec<Glyph>> {
+fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Vec<Glyph>> {
     let mut fragments: Vec<Vec<Glyph>> = Vec::new();
     let mut start = 0;
     for i in 1..=glyphs.len() {
@@ -638,7 +666,7 @@ fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Vec<Vec<Glyph>> {
             let mut run = glyphs[start..i].to_vec();
             run.sort_by(|a, b| a.u.total_cmp(&b.u));
             let mut from = 0;
-            for cut in cuts(&run, typical_size(&run), monospaced) {
+            for cut in cuts(&run, typical_size(&run), monospaced, edges) {
                 fragments.push(run[from..cut].to_vec());
                 from = cut;
             }
@@ -1205,10 +1233,13 @@ pub(super) mod tests {
         glyphs.push(Glyph { ch: '\u{02c6}', u: 5.5, end: 9.5, v: -1.0, size: 10.0, quarter: 0, font: 0 });
         glyphs.extend(set("Senor", 40.0, 0.0, 10.0));
         glyphs.push(Glyph { ch: '\u{02dc}', u: 50.5, end: 54.5, v: -1.0, size: 10.0, quarter: 0, font: 0 });
+        // "Maître": TeX's \^{\i}, a circumflex over a dotless i.
+        glyphs.extend(set("Ma\u{131}tre", 100.0, 0.0, 10.0));
+        glyphs.push(Glyph { ch: '\u{02c6}', u: 110.0, end: 114.0, v: -1.0, size: 10.0, quarter: 0, font: 0 });
         // A caret beside a letter, not over it, stays.
         glyphs.extend(set("a", 80.0, 0.0, 10.0));
         glyphs.push(Glyph { ch: '\u{02c6}', u: 85.5, end: 89.0, v: -1.0, size: 10.0, quarter: 0, font: 0 });
-        assert_eq!(page_text(glyphs), "H\u{f4}tel Se\u{f1}or a\u{2c6}");
+        assert_eq!(page_text(glyphs), "H\u{f4}tel Se\u{f1}or a\u{2c6} Ma\u{ee}tre");
     }
 
     #[test]
