@@ -20,9 +20,10 @@ Sets:
               text itself. Also two tab-aligned listings (/etc/services,
               /etc/protocols), a numbered listing of code (the first
               lines of Python's textwrap module, line numbers in a gutter of
-              their own) and justified paragraphs with notes in the margin
-              (on the baselines of the lines beside them). Every system is
-              scored.
+              their own), justified paragraphs with notes in the margin
+              (on the baselines of the lines beside them) and a table of
+              contents (section numbers, titles, dot leaders, page
+              numbers). Every system is scored.
 
 Score: word 4-shingle F1 per document (multiset), averaged over documents;
 whitespace and page markers do not count; in CJK text each character is a
@@ -144,6 +145,8 @@ LISTINGS = ["/etc/services", "/etc/protocols"]
 NUMBERED_LINES = 150
 # The paragraphs of the Apache licence printed with notes in the margin.
 MARGIN_PARAGRAPHS = 30
+# Entries of the table of contents made of the GPL's paragraphs.
+CONTENTS_ENTRIES = 60
 
 
 def print_to_pdf(page, pdf):
@@ -207,6 +210,38 @@ def truth_set():
             "span{position:absolute;left:31em;top:0;width:9em;text-align:left}"
         )
         print_to_pdf(f"<title>Apache-2.0</title><style>{style}</style>{body}", pdf)
+    # A table of contents: section numbers in a column of their own, the
+    # titles a gap after them, dot leaders to the page numbers; each entry
+    # is one line, read across.
+    key = "contents"
+    text = Path("/usr/share/common-licenses/GPL-3").read_text()
+    # The titles: the first words of each paragraph, without the
+    # paragraph's own number (`0. Definitions.`), which the entry's
+    # section number stands for.
+    paragraphs = [re.sub(r"^\d+\.\s+", "", p.strip()) for p in re.split(r"\n\s*\n", text) if p.strip()]
+    titles = [" ".join(p.split()[:6]).rstrip(".,;:") for p in paragraphs][:CONTENTS_ENTRIES]
+    entries, chapter, section = [], 0, 0
+    for i, title in enumerate(titles):
+        if i % 4 == 0:
+            chapter, section = chapter + 1, 0
+            entries.append((0, f"{chapter}", title, 3 * i + 1))
+        else:
+            section += 1
+            entries.append((1, f"{chapter}.{section}", title, 3 * i + 1))
+    truth[key] = "\n".join(f"{number} {title} {page}" for _, number, title, page in entries)
+    pdf = folder / f"{key}.pdf"
+    if not pdf.exists():
+        rows = "".join(
+            f"<div style='padding-left:{2 * level}em'><span class=n>{number}</span>"
+            f"<span class=t>{html.escape(title)}</span><span class=p>{page}</span></div>\n"
+            for level, number, title, page in entries
+        )
+        style = (
+            "body{font:11pt serif;width:36em}div{display:flex;line-height:1.5}.n{width:3em;flex:none}"
+            ".t{flex:1;overflow:hidden;white-space:nowrap}.t::after{content:'" + " ." * 120 + "'}"
+            ".p{width:2em;flex:none;text-align:right}"
+        )
+        print_to_pdf(f"<title>Contents</title><style>{style}</style>{rows}", pdf)
     # A numbered listing: code with its line numbers in a gutter of their
     # own (smaller, in another font, as editors and code documentation
     # set them), each number on its code's baseline.

@@ -9,7 +9,7 @@
 //! number followed by monospaced text is joined to it: numbered prose (a
 //! manuscript's line numbers) keeps its numbers apart.
 
-use super::{Block, MAX_PADDING, MONOSPACED_SHARE, NEIGHBOUR_FRAGMENTS as NEIGHBOURS, Piece, SAME_BASELINE};
+use super::{Block, MAX_PADDING, MONOSPACED_SHARE, Piece, next_on_line};
 
 /// The fewest lines a block of monospaced lines has to be code: a single
 /// line in a typewriter font is as often a heading or a name.
@@ -31,24 +31,23 @@ const NUMBER_PITCH: f32 = 5.0;
 /// code's block.
 pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
     let listing = numbered(&pieces);
-    let code: Vec<Option<usize>> = listing.iter().map(|&k| code_beside(&pieces, k)).collect();
+    let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
+    let code: Vec<Option<usize>> = listing.iter().map(|&k| code_beside(&slots, k)).collect();
     // Numbered prose (a manuscript's line numbers, with a line in a
     // typewriter font now and then) is no listing: most lines of a
     // listing have code.
-    let with_code = listing.iter().zip(&code).filter(|(k, c)| pieces[**k].advance.is_some() || c.is_some()).count();
+    let has_code = |k: usize| slots[k].as_ref().is_some_and(|p| p.advance.is_some());
+    let with_code = listing.iter().zip(&code).filter(|(k, c)| has_code(**k) || c.is_some()).count();
     if listing.is_empty() || with_code * 2 < listing.len() {
-        return pieces;
+        return slots.into_iter().flatten().collect();
     }
-    let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
     for (&k, &j) in listing.iter().zip(&code) {
         let Some(j) = j else { continue };
         let Some(code) = slots[j].take() else { continue };
         let number = slots[k].as_mut().expect("a line number is never code");
         let advance = code.advance.expect("code is monospaced");
         let spaces = (((code.u0 - number.u1) / advance).round() as usize).clamp(1, MAX_PADDING);
-        number.text.extend(std::iter::repeat_n(' ', spaces));
-        number.text.push_str(&code.text);
-        number.u1 = number.u1.max(code.u1);
+        number.append(&code, spaces);
         number.size = code.size;
         number.advance = code.advance;
     }
@@ -77,19 +76,14 @@ pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
     slots.into_iter().flatten().collect()
 }
 
-/// The code on the line `pieces[k]` numbers: the nearest piece to its
-/// right on its baseline, when it is monospaced and not farther than
+/// The code on the line `slots[k]` numbers: the next piece on its line
+/// ([`next_on_line`]), when it is monospaced and not farther than
 /// [`MAX_PADDING`] characters.
-fn code_beside(pieces: &[Piece], k: usize) -> Option<usize> {
-    let number = &pieces[k];
-    let near = k.saturating_sub(NEIGHBOURS)..(k + NEIGHBOURS + 1).min(pieces.len());
-    let right = near.filter(|&j| {
-        let p = &pieces[j];
-        j != k && (p.v - number.v).abs() <= SAME_BASELINE * p.size.max(number.size) && p.u0 >= number.u1
-    });
-    let nearest = right.min_by(|&a, &b| pieces[a].u0.total_cmp(&pieces[b].u0))?;
-    let code = &pieces[nearest];
-    code.advance.is_some_and(|a| code.u0 - number.u1 <= MAX_PADDING as f32 * a).then_some(nearest)
+fn code_beside(slots: &[Option<Piece>], k: usize) -> Option<usize> {
+    let number = slots[k].as_ref()?;
+    let next = next_on_line(slots, k)?;
+    let code = slots[next].as_ref()?;
+    code.advance.is_some_and(|a| code.u0 - number.u1 <= MAX_PADDING as f32 * a).then_some(next)
 }
 
 /// The pieces (by index, top to bottom) that begin with a line number of

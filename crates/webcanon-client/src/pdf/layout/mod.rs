@@ -42,6 +42,7 @@ use super::fonts::OTHER_FONTS;
 use edges::Edges;
 
 mod edges;
+mod entries;
 mod listing;
 
 /// The most blocks a page may have for the order by cuts (quadratic in
@@ -198,6 +199,27 @@ struct Piece {
     advance: Option<f32>,
     /// The line number it begins with ([`Label`]).
     label: Option<u32>,
+}
+
+impl Piece {
+    /// Appends `other` (the next piece on its line), `spaces` apart.
+    fn append(&mut self, other: &Piece, spaces: usize) {
+        self.text.extend(std::iter::repeat_n(' ', spaces));
+        self.text.push_str(&other.text);
+        self.u1 = self.u1.max(other.u1);
+    }
+}
+
+/// The next piece on the line of `slots[k]` (pieces sorted by baseline
+/// then along the line, those taken out `None`): the nearest to its right
+/// on its baseline, among the [`NEIGHBOUR_FRAGMENTS`] either side.
+fn next_on_line(slots: &[Option<Piece>], k: usize) -> Option<usize> {
+    let piece = slots[k].as_ref()?;
+    let near = k.saturating_sub(NEIGHBOUR_FRAGMENTS)..(k + NEIGHBOUR_FRAGMENTS + 1).min(slots.len());
+    let right = near.filter_map(|j| Some((j, slots[j].as_ref()?))).filter(|&(j, p)| {
+        j != k && (p.v - piece.v).abs() <= SAME_BASELINE * p.size.max(piece.size) && p.u0 >= piece.u1
+    });
+    right.min_by(|a, b| a.1.u0.total_cmp(&b.1.u0)).map(|(j, _)| j)
 }
 
 /// A number that begins a line, set in a font or size of its own and
@@ -497,7 +519,8 @@ fn fill_unknown_ends(glyphs: &mut [Glyph]) {
 
 /// The pieces of lines of glyphs of one direction, sorted by baseline
 /// then along the line, the line numbers of listings joined to their
-/// lines ([`listing::number_lines`]).
+/// lines ([`listing::number_lines`]) and the parts of the entries of a
+/// table of contents to each other ([`entries::join_entries`]).
 fn pieces(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Piece> {
     let mut out = Vec::new();
     for mut row in rows(glyphs, monospaced, edges) {
@@ -512,7 +535,7 @@ fn pieces(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Pi
         }
     }
     out.sort_by(|a, b| a.v.total_cmp(&b.v).then(a.u0.total_cmp(&b.u0)));
-    listing::number_lines(out)
+    entries::join_entries(listing::number_lines(out))
 }
 
 /// The piece of a line made of `glyphs` (sorted along the line, on
