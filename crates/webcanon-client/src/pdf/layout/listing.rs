@@ -191,6 +191,26 @@ mod tests {
     }
 
     #[test]
+    fn a_page_of_many_numbered_lines_is_read_in_bounded_time() {
+        // 10,000 numbered lines of code, and as many entries of a table
+        // of contents: each line's neighbours are looked at, never the
+        // page's.
+        let lines: Vec<(u32, usize, &str)> = (1..=10_000).map(|n| (n, (n % 4) as usize, "let x = 1;")).collect();
+        let mut glyphs = numbered(&lines);
+        for i in 0..10_000 {
+            let v = 100.0 + 12.0 * (10_000 + i) as f32;
+            glyphs.extend(proportional("1.2", 0.0, v));
+            glyphs.extend(proportional("Title . . . . . .", 30.0, v));
+            glyphs.extend(proportional("7", 120.0, v));
+        }
+        let started = std::time::Instant::now();
+        let text = page_text(glyphs);
+        assert_eq!(text.matches("let x = 1;").count(), 10_000);
+        assert_eq!(text.matches("1.2 Title . . . . . . 7").count(), 10_000, "{}", &text[text.len() - 300..]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
+    }
+
+    #[test]
     fn padding_and_indentation_are_bounded() {
         // A gap of 100 characters inside a line of code, and a line
         // indented by 100 under a long one: at most the caps' spaces.
