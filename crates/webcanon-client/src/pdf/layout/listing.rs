@@ -43,8 +43,11 @@ pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
     }
     for (&k, &j) in listing.iter().zip(&code) {
         let Some(j) = j else { continue };
+        if slots[k].is_none() {
+            continue;
+        }
         let Some(code) = slots[j].take() else { continue };
-        let number = slots[k].as_mut().expect("a line number is never code");
+        let number = slots[k].as_mut().expect("checked above");
         let advance = code.advance.expect("code is monospaced");
         let spaces = (((code.u0 - number.u1) / advance).round() as usize).clamp(1, MAX_PADDING);
         number.append(&code, spaces);
@@ -77,13 +80,15 @@ pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
 }
 
 /// The code on the line `slots[k]` numbers: the next piece on its line
-/// ([`next_on_line`]), when it is monospaced and not farther than
-/// [`MAX_PADDING`] characters.
+/// ([`next_on_line`]), when it is monospaced, not farther than
+/// [`MAX_PADDING`] characters and not itself numbered (the line of a
+/// listing beside this one).
 fn code_beside(slots: &[Option<Piece>], k: usize) -> Option<usize> {
     let number = slots[k].as_ref()?;
     let next = next_on_line(slots, k)?;
     let code = slots[next].as_ref()?;
-    code.advance.is_some_and(|a| code.u0 - number.u1 <= MAX_PADDING as f32 * a).then_some(next)
+    let near = code.advance.is_some_and(|a| code.u0 - number.u1 <= MAX_PADDING as f32 * a);
+    (near && code.label.is_none()).then_some(next)
 }
 
 /// The pieces (by index, top to bottom) that begin with a line number of
@@ -162,6 +167,25 @@ mod tests {
         let mut expected = expected;
         expected[0].insert(0, ' ');
         assert_eq!(page_paragraphs(glyphs), [Paragraph::Code(expected)]);
+    }
+
+    #[test]
+    fn two_listings_side_by_side_keep_their_own_numbers() {
+        // A second listing to the right, each number close enough to its
+        // code to be one piece with it; the first listing has a blank line
+        // where the second has code.
+        let left = numbered(&[(1, 0, "alpha = 1;"), (2, 0, ""), (3, 0, "gamma = 3;")]);
+        let right: Vec<Glyph> = numbered(&[(7, 0, "delta = 4;"), (8, 0, "omega = 5;"), (9, 0, "sigma = 6;")])
+            .into_iter()
+            .map(|g| {
+                let shift = if g.font == 1 { 150.0 } else { 160.0 };
+                Glyph { u: g.u + shift, end: g.end + shift, ..g }
+            })
+            .collect();
+        let text = page_text(left.into_iter().chain(right).collect());
+        for line in ["1   alpha = 1;", "2", "3   gamma = 3;", "7  delta = 4;", "8  omega = 5;"] {
+            assert!(text.lines().any(|l| l.trim() == line), "{line:?} in {text}");
+        }
     }
 
     #[test]
