@@ -9,7 +9,9 @@
 //!    the margin, a narrow gutter: [`edges`]), and the glyphs of a
 //!    piece into words at the gaps between them (in monospaced text, a gap
 //!    of several characters kept as that many spaces); a listing's line
-//!    numbers joined to the code they number ([`listing`]);
+//!    numbers joined to the code they number ([`listing`]), and the
+//!    number, title and page number of an entry of a table of contents to
+//!    each other ([`entries`]);
 //! 3. pieces stacked into blocks: a piece joins the block whose last line
 //!    is just above it, whose width it shares (give or take a little) and
 //!    whose lines are set in its size;
@@ -222,9 +224,9 @@ fn next_on_line(slots: &[Option<Piece>], k: usize) -> Option<usize> {
     right.min_by(|a, b| a.1.u0.total_cmp(&b.1.u0)).map(|(j, _)| j)
 }
 
-/// A number that begins a line, set in a font or size of its own and
-/// apart from what follows: a listing's line number, if the lines above
-/// and below are numbered on ([`listing::number_lines`]).
+/// A number that begins a line, set in a font or size of its own (or
+/// alone on it): a listing's line number, if the lines above and below
+/// are numbered on ([`listing::number_lines`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Label {
     /// Its value.
