@@ -9,13 +9,16 @@
 //! number followed by monospaced text is joined to it: numbered prose (a
 //! manuscript's line numbers) keeps its numbers apart.
 
-use super::{Block, MAX_PADDING, MONOSPACED_SHARE, Piece, next_on_line};
+use super::{Block, MAX_PADDING, MONOSPACED_SHARE, Piece, next_on_line, overlap};
 
 /// The fewest lines a block of monospaced lines has to be code: a single
 /// line in a typewriter font is as often a heading or a name.
 const MIN_CODE_LINES: usize = 2;
 /// The most spaces of indentation kept for a line of code.
 const MAX_INDENT: usize = 40;
+/// The most blank lines between two blocks of code that are one piece of
+/// code.
+const MAX_BLANK_LINES: usize = 2;
 /// How many numbered lines below one are looked at for the next number
 /// (a listing beside another numbered column interleaves with it).
 const NUMBER_WINDOW: usize = 8;
@@ -115,25 +118,58 @@ fn numbered(pieces: &[Piece]) -> Vec<usize> {
     labelled.into_iter().zip(counted).filter(|(_, c)| *c).map(|(i, _)| i).collect()
 }
 
-/// The lines of `block` as code, indented as they were set, when nearly
-/// all of them ([`MONOSPACED_SHARE`]) are in one monospaced font and
-/// there are at least [`MIN_CODE_LINES`]; `None` for prose.
-pub(super) fn code_lines(block: &Block) -> Option<Vec<String>> {
-    if block.lines.len() < MIN_CODE_LINES {
-        return None;
-    }
+/// The advance of the monospaced font that nearly all ([`MONOSPACED_SHARE`])
+/// of the lines of `block` are set in: a block of code. `None` for prose.
+fn monospaced(block: &Block) -> Option<f32> {
     let advance = block.lines.iter().find_map(|l| l.advance)?;
     let alike = block.lines.iter().filter(|l| l.advance.is_some_and(|a| (a - advance).abs() <= 0.01 * advance)).count();
-    if (alike as f32) < MONOSPACED_SHARE * block.lines.len() as f32 {
-        return None;
+    (alike as f32 >= MONOSPACED_SHARE * block.lines.len() as f32).then_some(advance)
+}
+
+/// How many of `blocks` (in reading order) from the first are one piece
+/// of code: the first, when it is monospaced and has at least
+/// [`MIN_CODE_LINES`], and each next one set in the same font just below
+/// the one before, across at most [`MAX_BLANK_LINES`] blank lines (code
+/// with blank lines in it). 0 for prose.
+pub(super) fn code_run(blocks: &[Block]) -> usize {
+    let Some(first) = blocks.first() else { return 0 };
+    let Some(advance) = monospaced(first).filter(|_| first.lines.len() >= MIN_CODE_LINES) else { return 0 };
+    let mut run = 1;
+    while let Some(next) = blocks.get(run) {
+        let above = &blocks[run - 1];
+        let size = above.last().size;
+        let below = next.top - above.bottom;
+        let continues = monospaced(next).is_some_and(|a| (a - advance).abs() <= 0.01 * advance)
+            && below > 0.0
+            && below <= (MAX_BLANK_LINES as f32 + 1.0) * size
+            && overlap(above.u0, above.u1, next.u0, next.u1) > 0.0;
+        if !continues {
+            break;
+        }
+        run += 1;
     }
-    let lines = block.lines.iter().map(|line| {
-        let indent = ((line.u0 - block.u0) / advance).round().clamp(0.0, MAX_INDENT as f32) as usize;
-        let mut text = " ".repeat(indent);
-        text.push_str(line.text.trim_end());
-        text
-    });
-    Some(lines.collect())
+    run
+}
+
+/// The lines of a run of code `blocks` ([`code_run`]), each indented as it
+/// was set (from the run's leftmost line, at most [`MAX_INDENT`] spaces),
+/// a blank line between blocks.
+pub(super) fn code_lines(blocks: &[Block]) -> Vec<String> {
+    let advance = monospaced(&blocks[0]).expect("a run of code");
+    let origin = blocks.iter().map(|b| b.u0).fold(f32::INFINITY, f32::min);
+    let mut out = Vec::new();
+    for (k, block) in blocks.iter().enumerate() {
+        if k > 0 {
+            out.push(String::new());
+        }
+        for line in &block.lines {
+            let indent = ((line.u0 - origin) / advance).round().clamp(0.0, MAX_INDENT as f32) as usize;
+            let mut text = " ".repeat(indent);
+            text.push_str(line.text.trim_end());
+            out.push(text);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -186,6 +222,36 @@ mod tests {
         for line in ["1   alpha = 1;", "2", "3   gamma = 3;", "7  delta = 4;", "8  omega = 5;"] {
             assert!(text.lines().any(|l| l.trim() == line), "{line:?} in {text}");
         }
+    }
+
+    #[test]
+    fn code_with_blank_lines_in_it_is_one_piece_of_code() {
+        // Two functions a blank line apart, then a last line after two
+        // blank lines; prose after three is prose.
+        let rows: [(f32, f32, &str); 7] = [
+            (0.0, 100.0, "def first():"),
+            (4.0, 112.0, "return 1"),
+            (0.0, 136.0, "def second():"),
+            (4.0, 148.0, "return 2"),
+            (0.0, 184.0, "print(first())"),
+            (0.0, 232.0, "A closing paragraph of prose text"),
+            (0.0, 244.0, "set in a proportional font here"),
+        ];
+        let mut glyphs = Vec::new();
+        for (indent, v, text) in &rows[..5] {
+            glyphs.extend(typed(text, 6.0 * indent, *v));
+        }
+        for (_, v, text) in &rows[5..] {
+            glyphs.extend(proportional(text, 0.0, *v));
+        }
+        let code = ["def first():", "    return 1", "", "def second():", "    return 2", "", "print(first())"];
+        assert_eq!(
+            page_paragraphs(glyphs),
+            [
+                Paragraph::Code(code.iter().map(|l| l.to_string()).collect()),
+                Paragraph::Prose(vec![rows[5].2.to_string(), rows[6].2.to_string()])
+            ]
+        );
     }
 
     #[test]

@@ -23,8 +23,9 @@
 //!    columns left to right;
 //! 5. the lines of a block into paragraphs: a line that stops well short of
 //!    the block's right edge ends one, an indented line, a list item or a
-//!    line of dot leaders starts one; a block of monospaced lines is one
-//!    paragraph of code, its lines kept as they were set.
+//!    line of dot leaders starts one; a block of monospaced lines (with
+//!    the blocks of the same code below it, across a blank line or two)
+//!    is one paragraph of code, its lines kept as they were set.
 //!
 //! Text in another direction (a rotated table, a margin note) is read the
 //! same way in its own frame, after the page's main direction. The reader
@@ -293,7 +294,8 @@ pub(super) enum Paragraph {
     /// Running text: its lines are to be joined.
     Prose(Vec<String>),
     /// Monospaced lines (code, a listing): kept line for line, each
-    /// indented as it was set ([`listing::code_lines`]).
+    /// indented as it was set, an empty line where the code has a blank
+    /// one ([`listing::code_lines`]).
     Code(Vec<String>),
 }
 
@@ -321,15 +323,18 @@ pub(super) fn page_paragraphs(mut glyphs: Vec<Glyph>) -> Vec<Paragraph> {
         let end = glyphs.partition_point(|g| g.quarter <= quarter);
         let edges = Edges::of(&glyphs[start..end]);
         let pieces = pieces(&glyphs[start..end], &monospaced, &edges);
-        for block in in_reading_order(blocks(pieces)) {
-            match listing::code_lines(&block) {
-                Some(lines) => out.push(Paragraph::Code(lines)),
-                None => out.extend(
-                    paragraphs(&block)
-                        .into_iter()
-                        .map(|lines| Paragraph::Prose(lines.into_iter().map(str::to_string).collect())),
-                ),
+        let ordered = in_reading_order(blocks(pieces));
+        let mut k = 0;
+        while k < ordered.len() {
+            let code = listing::code_run(&ordered[k..]);
+            if code > 0 {
+                out.push(Paragraph::Code(listing::code_lines(&ordered[k..k + code])));
+                k += code;
+                continue;
             }
+            let prose = paragraphs(&ordered[k]).into_iter();
+            out.extend(prose.map(|lines| Paragraph::Prose(lines.into_iter().map(str::to_string).collect())));
+            k += 1;
         }
     }
     out
