@@ -38,7 +38,13 @@ fn ends_in_leaders(run: &[Glyph]) -> bool {
 
 /// The edges of a page's justified columns, in one text direction.
 #[derive(Debug, Default)]
-pub(super) struct Edges(Vec<f32>);
+pub(super) struct Edges {
+    /// Where lines of prose end (right edges), in order.
+    right: Vec<f32>,
+    /// Where lines of prose begin (left edges, and the indents of first
+    /// lines), in order.
+    left: Vec<f32>,
+}
 
 impl Edges {
     /// The edges of `glyphs` (one direction, sorted by baseline then
@@ -46,7 +52,7 @@ impl Edges {
     /// of at least [`PROSE_LINE`] sizes end, a run being a line's glyphs
     /// up to a gap wider than [`EDGE_GAP`] (and not ending in dot leaders).
     pub(super) fn of(glyphs: &[Glyph]) -> Edges {
-        let mut ends = Vec::new();
+        let (mut ends, mut starts) = (Vec::new(), Vec::new());
         let mut start = 0;
         for i in 1..=glyphs.len() {
             let ends_line =
@@ -64,8 +70,11 @@ impl Edges {
                     continue;
                 }
                 let run = &line[from..k];
-                if reach - run[0].u >= PROSE_LINE * run[0].size && !ends_in_leaders(run) {
-                    ends.push(reach);
+                if reach - run[0].u >= PROSE_LINE * run[0].size {
+                    starts.push(run[0].u);
+                    if !ends_in_leaders(run) {
+                        ends.push(reach);
+                    }
                 }
                 if k < line.len() {
                     (from, reach) = (k, line[k].end);
@@ -73,25 +82,23 @@ impl Edges {
             }
             start = i;
         }
-        ends.retain(|e| e.is_finite());
-        ends.sort_by(f32::total_cmp);
-        let mut edges = Vec::new();
-        let mut from = 0;
-        while from < ends.len() {
-            let to = ends[from..].partition_point(|&e| e <= ends[from] + EDGE_TOLERANCE) + from;
-            if to - from >= MIN_EDGE_LINES {
-                edges.push(ends[from]);
-                from = to;
-            } else {
-                from += 1;
-            }
-        }
-        Edges(edges)
+        Edges { right: shared_places(ends), left: shared_places(starts) }
     }
 
-    /// Whether there are any.
+    /// Whether there are any right edges.
     pub(super) fn has_any(&self) -> bool {
-        !self.0.is_empty()
+        !self.right.is_empty()
+    }
+
+    /// Whether a line from `start` to `end` (at `size`) is a full line of
+    /// a justified column: it begins at a left edge and ends at a right
+    /// one, with no right edge between (the gutter of two columns side by
+    /// side).
+    pub(super) fn spans_column(&self, start: f32, end: f32, size: f32) -> bool {
+        let slack = EDGE_TOLERANCE + PROTRUSION * size;
+        near(&self.left, start - slack, start + EDGE_TOLERANCE)
+            && near(&self.right, end - slack, end + EDGE_TOLERANCE)
+            && !near(&self.right, start + size, end - size)
     }
 
     /// Whether a gap, after text that reaches `end`, parts a line: `end`
@@ -100,11 +107,35 @@ impl Edges {
     /// (`spacing`), so that a wide space after a stop in a loose line that
     /// happens to end at an edge is still a space.
     pub(super) fn parts(&self, end: f32, gap: f32, size: f32, spacing: f32) -> bool {
-        gap > EDGE_GAP * size && gap > EDGE_SPACES * spacing && {
-            let k = self.0.partition_point(|&e| e <= end + EDGE_TOLERANCE);
-            k > 0 && end <= self.0[k - 1] + EDGE_TOLERANCE + PROTRUSION * size
+        gap > EDGE_GAP * size
+            && gap > EDGE_SPACES * spacing
+            && near(&self.right, end - EDGE_TOLERANCE - PROTRUSION * size, end + EDGE_TOLERANCE)
+    }
+}
+
+/// The places (in order) where at least [`MIN_EDGE_LINES`] of `places`
+/// are, to [`EDGE_TOLERANCE`].
+fn shared_places(mut places: Vec<f32>) -> Vec<f32> {
+    places.retain(|p| p.is_finite());
+    places.sort_by(f32::total_cmp);
+    let mut shared = Vec::new();
+    let mut from = 0;
+    while from < places.len() {
+        let to = places[from..].partition_point(|&p| p <= places[from] + EDGE_TOLERANCE) + from;
+        if to - from >= MIN_EDGE_LINES {
+            shared.push(places[from]);
+            from = to;
+        } else {
+            from += 1;
         }
     }
+    shared
+}
+
+/// Whether one of `places` (in order) is within `low..=high`.
+fn near(places: &[f32], low: f32, high: f32) -> bool {
+    let k = places.partition_point(|&p| p < low);
+    places.get(k).is_some_and(|&p| p <= high)
 }
 
 #[cfg(test)]
@@ -157,6 +188,35 @@ mod tests {
         glyphs.extend(spaced(&["more", "words", "here"], 169.0, 200.0, 5.0));
         let text = page_text(glyphs);
         assert!(text.contains("gggg more words here"), "{text}");
+    }
+
+    #[test]
+    fn a_justified_line_stretched_loose_stays_one_line() {
+        // The column's edges are 0 and 160; a line of four words spread
+        // across it, each space 80/3 wide (over 1.5 sizes): one line. A
+        // table's row across the column, narrow spaces in its cells and
+        // one wide gap between them: two cells.
+        // Both in a proportional font (font 2, letters 4 and 6 wide).
+        let proportional = |glyphs: Vec<Glyph>| -> Vec<Glyph> {
+            let mut at = glyphs[0].u;
+            let mut out = Vec::new();
+            for (i, g) in glyphs.iter().enumerate() {
+                if i > 0 && g.u > glyphs[i - 1].end + 0.5 {
+                    at += g.u - glyphs[i - 1].end;
+                }
+                let width = if i % 2 == 0 { 4.0 } else { 6.0 };
+                out.push(Glyph { u: at, end: at + width, font: 2, ..*g });
+                at += width;
+            }
+            out
+        };
+        let mut glyphs = column();
+        glyphs.extend(proportional(spaced(&["wwww", "xxxx", "yyyy", "zzzz"], 0.0, 200.0, 80.0 / 3.0)));
+        glyphs.extend(proportional(spaced(&["pp", "qq", "rr"], 0.0, 230.0, 3.0)));
+        glyphs.extend(proportional(spaced(&["ss", "tt", "uu"], 160.0 - 36.0, 230.0, 3.0)));
+        let text = page_text(glyphs);
+        assert!(text.contains("wwww xxxx yyyy zzzz"), "{text}");
+        assert!(!text.contains("rr ss"), "{text}");
     }
 
     #[test]

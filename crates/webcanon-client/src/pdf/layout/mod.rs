@@ -102,6 +102,11 @@ const BLOCK_SLACK: f32 = 0.3;
 /// How much (as a fraction) the font sizes of the lines of a block may
 /// differ: a heading in a larger size is a block of its own.
 const BLOCK_SIZE_DIFFERENCE: f32 = 0.05;
+/// How much wider than a line's usual space its widest may be for the line
+/// to be read as justified text rather than cut at wide gaps.
+const STRETCH_EVENNESS: f32 = 1.3;
+/// The fewest spaces a line has for their evenness to tell it justified.
+const STRETCHED_SPACES: usize = 3;
 /// The most spaces one gap in monospaced text is kept as (padding, a line
 /// number's distance from its code): a line's text is at most this many
 /// times its glyphs.
@@ -424,10 +429,11 @@ fn reads_backwards(glyphs: &[Glyph]) -> bool {
 fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges) -> Vec<usize> {
     let mut out = Vec::new();
     let spacing = edges.has_any().then(|| word_spacing(row, size)).flatten();
+    let stretched = spacing.is_some_and(|spacing| justified(row, size, spacing, edges, monospaced));
     let mut reach = row[0].end;
     for (k, g) in row.iter().enumerate().skip(1) {
         let gap = g.u - reach;
-        if (gap > PIECE_GAP * size && !padded(&row[k - 1], g, gap, monospaced))
+        if (gap > PIECE_GAP * size && !stretched && !padded(&row[k - 1], g, gap, monospaced))
             || spacing.is_some_and(|spacing| edges.parts(reach, gap, size, spacing))
         {
             out.push(k);
@@ -435,6 +441,25 @@ fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges) -> 
         reach = reach.max(g.end);
     }
     out
+}
+
+/// Whether `row` (its glyphs sorted along it) is a justified line stretched
+/// so loose that its spaces are wide gaps (a short line before a long
+/// word): it spans a justified column ([`Edges::spans_column`]), is not
+/// monospaced (whose padding is told apart on its own), has at least
+/// [`STRETCHED_SPACES`] spaces and its widest is at most
+/// [`STRETCH_EVENNESS`] times its usual one (`spacing`), as justification
+/// spreads the room evenly, where a row of a table has narrow spaces in
+/// its cells and wide gaps between them, and a term beside its
+/// description (in CJK, with no spaces) has one gap.
+fn justified(row: &[Glyph], size: f32, spacing: f32, edges: &Edges, monospaced: &[Option<f32>]) -> bool {
+    let end = row.iter().map(|g| g.end).fold(f32::NEG_INFINITY, f32::max);
+    if !edges.spans_column(row[0].u, end, size) || monospaced_advance(row, monospaced).is_some() {
+        return false;
+    }
+    let gaps = row.windows(2).map(|w| w[1].u - w[0].end).filter(|&gap| gap > WORD_GAP * size);
+    let (count, widest) = gaps.fold((0, 0.0f32), |(n, widest), gap| (n + 1, widest.max(gap)));
+    count >= STRETCHED_SPACES && widest <= STRETCH_EVENNESS * spacing
 }
 
 /// The usual space between the words of a line (its glyphs sorted along
