@@ -1,10 +1,18 @@
-//! The right edges of justified columns: where many lines of prose end at
-//! one place. Nothing of a column reaches past its edge, so text that
-//! stands on a line just beyond it, with more room between than a space,
-//! is outside the column: a note in the margin ("New feature" beside a
+//! The edges of justified columns: where many lines of prose end at one
+//! place (a right edge) or begin at one (a left edge, or a paragraph's
+//! indent).
+//!
+//! Nothing of a column reaches past its right edge, so text that stands
+//! on a line just beyond it, with more room between than a space, is
+//! outside the column: a note in the margin ("New feature" beside a
 //! paragraph), or the next column across a narrow gutter. Such a gap can
 //! be narrower than the gap that cuts a line anywhere ([`super::PIECE_GAP`])
 //! and still part the line.
+//!
+//! A line that runs from a left edge to the right edge of its column is a
+//! full line of justified text: however wide its spaces (a short line
+//! before a long word, stretched), they are spaces, not gaps between
+//! columns ([`super::justified`]).
 
 use super::{Glyph, SAME_BASELINE};
 
@@ -49,8 +57,9 @@ pub(super) struct Edges {
 impl Edges {
     /// The edges of `glyphs` (one direction, sorted by baseline then
     /// along the line): the places where at least [`MIN_EDGE_LINES`] runs
-    /// of at least [`PROSE_LINE`] sizes end, a run being a line's glyphs
-    /// up to a gap wider than [`EDGE_GAP`] (and not ending in dot leaders).
+    /// of at least [`PROSE_LINE`] sizes end (right edges; a run that ends
+    /// in dot leaders counts for none) or begin (left edges), a run being
+    /// a line's glyphs up to a gap wider than [`EDGE_GAP`].
     pub(super) fn of(glyphs: &[Glyph]) -> Edges {
         let (mut ends, mut starts) = (Vec::new(), Vec::new());
         let mut start = 0;
