@@ -45,7 +45,7 @@ const ALWAYS_BOILERPLATE_WORDS: &[&str] = &[
 ];
 
 /// Words of a class or id that name boilerplate when the block holds no
-/// prose of its own ([`holds_prose`]): site builders put such words on
+/// prose of its own ([`Stats::holds_prose`]): site builders put such words on
 /// content wrappers too (`entry share`, `post-meta-enabled`).
 const BOILERPLATE_WORDS: &[&str] = &[
     "ad",
