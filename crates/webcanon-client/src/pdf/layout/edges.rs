@@ -14,7 +14,7 @@
 //! before a long word, stretched), they are spaces, not gaps between
 //! columns ([`super::justified`]).
 
-use super::{Glyph, SAME_BASELINE};
+use super::{Glyph, baseline_runs};
 
 /// A gap wider than this (in font sizes) that begins at a column's edge
 /// parts a line: wider than the spaces of justified text, narrower than a
@@ -62,15 +62,7 @@ impl Edges {
     /// a line's glyphs up to a gap wider than [`EDGE_GAP`].
     pub(super) fn of(glyphs: &[Glyph]) -> Edges {
         let (mut ends, mut starts) = (Vec::new(), Vec::new());
-        let mut start = 0;
-        for i in 1..=glyphs.len() {
-            let ends_line =
-                i == glyphs.len() || (glyphs[i].v - glyphs[start].v).abs() > SAME_BASELINE * glyphs[start].size;
-            if !ends_line {
-                continue;
-            }
-            let mut line = glyphs[start..i].to_vec();
-            line.sort_by(|a, b| a.u.total_cmp(&b.u));
+        for line in baseline_runs(glyphs) {
             let mut from = 0;
             let mut reach = line[0].end;
             for k in 1..=line.len() {
@@ -89,7 +81,6 @@ impl Edges {
                     (from, reach) = (k, line[k].end);
                 }
             }
-            start = i;
         }
         Edges { right: shared_places(ends), left: shared_places(starts) }
     }

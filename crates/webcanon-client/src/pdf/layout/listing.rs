@@ -9,7 +9,7 @@
 //! number followed by monospaced text is joined to it: numbered prose (a
 //! manuscript's line numbers) keeps its numbers apart.
 
-use super::{Block, MAX_PADDING, MONOSPACED_SHARE, Piece, next_on_line, overlap};
+use super::{Block, MAX_PADDING, Piece, next_on_line, overlap, shared_advance};
 
 /// The fewest lines a block of monospaced lines has to be code: a single
 /// line in a typewriter font is as often a heading or a name.
@@ -118,12 +118,10 @@ fn numbered(pieces: &[Piece]) -> Vec<usize> {
     labelled.into_iter().zip(counted).filter(|(_, c)| *c).map(|(i, _)| i).collect()
 }
 
-/// The advance of the monospaced font that nearly all ([`MONOSPACED_SHARE`])
+/// The advance of the monospaced font that nearly all ([`super::MONOSPACED_SHARE`])
 /// of the lines of `block` are set in: a block of code. `None` for prose.
 fn monospaced(block: &Block) -> Option<f32> {
-    let advance = block.lines.iter().find_map(|l| l.advance)?;
-    let alike = block.lines.iter().filter(|l| l.advance.is_some_and(|a| (a - advance).abs() <= 0.01 * advance)).count();
-    (alike as f32 >= MONOSPACED_SHARE * block.lines.len() as f32).then_some(advance)
+    shared_advance(block.lines.iter().map(|l| l.advance))
 }
 
 /// How many of `blocks` (in reading order) from the first are one piece

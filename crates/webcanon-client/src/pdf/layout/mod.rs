@@ -609,10 +609,19 @@ fn piece(glyphs: &[Glyph], v: f32, monospaced: &[Option<f32>]) -> Piece {
 /// in ([`MONOSPACED_SHARE`] of them), at their size; `None` for text in
 /// proportional fonts.
 fn monospaced_advance(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
-    let advance = |g: &Glyph| monospaced.get(usize::from(g.font)).copied().flatten().map(|w| w * g.size);
-    let first = glyphs.iter().find_map(advance)?;
-    let alike = glyphs.iter().filter(|g| advance(g).is_some_and(|a| (a - first).abs() <= 0.01 * first)).count();
-    (alike as f32 >= MONOSPACED_SHARE * glyphs.len() as f32).then_some(first)
+    shared_advance(glyphs.iter().map(|g| monospaced.get(usize::from(g.font)).copied().flatten().map(|w| w * g.size)))
+}
+
+/// The first of `advances` (each that of a glyph or line, `None` where it
+/// is not monospaced) when [`MONOSPACED_SHARE`] of them are that one.
+fn shared_advance(advances: impl Iterator<Item = Option<f32>> + Clone) -> Option<f32> {
+    let first = advances.clone().flatten().next()?;
+    let (mut alike, mut all) = (0usize, 0usize);
+    for advance in advances {
+        all += 1;
+        alike += usize::from(advance.is_some_and(|a| (a - first).abs() <= 0.01 * first));
+    }
+    (alike as f32 >= MONOSPACED_SHARE * all as f32).then_some(first)
 }
 
 /// Accents set as glyphs of their own over (or under) a letter, as TeX
@@ -705,29 +714,38 @@ fn baseline(glyphs: &[Glyph]) -> f32 {
     glyphs.iter().find(|g| g.size >= largest * 0.95).map_or(glyphs[0].v, |g| g.v)
 }
 
+/// Glyphs (sorted by baseline) in runs on one baseline (each within
+/// [`SAME_BASELINE`] of the run's first), each sorted along the line.
+fn baseline_runs(glyphs: &[Glyph]) -> impl Iterator<Item = Vec<Glyph>> + '_ {
+    let mut start = 0;
+    (1..=glyphs.len()).filter_map(move |i| {
+        let ends = i == glyphs.len() || {
+            let (first, g) = (&glyphs[start], &glyphs[i]);
+            (g.v - first.v).abs() > SAME_BASELINE * first.size.max(g.size)
+        };
+        if !ends {
+            return None;
+        }
+        let mut run = glyphs[start..i].to_vec();
+        run.sort_by(|a, b| a.u.total_cmp(&b.u));
+        start = i;
+        Some(run)
+    })
+}
+
 /// Glyphs (sorted by baseline) into lines: runs on one baseline, cut at
 /// wide gaps into fragments (so that a column's fragment is not mistaken
 /// for part of its neighbour's), then each short fragment that sits just
 /// above or below a longer one, within its width, joined to it.
 fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Vec<Glyph>> {
     let mut fragments: Vec<Vec<Glyph>> = Vec::new();
-    let mut start = 0;
-    for i in 1..=glyphs.len() {
-        let ends = i == glyphs.len() || {
-            let (first, g) = (&glyphs[start], &glyphs[i]);
-            (g.v - first.v).abs() > SAME_BASELINE * first.size.max(g.size)
-        };
-        if ends {
-            let mut run = glyphs[start..i].to_vec();
-            run.sort_by(|a, b| a.u.total_cmp(&b.u));
-            let mut from = 0;
-            for cut in cuts(&run, typical_size(&run), monospaced, edges) {
-                fragments.push(run[from..cut].to_vec());
-                from = cut;
-            }
-            fragments.push(run[from..].to_vec());
-            start = i;
+    for run in baseline_runs(glyphs) {
+        let mut from = 0;
+        for cut in cuts(&run, typical_size(&run), monospaced, edges) {
+            fragments.push(run[from..cut].to_vec());
+            from = cut;
         }
+        fragments.push(run[from..].to_vec());
     }
     let facts: Vec<_> = fragments
         .iter()
