@@ -134,9 +134,10 @@ fn is_unspaced_script(c: char) -> bool {
 }
 
 /// A paragraph with the characters Markdown would read as syntax escaped:
-/// backslashes, code spans, emphasis (an `_` inside a word is left), and a
-/// heading or quote marker at its start. The text shape removes the
-/// escapes again.
+/// backslashes, code spans, emphasis (an `_` inside a word is left), the
+/// bracket that opens a link (`[](0x0)` in a manual is text, not an empty
+/// link to drop), a `<` that would open an HTML tag, and a heading or
+/// quote marker at its start. The text shape removes the escapes again.
 fn escape(paragraph: &str) -> String {
     let mut out = String::with_capacity(paragraph.len() + 8);
     if paragraph.starts_with(['#', '>', '=', '+']) {
@@ -147,7 +148,8 @@ fn escape(paragraph: &str) -> String {
     while let Some(c) = chars.next() {
         let next = chars.peek().copied().unwrap_or(' ');
         let in_word = c == '_' && previous.is_alphanumeric() && next.is_alphanumeric();
-        if matches!(c, '\\' | '`' | '*' | '_') && !in_word {
+        let opens_tag = c == '<' && (next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?'));
+        if (matches!(c, '\\' | '`' | '*' | '_' | '[') && !in_word) || opens_tag {
             out.push('\\');
         }
         out.push(c);
@@ -220,6 +222,18 @@ mod tests {
             escape("# not a heading with *stars* and snake_case or _x_"),
             "\\# not a heading with \\*stars\\* and snake_case or \\_x\\_"
         );
+    }
+
+    #[test]
+    fn brackets_and_tags_in_the_text_survive_every_shape() {
+        use crate::markdown::{ContentFormat, ContentShape, LinkStyle};
+        let text = "size, def. [](0x0); see [1] and <b>bold</b> where a < b";
+        let markdown = page_markdown(&[prose_paragraph(&[text])]);
+        assert_eq!(markdown.trim_end(), "size, def. \\[](0x0); see \\[1] and \\<b>bold\\</b> where a < b");
+        let plain = ContentShape { format: ContentFormat::Text, ..ContentShape::default() };
+        assert_eq!(plain.apply(&markdown).trim_end(), text);
+        let references = ContentShape { links: LinkStyle::References, ..ContentShape::default() };
+        assert_eq!(references.apply(&markdown), markdown);
     }
 
     #[test]

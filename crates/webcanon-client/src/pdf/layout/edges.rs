@@ -36,6 +36,10 @@ const EDGE_TOLERANCE: f32 = 0.5;
 /// How far (in font sizes) past an edge a line may end and still end at
 /// it: punctuation set into the margin (a hyphen, a stop) for an even edge.
 const PROTRUSION: f32 = 0.3;
+/// How far (in font sizes) inside a left edge a paragraph's first line
+/// may begin: its indent (TeX sets one to two sizes, a word processor
+/// half an inch, three sizes at 12 points).
+const PARAGRAPH_INDENT: f32 = 3.0;
 
 /// Whether a run of glyphs ends in dot leaders (a table of contents'
 /// line, its page number to come after a gap): leaders end at one place
@@ -91,12 +95,12 @@ impl Edges {
     }
 
     /// Whether a line from `start` to `end` (at `size`) is a full line of
-    /// a justified column: it begins at a left edge and ends at a right
-    /// one, with no right edge between (the gutter of two columns side by
-    /// side).
+    /// a justified column: it begins at a left edge (or a paragraph's
+    /// indent inside one) and ends at a right one, with no right edge
+    /// between (the gutter of two columns side by side).
     pub(super) fn spans_column(&self, start: f32, end: f32, size: f32) -> bool {
         let slack = EDGE_TOLERANCE + PROTRUSION * size;
-        near(&self.left, start - slack, start + EDGE_TOLERANCE)
+        near(&self.left, start - slack - PARAGRAPH_INDENT * size, start + EDGE_TOLERANCE)
             && near(&self.right, end - slack, end + EDGE_TOLERANCE)
             && !near(&self.right, start + size, end - size)
     }
@@ -107,9 +111,12 @@ impl Edges {
     /// (`spacing`), so that a wide space after a stop in a loose line that
     /// happens to end at an edge is still a space.
     pub(super) fn parts(&self, end: f32, gap: f32, size: f32, spacing: f32) -> bool {
-        gap > EDGE_GAP * size
-            && gap > EDGE_SPACES * spacing
-            && near(&self.right, end - EDGE_TOLERANCE - PROTRUSION * size, end + EDGE_TOLERANCE)
+        gap > EDGE_GAP * size && gap > EDGE_SPACES * spacing && self.at_right(end, size)
+    }
+
+    /// Whether text that reaches `end` (at `size`) ends at a right edge.
+    pub(super) fn at_right(&self, end: f32, size: f32) -> bool {
+        near(&self.right, end - EDGE_TOLERANCE - PROTRUSION * size, end + EDGE_TOLERANCE)
     }
 }
 
@@ -217,6 +224,30 @@ mod tests {
         let text = page_text(glyphs);
         assert!(text.contains("wwww xxxx yyyy zzzz"), "{text}");
         assert!(!text.contains("rr ss"), "{text}");
+    }
+
+    #[test]
+    fn an_indented_stretched_line_beside_the_other_column_stays_one_line() {
+        // Two columns, 0..160 and 200..360. On one baseline, an equation's
+        // number ending the left column, and the first line of a right
+        // column's paragraph, indented 5 and stretched: its spaces (25)
+        // are wider than the gutter is than two of them (45 < 50), so
+        // only the edge tells the gutter from a space.
+        let mut glyphs = column();
+        glyphs.extend(column().into_iter().map(|g| Glyph { u: g.u + 200.0, end: g.end + 200.0, ..g }));
+        glyphs.extend(set("(3)", 145.0, 200.0, 10.0));
+        let mut at = 205.0;
+        for word in ["wwww", "xxxx", "yyyy", "zzzz"] {
+            for (i, ch) in word.chars().enumerate() {
+                let width = if i % 2 == 0 { 4.0 } else { 6.0 };
+                glyphs.push(Glyph { ch, u: at, end: at + width, v: 200.0, size: 10.0, quarter: 0, font: 2 });
+                at += width;
+            }
+            at += 25.0;
+        }
+        let text = page_text(glyphs);
+        assert!(text.contains("wwww xxxx yyyy zzzz"), "{text}");
+        assert!(!text.contains("(3) wwww"), "{text}");
     }
 
     #[test]

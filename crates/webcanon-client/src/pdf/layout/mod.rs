@@ -421,24 +421,44 @@ fn reads_backwards(glyphs: &[Glyph]) -> bool {
     backward >= REVERSED_MIN_EVIDENCE && backward > 2 * forward
 }
 
-/// Where a line (its glyphs sorted along it) is cut into pieces: at each
-/// gap wider than [`PIECE_GAP`] times `size` (the line's typical size)
-/// that is not [`padded`] (`monospaced`: the advance of each monospaced
-/// font, by font number), and at a narrower one that begins at the edge
-/// of a justified column ([`Edges::parts`]).
+/// Where a line (its glyphs sorted along it) is cut into pieces: at a
+/// gap that begins at the right edge of a justified column (one that
+/// [`Edges::parts`] the line, or any gap wider than [`PIECE_GAP`] times
+/// `size`, the line's typical size), and, within each stretch between
+/// such gaps (a column's part of the line), at each gap wider than
+/// [`PIECE_GAP`] times `size` that is not [`padded`] (`monospaced`: the
+/// advance of each monospaced font, by font number), unless the stretch
+/// is a [`justified`] line stretched loose.
 fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges) -> Vec<usize> {
-    let mut out = Vec::new();
-    let spacing = edges.has_any().then(|| word_spacing(row, size)).flatten();
-    let stretched = spacing.is_some_and(|spacing| justified(row, size, spacing, edges, monospaced));
-    let mut reach = row[0].end;
-    for (k, g) in row.iter().enumerate().skip(1) {
-        let gap = g.u - reach;
-        if (gap > PIECE_GAP * size && !stretched && !padded(&row[k - 1], g, gap, monospaced))
-            || spacing.is_some_and(|spacing| edges.parts(reach, gap, size, spacing))
-        {
-            out.push(k);
+    let wide = |k: usize, gap: f32| gap > PIECE_GAP * size && !padded(&row[k - 1], &row[k], gap, monospaced);
+    let mut at_edges = Vec::new();
+    if let Some(spacing) = edges.has_any().then(|| word_spacing(row, size)).flatten() {
+        let mut reach = row[0].end;
+        for (k, g) in row.iter().enumerate().skip(1) {
+            let gap = g.u - reach;
+            if edges.parts(reach, gap, size, spacing) || (wide(k, gap) && edges.at_right(reach, size)) {
+                at_edges.push(k);
+            }
+            reach = reach.max(g.end);
         }
-        reach = reach.max(g.end);
+    }
+    let mut out = Vec::new();
+    let mut from = 0;
+    for to in at_edges.iter().copied().chain([row.len()]) {
+        let stretch = &row[from..to];
+        let stretched =
+            word_spacing(stretch, size).is_some_and(|spacing| justified(stretch, size, spacing, edges, monospaced));
+        let mut reach = stretch[0].end;
+        for (k, g) in stretch.iter().enumerate().skip(1) {
+            if !stretched && wide(from + k, g.u - reach) {
+                out.push(from + k);
+            }
+            reach = reach.max(g.end);
+        }
+        if to < row.len() {
+            out.push(to);
+        }
+        from = to;
     }
     out
 }
