@@ -27,7 +27,7 @@ pub(super) const EDGE_GAP: f32 = 0.8;
 const EDGE_SPACES: f32 = 2.0;
 /// The shortest line of prose (in font sizes) whose end counts towards an
 /// edge: shorter runs (a table's right-aligned numbers) make none.
-const PROSE_LINE: f32 = 15.0;
+pub(super) const PROSE_LINE: f32 = 15.0;
 /// The fewest lines of prose that end at one place for it to be an edge.
 const MIN_EDGE_LINES: usize = 6;
 /// How close (in points of the page) line ends must be to be at one

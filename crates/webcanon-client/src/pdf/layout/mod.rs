@@ -882,7 +882,8 @@ fn in_reading_order(blocks: Vec<Block>) -> Vec<Block> {
 /// crosses no block, read left to right; what cannot be split, top to
 /// bottom. A horizontal line that only passes where the paragraphs of two
 /// columns happen to end at one height (the gutter between the columns
-/// goes on above and below it) is no cut. Each call splits its blocks into
+/// goes on above and below it) is no cut, nor are the two around a row of
+/// headings, one atop each column ([`lines_atop_columns`]). Each call splits its blocks into
 /// smaller sets, so the recursion is at most as deep as the blocks are
 /// many ([`MAX_ORDERED_BLOCKS`]).
 fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<usize>) {
@@ -891,21 +892,36 @@ fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<usize>) {
         return;
     }
     let mut parts = bands(ids, blocks, |b| (b.top, b.bottom));
-    // Bands of running text that share a gutter are one band (the rows of
-    // a table, a line each, stay bands of their own).
+    // Bands of running text that share a gutter are one band, and so is a
+    // row of lines alone (the headings of two columns, side by side)
+    // between two such bands, where all three share it. The rows of a
+    // table, a line each, stay bands of their own.
     let running = |part: &std::ops::Range<usize>| ids[part.clone()].iter().any(|&i| blocks[i].lines.len() > 1);
+    let gutters_of = |part: &std::ops::Range<usize>| gutters(&ids[part.clone()], blocks);
     let mut k = 1;
     while k < parts.len() {
-        let (upper, lower) = (gutters(&ids[parts[k - 1].clone()], blocks), gutters(&ids[parts[k].clone()], blocks));
-        if running(&parts[k - 1])
-            && running(&parts[k])
-            && upper.iter().any(|&(a0, a1)| lower.iter().any(|&(b0, b1)| overlap(a0, a1, b0, b1) > 0.0))
-        {
-            parts[k - 1].end = parts[k].end;
-            parts.remove(k);
-        } else {
-            k += 1;
+        let (upper, lower) = (gutters_of(&parts[k - 1]), gutters_of(&parts[k]));
+        let shared = shared_gutters(&upper, &lower);
+        if running(&parts[k - 1]) && !shared.is_empty() {
+            if running(&parts[k]) {
+                parts[k - 1].end = parts[k].end;
+                parts.remove(k);
+                continue;
+            }
+            let through = match parts.get(k + 1) {
+                Some(next) if running(next) => shared_gutters(&shared, &gutters_of(next)),
+                _ => Vec::new(),
+            };
+            let part = |p: &std::ops::Range<usize>| &ids[p.clone()];
+            if through.iter().any(|&gutter| {
+                lines_atop_columns(part(&parts[k - 1]), part(&parts[k]), part(&parts[k + 1]), gutter, blocks)
+            }) {
+                parts[k - 1].end = parts[k + 1].end;
+                parts.drain(k..=k + 1);
+                continue;
+            }
         }
+        k += 1;
     }
     if parts.len() == 1 {
         // No band to cut off: columns, if a vertical line can part them.
@@ -952,6 +968,63 @@ fn gutters(ids: &[usize], blocks: &[Block]) -> Vec<(f32, f32)> {
             out.push((reach, start));
         }
         reach = reach.max(end);
+    }
+    out
+}
+
+/// Whether `middle` is a row of lines alone atop two columns that go on
+/// across it, from `upper` to `lower`, on either side of `gutter`: each
+/// of `upper` and `lower` has a paragraph of prose (more than one line,
+/// at least [`edges::PROSE_LINE`] sizes wide) on each side, and each
+/// block of `middle` is on one side and begins where that side's column
+/// does (a heading). An equation across the page, its pieces wherever
+/// they fall, is not such a row.
+fn lines_atop_columns(
+    upper: &[usize],
+    middle: &[usize],
+    lower: &[usize],
+    gutter: (f32, f32),
+    blocks: &[Block],
+) -> bool {
+    // Where the prose of each side of `part` begins.
+    let starts = |part: &[usize]| {
+        let mut starts = [f32::INFINITY; 2];
+        for &i in part {
+            let b = &blocks[i];
+            if b.lines.len() > 1 && b.u1 - b.u0 >= edges::PROSE_LINE * b.last().size {
+                if b.u1 <= gutter.0 {
+                    starts[0] = starts[0].min(b.u0);
+                } else if b.u0 >= gutter.1 {
+                    starts[1] = starts[1].min(b.u0);
+                }
+            }
+        }
+        starts.iter().all(|s| s.is_finite()).then_some(starts)
+    };
+    let (Some(above), Some(below)) = (starts(upper), starts(lower)) else { return false };
+    middle.iter().all(|&i| {
+        let b = &blocks[i];
+        let side = if b.u1 <= gutter.0 {
+            0
+        } else if b.u0 >= gutter.1 {
+            1
+        } else {
+            return false;
+        };
+        let slack = BLOCK_SLACK * b.last().size;
+        [above[side], below[side]].iter().any(|&start| (b.u0 - start).abs() <= slack)
+    })
+}
+
+/// Where the gutters of `a` and of `b` overlap: the gaps both share.
+fn shared_gutters(a: &[(f32, f32)], b: &[(f32, f32)]) -> Vec<(f32, f32)> {
+    let mut out = Vec::new();
+    for &(a0, a1) in a {
+        for &(b0, b1) in b {
+            if overlap(a0, a1, b0, b1) > 0.0 {
+                out.push((a0.max(b0), a1.min(b1)));
+            }
+        }
     }
     out
 }
@@ -1215,6 +1288,38 @@ pub(super) mod tests {
         let text = page_text(glyphs);
         let firsts: Vec<&str> = text.split("\n\n").map(|p| &p[..3]).collect();
         assert_eq!(firsts, ["aaa", "bbb", "ccc", "ddd"], "{text}");
+    }
+
+    /// Two columns of prose (at 0 and 230, three lines each, about 18
+    /// sizes wide) above and below a row of lines from `middle` (text,
+    /// where it begins): the first words of the paragraphs in the order
+    /// read.
+    fn around_a_row(middle: &[(&str, f32)]) -> Vec<String> {
+        let prose = |word: &str| format!("{word} a line of prose that goes on and on");
+        let three = |word: &str| [prose(word), prose(word), prose(word)];
+        let mut glyphs = Vec::new();
+        for (word, u, v) in [("aaa", 0.0, 100.0), ("ddd", 230.0, 100.0), ("bbb", 0.0, 180.0), ("eee", 230.0, 180.0)] {
+            let lines = three(word);
+            glyphs.extend(column(&lines.iter().map(String::as_str).collect::<Vec<_>>(), u, v));
+        }
+        for &(text, u) in middle {
+            glyphs.extend(proportional(text, u, 155.0));
+        }
+        let text = page_text(glyphs);
+        text.split("\n\n").map(|p| p[..3].to_string()).collect()
+    }
+
+    #[test]
+    fn headings_side_by_side_do_not_cut_the_columns() {
+        // Each column's paragraph ends at one height, the next begins at
+        // one height, and each column's heading stands between, at its
+        // column's left edge.
+        let firsts = around_a_row(&[("hhh Left heading", 0.0), ("kkk Right heading", 230.0)]);
+        assert_eq!(firsts, ["aaa", "hhh", "bbb", "ddd", "kkk", "eee"]);
+        // Pieces of an equation across the page, wherever they fall: a row
+        // between the halves of the page, not two headings.
+        let firsts = around_a_row(&[("mmm = f(x)", 40.0), ("nnn + g(y)", 260.0)]);
+        assert_eq!(firsts, ["aaa", "ddd", "mmm", "nnn", "bbb", "eee"]);
     }
 
     #[test]
