@@ -4,10 +4,16 @@
 //! to. Apart, the numbers, the titles and the page numbers would each be
 //! a column of their own, read one after the other.
 //!
+//! An entry without leaders (a chapter's, set in bold above its sections)
+//! takes the page number at its line's end when that number is set where
+//! the page numbers of the entries with leaders end: the page numbers'
+//! column.
+//!
 //! A section number is joined to its title only where it cannot be a line
 //! number (a manuscript's, a listing's): it has a dot (`2.1`), or the
-//! title has leaders; and only to a title that does not begin as a number
-//! does (the next cell of a table of figures).
+//! title has leaders or ends in the page numbers' column; and only to a
+//! title that does not begin as a number does (the next cell of a table
+//! of figures).
 
 use super::{Piece, has_leaders, next_on_line};
 
@@ -17,6 +23,9 @@ const NUMBER_GAP: f32 = 4.0;
 /// The widest gap (in font sizes) between dot leaders and their page
 /// number.
 const LEADER_GAP: f32 = 10.0;
+/// How far apart (in font sizes) the ends of two page numbers may be and
+/// still be in one column: right-aligned, they end at one point.
+const PAGE_COLUMN_TOLERANCE: f32 = 0.2;
 /// The most parts of a section number (`1.2.3.4`), and digits in each.
 const MAX_NUMBER_PARTS: usize = 4;
 const MAX_PART_DIGITS: usize = 3;
@@ -26,33 +35,51 @@ const MAX_PART_DIGITS: usize = 3;
 /// along the line, and so they stay.
 pub(super) fn join_entries(pieces: Vec<Piece>) -> Vec<Piece> {
     let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
+    // Where the entries with leaders end: the page numbers' column.
+    let mut column = Vec::new();
     for k in 0..slots.len() {
-        join_next(&mut slots, k, |number, title| {
-            section_number(&number.text).is_some_and(|dotted| dotted || has_leaders(&title.text))
-                && !title.text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '+' | '−'))
-                && title.u0 - number.u1 <= NUMBER_GAP * title.size
+        let joined = join_next(&mut slots, k, |entry, page| {
+            ends_in_leaders(&entry.text) && page_number(&page.text) && page.u0 - entry.u1 <= LEADER_GAP * entry.size
+        });
+        if let (true, Some(entry)) = (joined, &slots[k]) {
+            column.push(entry.u1);
+        }
+    }
+    column.sort_by(f32::total_cmp);
+    let in_column = |piece: &Piece| {
+        let tolerance = PAGE_COLUMN_TOLERANCE * piece.size;
+        let k = column.partition_point(|&end| end < piece.u1 - tolerance);
+        column.get(k).is_some_and(|&end| end <= piece.u1 + tolerance)
+    };
+    for k in 0..slots.len() {
+        join_next(&mut slots, k, |entry, page| {
+            let last_word = entry.text.rsplit(' ').next().unwrap_or_default();
+            page_number(&page.text) && in_column(page) && !ends_in_leaders(&entry.text) && !page_number(last_word)
         });
     }
     for k in 0..slots.len() {
-        join_next(&mut slots, k, |entry, page| {
-            ends_in_leaders(&entry.text) && page_number(&page.text) && page.u0 - entry.u1 <= LEADER_GAP * entry.size
+        join_next(&mut slots, k, |number, title| {
+            section_number(&number.text).is_some_and(|dotted| dotted || has_leaders(&title.text) || in_column(title))
+                && !title.text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '+' | '−'))
+                && title.u0 - number.u1 <= NUMBER_GAP * title.size
         });
     }
     slots.into_iter().flatten().collect()
 }
 
 /// Joins to `slots[k]` the next piece on its line, when `joins` says so;
-/// the joined piece keeps the larger size of the two.
-fn join_next(slots: &mut [Option<Piece>], k: usize, joins: impl Fn(&Piece, &Piece) -> bool) {
-    let Some(j) = next_on_line(slots, k) else { return };
-    let (Some(left), Some(right)) = (slots[k].as_ref(), slots[j].as_ref()) else { return };
+/// the joined piece keeps the larger size of the two. Whether it joined.
+fn join_next(slots: &mut [Option<Piece>], k: usize, joins: impl Fn(&Piece, &Piece) -> bool) -> bool {
+    let Some(j) = next_on_line(slots, k) else { return false };
+    let (Some(left), Some(right)) = (slots[k].as_ref(), slots[j].as_ref()) else { return false };
     if !joins(left, right) {
-        return;
+        return false;
     }
     let right = slots[j].take().expect("checked above");
     let left = slots[k].as_mut().expect("checked above");
     left.append(&right, 1);
     left.size = left.size.max(right.size);
+    true
 }
 
 /// Whether `text` is a section number (`3`, `2.1`, `A.4.2`, with or
@@ -127,6 +154,41 @@ mod tests {
                 "1.1 Scope . . . . . . . . . 4",
                 "1.2 Terms . . . . . . . . . 6",
                 "2 Methods . . . . . . . . . . 9"
+            ],
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_chapter_without_leaders_takes_its_page_number_from_the_column() {
+        // Chapters in bold, no leaders, their page numbers far off; the
+        // sections under them with leaders. Every page number ends at 180.
+        let entries = [
+            ("1", "Introduction", false, "3"),
+            ("1.1", "Scope . . . . . . . . .", true, "4"),
+            ("1.2", "Terms . . . . . . . . .", true, "6"),
+            ("2", "Methods", false, "9"),
+            ("2.1", "Design . . . . . . . .", true, "10"),
+        ];
+        let mut glyphs = Vec::new();
+        for (i, (number, title, section, page)) in entries.iter().enumerate() {
+            let v = 100.0 + 14.0 * i as f32;
+            let indent = if *section { 15.0 } else { 0.0 };
+            glyphs.extend(proportional(number, indent, v));
+            glyphs.extend(proportional(title, indent + 30.0, v));
+            let width: f32 = proportional(page, 0.0, v).iter().map(|g| g.end - g.u).sum();
+            glyphs.extend(proportional(page, 180.0 - width, v));
+        }
+        let text = page_text(glyphs);
+        let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(
+            lines,
+            [
+                "1 Introduction 3",
+                "1.1 Scope . . . . . . . . . 4",
+                "1.2 Terms . . . . . . . . . 6",
+                "2 Methods 9",
+                "2.1 Design . . . . . . . . 10"
             ],
             "{text}"
         );
