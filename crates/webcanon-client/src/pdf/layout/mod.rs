@@ -65,6 +65,17 @@ const SAME_BASELINE: f32 = 0.2;
 /// size), within its width, is a superscript, subscript or lowered letter
 /// of it.
 const RAISED_OR_LOWERED: f32 = 0.6;
+/// A run of glyphs smaller than this (times a line's size) near the line's
+/// baseline may be its superscripts or subscripts.
+const SCRIPT_SIZE: f32 = 0.9;
+/// The longest stretch of superscript or subscript (in the line's sizes)
+/// that bridges a gap in the line.
+const SCRIPT_WIDTH: f32 = 5.0;
+/// The widest gap (in the script's sizes) inside one stretch of it.
+const SCRIPT_GAP: f32 = 0.5;
+/// How far (in the line's sizes) from the end of a glyph a script set
+/// after it begins.
+const SCRIPT_ATTACHED: f32 = 0.5;
 /// How many fragments of lines either side (in the order of their
 /// baselines) are looked at for the line a superscript or subscript
 /// belongs to.
@@ -421,6 +432,60 @@ fn reads_backwards(glyphs: &[Glyph]) -> bool {
     backward >= REVERSED_MIN_EVIDENCE && backward > 2 * forward
 }
 
+/// Whether the gap from `reach` to `next` on a line at `size` is taken up
+/// by the superscripts or subscripts set after the glyph that ends at
+/// `reach` (`scripts`: the spans of the short runs of smaller glyphs just
+/// above or below the line, sorted by start): `A` with `ml` over `1,39`
+/// before `and` is one stretch of text, not two pieces.
+fn bridged(scripts: &[(f32, f32)], reach: f32, next: f32, size: f32) -> bool {
+    let attached = SCRIPT_ATTACHED * size;
+    let from = scripts.partition_point(|&(u0, _)| u0 < reach - attached);
+    let end =
+        scripts[from..].iter().take_while(|&&(u0, _)| u0 <= reach + attached).map(|&(_, u1)| u1).fold(reach, f32::max);
+    next - end <= PIECE_GAP * size
+}
+
+/// For each run of glyphs on one baseline (`runs`, in order of baseline),
+/// the spans of its superscripts and subscripts, sorted by start: the
+/// stretches (up to [`SCRIPT_GAP`] apart inside) of the runs within
+/// [`RAISED_OR_LOWERED`] of its baseline, set smaller than
+/// [`SCRIPT_SIZE`] times its size, and at most [`SCRIPT_WIDTH`] sizes
+/// long. A line of small print across the page beside it bridges nothing.
+fn script_spans(runs: &[Vec<Glyph>]) -> Vec<Vec<(f32, f32)>> {
+    let facts: Vec<(f32, f32)> = runs.iter().map(|r| (baseline(r), typical_size(r))).collect();
+    let mut stretches: Vec<Option<Vec<(f32, f32)>>> = vec![None; runs.len()];
+    (0..runs.len())
+        .map(|i| {
+            let (v, size) = facts[i];
+            let near = i.saturating_sub(NEIGHBOUR_FRAGMENTS)..(i + NEIGHBOUR_FRAGMENTS + 1).min(runs.len());
+            let mut spans: Vec<(f32, f32)> = Vec::new();
+            for j in near {
+                let (script_v, script_size) = facts[j];
+                if j == i || (script_v - v).abs() >= RAISED_OR_LOWERED * size || script_size >= SCRIPT_SIZE * size {
+                    continue;
+                }
+                let stretches = stretches[j].get_or_insert_with(|| stretches_of(&runs[j]));
+                spans.extend(stretches.iter().filter(|&&(u0, u1)| u1 - u0 <= SCRIPT_WIDTH * size));
+            }
+            spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+            spans
+        })
+        .collect()
+}
+
+/// The stretches of a run (its glyphs sorted along it) between gaps wider
+/// than [`SCRIPT_GAP`] times their size: where each begins and ends.
+fn stretches_of(run: &[Glyph]) -> Vec<(f32, f32)> {
+    let mut out: Vec<(f32, f32)> = Vec::new();
+    for g in run {
+        match out.last_mut() {
+            Some(last) if g.u - last.1 <= SCRIPT_GAP * g.size => last.1 = last.1.max(g.end),
+            _ => out.push((g.u, g.end)),
+        }
+    }
+    out
+}
+
 /// Where a line (its glyphs sorted along it) is cut into pieces: at a
 /// gap that begins at the right edge of a justified column (one that
 /// [`Edges::parts`] the line, or any gap wider than [`PIECE_GAP`] times
@@ -429,8 +494,12 @@ fn reads_backwards(glyphs: &[Glyph]) -> bool {
 /// [`PIECE_GAP`] times `size` that is not [`padded`] (`monospaced`: the
 /// advance of each monospaced font, by font number), unless the stretch
 /// is a [`justified`] line stretched loose.
-fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges) -> Vec<usize> {
-    let wide = |k: usize, gap: f32| gap > PIECE_GAP * size && !padded(&row[k - 1], &row[k], gap, monospaced);
+fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges, scripts: &[(f32, f32)]) -> Vec<usize> {
+    let wide = |k: usize, gap: f32| {
+        gap > PIECE_GAP * size
+            && !padded(&row[k - 1], &row[k], gap, monospaced)
+            && !bridged(scripts, row[k].u - gap, row[k].u, size)
+    };
     let mut at_edges = Vec::new();
     if let Some(spacing) = edges.has_any().then(|| word_spacing(row, size)).flatten() {
         let mut reach = row[0].end;
@@ -576,12 +645,11 @@ fn fill_unknown_ends(glyphs: &mut [Glyph]) {
 fn pieces(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Piece> {
     let mut out = Vec::new();
     for mut row in rows(glyphs, monospaced, edges) {
-        row.sort_by(|a, b| a.u.total_cmp(&b.u));
         compose_accents(&mut row);
         let size = typical_size(&row);
         let v = baseline(&row);
         let mut from = 0;
-        for cut in cuts(&row, size, monospaced, edges).into_iter().chain([row.len()]) {
+        for cut in cuts(&row, size, monospaced, edges, &[]).into_iter().chain([row.len()]) {
             out.push(piece(&row[from..cut], v, monospaced));
             from = cut;
         }
@@ -755,13 +823,16 @@ fn baseline_runs(glyphs: &[Glyph]) -> impl Iterator<Item = Vec<Glyph>> + '_ {
 
 /// Glyphs (sorted by baseline) into lines: runs on one baseline, cut at
 /// wide gaps into fragments (so that a column's fragment is not mistaken
-/// for part of its neighbour's), then each short fragment that sits just
-/// above or below a longer one, within its width, joined to it.
+/// for part of its neighbour's; a gap its superscripts and subscripts take
+/// up is no cut, [`bridged`]), then each short fragment that sits just
+/// above or below a longer one (or one as long, set larger), within its
+/// width, joined to it.
 fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Vec<Glyph>> {
     let mut fragments: Vec<Vec<Glyph>> = Vec::new();
-    for run in baseline_runs(glyphs) {
+    let runs: Vec<Vec<Glyph>> = baseline_runs(glyphs).collect();
+    for (run, scripts) in runs.iter().zip(script_spans(&runs)) {
         let mut from = 0;
-        for cut in cuts(&run, typical_size(&run), monospaced, edges) {
+        for cut in cuts(run, typical_size(run), monospaced, edges, &scripts) {
             fragments.push(run[from..cut].to_vec());
             from = cut;
         }
@@ -786,30 +857,58 @@ fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Vec<
             .filter(|&j| j != i)
             .filter(|&j| {
                 let (hu0, hu1, hv, hsize, hcount) = facts[j];
-                hcount > count
+                (hcount > count || (hcount == count && hsize > size))
                     && (v - hv).abs() < RAISED_OR_LOWERED * hsize
                     && size <= hsize * 1.5
                     && u0 >= hu0 - hsize
                     && u1 <= hu1 + hsize
             })
-            .max_by_key(|&j| facts[j].4);
+            .max_by(|&a, &b| facts[a].4.cmp(&facts[b].4).then(facts[a].3.total_cmp(&facts[b].3)));
         if let Some(j) = host {
             parent[i] = j;
         }
     }
     let root = |mut i: usize| {
-        // Hosts are always longer, so the chain ends.
+        // Hosts are always longer, or as long and set larger: the chain ends.
         while parent[i] != i {
             i = parent[i];
         }
         i
     };
-    let mut rows: Vec<Vec<Glyph>> = vec![Vec::new(); fragments.len()];
+    // Each glyph with where it is read from: a line's own glyphs (and
+    // accents over them) each at its place, a superscript or subscript
+    // (set smaller) as one unit where it begins (over the subscript beside
+    // it), so that `A` with `ml` over `1,39` reads `Aml1,39`, not the two
+    // interleaved.
+    let mut rows: Vec<Vec<(f32, f32, Glyph)>> = vec![Vec::new(); fragments.len()];
     for (i, fragment) in fragments.into_iter().enumerate() {
-        rows[root(i)].extend(fragment);
+        let line = root(i);
+        let (_, _, v, size, _) = facts[i];
+        if line == i || size >= SCRIPT_SIZE * facts[line].3 {
+            rows[line].extend(fragment.into_iter().map(|g| (g.u, g.v, g)));
+            continue;
+        }
+        // The fragment's stretches ([`stretches_of`]) are its units: a
+        // prescript (`³Γ⁺`) is one apart from the script after the letter.
+        let units = stretches_of(&fragment);
+        let longest = SCRIPT_WIDTH * facts[line].3;
+        let mut unit = 0;
+        for g in fragment {
+            while units[unit].1 < g.u {
+                unit += 1;
+            }
+            let (u0, u1) = units[unit];
+            rows[line].push(if u1 - u0 <= longest { (u0, v, g) } else { (g.u, g.v, g) });
+        }
     }
     rows.retain(|r| !r.is_empty());
-    rows
+    rows.into_iter()
+        .map(|mut row| {
+            // Stable: a unit's glyphs stay in their order along it.
+            row.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            row.into_iter().map(|(_, _, g)| g).collect()
+        })
+        .collect()
 }
 
 /// Pieces (sorted by baseline) stacked into blocks.
@@ -1253,6 +1352,32 @@ pub(super) mod tests {
         assert_eq!(page_text(glyphs), "one, two (and three), four; five: six, seven\neight, nine, ten");
         // Without the evidence of punctuation, the reader's direction stands.
         assert_eq!(page_text(turned("no commas here", 0.0, true)), "no commas here".chars().rev().collect::<String>());
+    }
+
+    #[test]
+    fn superscripts_and_subscripts_keep_a_line_whole_and_read_one_after_the_other() {
+        // `A` with `ml` over `1,39`, then `and` a gap wider than the one
+        // that cuts a line after the `A` (17, 1.7 sizes), but close after
+        // the scripts; the same after `B`.
+        let mut glyphs = Vec::new();
+        let mut at = 0.0;
+        for (word, last) in [("Here A", false), ("and B", false), ("are the coefficients", true)] {
+            let line = set(word, at, 100.0, 10.0);
+            let end = line.last().expect("a word").end;
+            glyphs.extend(line);
+            if !last {
+                glyphs.extend(set("ml", end, 96.4, 7.0));
+                glyphs.extend(set("1,39", end, 103.3, 7.0));
+            }
+            at = end + 17.0;
+        }
+        assert_eq!(page_text(glyphs), "Here Aml1,39 and Bml1,39 are the coefficients");
+        // A letter alone in its fragment, a superscript after it as long.
+        let mut glyphs = set("2", 0.0, 100.0, 10.0);
+        glyphs.extend(set("nd", 5.0, 96.4, 7.0));
+        glyphs.extend(set("2", 22.0, 100.0, 10.0));
+        glyphs.extend(set("nd", 27.0, 96.4, 7.0));
+        assert_eq!(page_text(glyphs), "2nd 2nd");
     }
 
     #[test]
