@@ -31,7 +31,7 @@ const NUMBER_PITCH: f32 = 5.0;
 /// `pieces`: sorted by baseline then along the line, and so they stay. A
 /// numbered line with no code on it (a blank line of the listing) takes
 /// the size and font of the listing's code, so that it stays in the
-/// code's block.
+/// code's block. Only the lines of a listing keep their `label`.
 pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
     let listing = numbered(&pieces);
     let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
@@ -41,7 +41,19 @@ pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
     // listing have code.
     let has_code = |k: usize| slots[k].as_ref().is_some_and(|p| p.advance.is_some());
     let with_code = listing.iter().zip(&code).filter(|(k, c)| has_code(**k) || c.is_some()).count();
-    if listing.is_empty() || with_code * 2 < listing.len() {
+    let is_listing = !listing.is_empty() && with_code * 2 > listing.len();
+    // Only a listing's numbers stay labels: a number that does not count
+    // on, or numbered prose, is text like any other.
+    let mut counted = vec![false; slots.len()];
+    if is_listing {
+        listing.iter().for_each(|&k| counted[k] = true);
+    }
+    for (slot, counted) in slots.iter_mut().zip(counted) {
+        if let Some(piece) = slot.as_mut().filter(|_| !counted) {
+            piece.label = None;
+        }
+    }
+    if !is_listing {
         return slots.into_iter().flatten().collect();
     }
     for (&k, &j) in listing.iter().zip(&code) {
@@ -80,6 +92,16 @@ pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
         }
     }
     slots.into_iter().flatten().collect()
+}
+
+/// Whether a listing's line and a line of prose, one under the other,
+/// belong to blocks of their own: a numbered line of code (a listing's,
+/// after [`number_lines`]) never continues a paragraph, nor a paragraph
+/// a listing, however close below (the description just above a listing
+/// in a program's documented source).
+pub(super) fn parts(above: &Piece, below: &Piece) -> bool {
+    let listed = |p: &Piece| p.label.is_some() && p.advance.is_some();
+    (listed(below) && above.advance.is_none()) || (listed(above) && below.advance.is_none())
 }
 
 /// The code on the line `slots[k]` numbers: the next piece on its line
@@ -201,6 +223,40 @@ mod tests {
         let mut expected = expected;
         expected[0].insert(0, ' ');
         assert_eq!(page_paragraphs(glyphs), [Paragraph::Code(expected)]);
+    }
+
+    #[test]
+    fn a_description_just_above_a_listing_is_a_paragraph_of_its_own() {
+        // A line of prose a line's height above the listing's first line.
+        let mut glyphs = proportional("A simple reversal of a flag.", 40.0, 88.0);
+        glyphs.extend(numbered(&[(7, 0, "reverse(flag) {"), (8, 4, "return !flag;"), (9, 0, "}")]));
+        let code = ["7   reverse(flag) {", "8       return !flag;", "9   }"];
+        assert_eq!(
+            page_paragraphs(glyphs),
+            [
+                Paragraph::Prose(vec!["A simple reversal of a flag.".to_string()]),
+                Paragraph::Code(code.iter().map(|l| l.to_string()).collect())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_guard_before_the_code_keeps_a_line_in_the_listing() {
+        // Most lines begin with a guard in a proportional font, the code
+        // right after it in a monospaced one; the numbers close before.
+        let mut glyphs = Vec::new();
+        for (i, (guard, code)) in
+            [("<release>", "\\fi"), ("<release>", "\\def\\x{1}"), ("", "\\relax")].iter().enumerate()
+        {
+            let v = 100.0 + 12.0 * i as f32;
+            glyphs.extend(set(&(i + 1).to_string(), 17.0, v, 6.0));
+            let guard = proportional(guard, 24.0, v);
+            let end = guard.last().map_or(24.0, |g| g.end);
+            glyphs.extend(guard);
+            glyphs.extend(typed(code, end, v));
+        }
+        let lines = ["1 <release>\\fi", "2 <release>\\def\\x{1}", "3 \\relax"];
+        assert_eq!(page_paragraphs(glyphs), [Paragraph::Code(lines.iter().map(|l| l.to_string()).collect())]);
     }
 
     #[test]

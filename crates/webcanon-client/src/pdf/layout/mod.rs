@@ -216,7 +216,8 @@ struct Piece {
     /// The advance of its monospaced font: set in one (code, a listing),
     /// not counting a line number it begins with.
     advance: Option<f32>,
-    /// The line number it begins with ([`Label`]).
+    /// The line number it begins with ([`Label`]); once the listings are
+    /// found ([`listing::number_lines`]), only a listing's line has one.
     label: Option<u32>,
 }
 
@@ -668,7 +669,7 @@ fn piece(glyphs: &[Glyph], v: f32, monospaced: &[Option<f32>]) -> Piece {
     let body = &glyphs[label.map_or(0, |l| l.glyphs)..];
     let measured = if body.is_empty() { glyphs } else { body };
     let size = typical_size(measured);
-    let advance = monospaced_advance(measured, monospaced);
+    let advance = monospaced_advance(measured, monospaced).or_else(|| label.and_then(|_| guarded(body, monospaced)));
     let mut text = String::new();
     let mut u1 = glyphs[0].end;
     for (i, g) in glyphs.iter().enumerate() {
@@ -696,6 +697,22 @@ fn piece(glyphs: &[Glyph], v: f32, monospaced: &[Option<f32>]) -> Piece {
 /// The advance of the monospaced font that nearly all of `glyphs` are set
 /// in ([`MONOSPACED_SHARE`] of them), at their size; `None` for text in
 /// proportional fonts.
+/// The advance of the code of a numbered line that begins with a mark in
+/// another font (a guard, `⟨latexrelease⟩\fi`; a prompt, `$ make`): its
+/// glyphs after the mark monospaced ([`monospaced_advance`]) and at least
+/// half of them. The mark ends in a symbol, where a word of prose before a
+/// path (a footnote's `CTAN: /macros/latex`) ends in a letter or a stop.
+fn guarded(body: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
+    let typed = |g: &Glyph| monospaced.get(usize::from(g.font)).copied().flatten().is_some();
+    let prefix = body.iter().take_while(|g| !typed(g)).count();
+    let mark = prefix > 0 && {
+        let last = body[prefix - 1].ch;
+        !last.is_alphanumeric() && !matches!(last, '.' | ',' | ';' | ':' | '!' | '?')
+    };
+    let code = &body[prefix..];
+    (mark && code.len() >= prefix).then(|| monospaced_advance(code, monospaced)).flatten()
+}
+
 fn monospaced_advance(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
     shared_advance(glyphs.iter().map(|g| monospaced.get(usize::from(g.font)).copied().flatten().map(|w| w * g.size)))
 }
@@ -932,6 +949,7 @@ fn blocks(pieces: Vec<Piece>) -> Vec<Block> {
                 piece.v - last.v > SAME_BASELINE * last.size
                     && (piece.size - last.size).abs() <= BLOCK_SIZE_DIFFERENCE * last.size
                     && overlap(block.u0 - slack, block.u1 + slack, piece.u0, piece.u1) > 0.0
+                    && !listing::parts(last, &piece)
             })
             .max_by(|&a, &b| {
                 let fit = |i: usize| {
