@@ -33,8 +33,8 @@ const NUMBER_PITCH: f32 = 5.0;
 /// the size and font of the listing's code, so that it stays in the
 /// code's block. Only the lines of a listing keep their `label`.
 pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
-    let listing = numbered(&pieces);
     let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
+    let listing = numbered(&slots);
     let code: Vec<Option<usize>> = listing.iter().map(|&k| code_beside(&slots, k)).collect();
     // Numbered prose (a manuscript's line numbers, with a line in a
     // typewriter font now and then) is no listing: most lines of a
@@ -94,14 +94,23 @@ pub(super) fn number_lines(pieces: Vec<Piece>) -> Vec<Piece> {
     slots.into_iter().flatten().collect()
 }
 
-/// Whether a listing's line and a line of prose, one under the other,
+/// Whether a listing's line and another line, one under the other,
 /// belong to blocks of their own: a numbered line of code (a listing's,
-/// after [`number_lines`]) never continues a paragraph, nor a paragraph
-/// a listing, however close below (the description just above a listing
-/// in a program's documented source).
+/// after [`number_lines`]) continues no paragraph, and no line but one of
+/// its code continues a listing, however close below: the description
+/// just above a listing in a program's documented source, or the names
+/// in the margin beside its lines, are read apart. Its code is a
+/// monospaced line that reaches past where a numbered line begins (a long
+/// line wrapped, a right-aligned value), where a name in the margin ends
+/// before it.
 pub(super) fn parts(above: &Piece, below: &Piece) -> bool {
     let listed = |p: &Piece| p.label.is_some() && p.advance.is_some();
-    (listed(below) && above.advance.is_none()) || (listed(above) && below.advance.is_none())
+    let code_of = |line: &Piece, listing: &Piece| line.advance.is_some() && line.u1 > listing.u0;
+    match (listed(above), listed(below)) {
+        (false, true) => !code_of(above, below),
+        (true, false) => !code_of(below, above),
+        _ => false,
+    }
 }
 
 /// The code on the line `slots[k]` numbers: the next piece on its line
@@ -118,19 +127,26 @@ fn code_beside(slots: &[Option<Piece>], k: usize) -> Option<usize> {
 
 /// The pieces (by index, top to bottom) that begin with a line number of
 /// a listing: a number one more stands just below it, or one less just
-/// above, aligned with it.
-fn numbered(pieces: &[Piece]) -> Vec<usize> {
-    let labelled: Vec<usize> = (0..pieces.len()).filter(|&i| pieces[i].label.is_some()).collect();
+/// above, aligned with it, and not both are numbers alone on their lines
+/// (a column of values counting up is no listing).
+fn numbered(slots: &[Option<Piece>]) -> Vec<usize> {
+    let labelled: Vec<usize> =
+        (0..slots.len()).filter(|&i| slots[i].as_ref().is_some_and(|p| p.label.is_some())).collect();
+    let alone = |k: usize| {
+        let piece = slots[k].as_ref().expect("a labelled piece");
+        piece.text.bytes().all(|b| b.is_ascii_digit()) && code_beside(slots, k).is_none()
+    };
     let mut counted = vec![false; labelled.len()];
     for k in 0..labelled.len() {
-        let above = &pieces[labelled[k]];
+        let above = slots[labelled[k]].as_ref().expect("a labelled piece");
         let next = labelled[k + 1..].iter().take(NUMBER_WINDOW).position(|&j| {
-            let below = &pieces[j];
+            let below = slots[j].as_ref().expect("a labelled piece");
             let size = below.size.max(above.size);
             below.label == above.label.and_then(|n| n.checked_add(1))
                 && (below.u0 - above.u0).abs() <= size
                 && below.v > above.v
                 && below.v - above.v <= NUMBER_PITCH * size
+                && !(alone(labelled[k]) && alone(j))
         });
         if let Some(offset) = next {
             counted[k] = true;
@@ -238,6 +254,53 @@ mod tests {
                 Paragraph::Code(code.iter().map(|l| l.to_string()).collect())
             ]
         );
+    }
+
+    #[test]
+    fn names_in_the_margin_beside_a_listing_are_read_apart() {
+        // A documented source: the first name in the margin (in the
+        // listing's monospaced font, right-aligned to end at 2) and the
+        // description after it on one line, 12 above the listing; the
+        // other names each on a baseline 3 above a line of code; each
+        // number just before its code.
+        let mut glyphs = typed("\\one", 2.0 - 24.0, 88.0);
+        glyphs.extend(proportional("Makes each of the things.", 12.0, 88.0));
+        for (i, (number, code, name)) in
+            [(41, "alpha(1);", "\\two"), (42, "beta(2);", "\\three"), (43, "gamma(3);", "")].iter().enumerate()
+        {
+            let v = 100.0 + 12.0 * i as f32;
+            glyphs.extend(set(&number.to_string(), 14.0, v, 6.0));
+            glyphs.extend(typed(code, 24.0, v));
+            glyphs.extend(typed(name, 2.0 - 6.0 * name.chars().count() as f32, v - 3.0));
+        }
+        let paragraphs = page_paragraphs(glyphs);
+        let listing = ["41 alpha(1);", "42 beta(2);", "43 gamma(3);"];
+        assert!(
+            paragraphs.contains(&Paragraph::Code(listing.iter().map(|l| l.to_string()).collect())),
+            "{paragraphs:?}"
+        );
+    }
+
+    #[test]
+    fn a_column_of_values_counting_up_is_no_listing() {
+        // A program and its output in a monospaced font, the arrow in
+        // another; the output ends in values 1, 2, 3 alone on their
+        // lines, right-aligned: one piece of code, not a listing beside it.
+        let program = ["s.d = 4;", "s.c = 3;", "s.b = 2;", "s.a = 1;", "[t, p] = sortfields (s)"];
+        let mut glyphs = Vec::new();
+        for (i, line) in program.iter().enumerate() {
+            glyphs.extend(typed(line, 0.0, 100.0 + 12.0 * i as f32));
+        }
+        glyphs.push(Glyph { ch: '⇒', u: 0.0, end: 9.0, v: 160.0, size: 10.0, quarter: 0, font: 2 });
+        for (i, (line, at)) in
+            [("t =", 12.0), ("d = 4", 12.0), ("c = 3", 12.0), ("p =", 12.0), ("1", 36.0), ("2", 36.0), ("3", 36.0)]
+                .iter()
+                .enumerate()
+        {
+            glyphs.extend(typed(line, *at, 160.0 + 12.0 * i as f32));
+        }
+        let paragraphs = page_paragraphs(glyphs);
+        assert!(matches!(paragraphs.as_slice(), [Paragraph::Code(lines)] if lines.len() == 12), "{paragraphs:?}");
     }
 
     #[test]
