@@ -35,16 +35,13 @@ const MAX_PART_DIGITS: usize = 3;
 /// along the line, and so they stay.
 pub(super) fn join_entries(pieces: Vec<Piece>) -> Vec<Piece> {
     let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
-    // Where the entries with leaders end: the page numbers' column.
-    let mut column = Vec::new();
     for k in 0..slots.len() {
-        let joined = join_next(&mut slots, k, |entry, page| {
+        join_next(&mut slots, k, |entry, page| {
             ends_in_leaders(&entry.text) && page_number(&page.text) && page.u0 - entry.u1 <= LEADER_GAP * entry.size
         });
-        if let (true, Some(entry)) = (joined, &slots[k]) {
-            column.push(entry.u1);
-        }
     }
+    // Where the entries with leaders end: the page numbers' column.
+    let mut column: Vec<f32> = slots.iter().flatten().filter(|p| led_to_page(&p.text)).map(|p| p.u1).collect();
     column.sort_by(f32::total_cmp);
     let in_column = |piece: &Piece| {
         let tolerance = PAGE_COLUMN_TOLERANCE * piece.size;
@@ -97,6 +94,11 @@ fn section_number(text: &str) -> Option<bool> {
 /// Whether `text` ends in dot leaders.
 fn ends_in_leaders(text: &str) -> bool {
     text.ends_with('.') && has_leaders(text)
+}
+
+/// Whether `text` is an entry whose leaders lead to its page number.
+fn led_to_page(text: &str) -> bool {
+    text.rsplit_once(' ').is_some_and(|(entry, page)| ends_in_leaders(entry) && page_number(page))
 }
 
 /// Whether `text` is a page number: arabic, or roman in lower or upper case.
@@ -192,6 +194,24 @@ mod tests {
             ],
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_column_is_found_where_leaders_and_page_numbers_are_set_close() {
+        // The sections' page numbers a space after their leaders (one
+        // piece with them); every page number ends at 180.
+        let mut glyphs = Vec::new();
+        let ending_at_180 = |text: &str, v: f32| {
+            let width: f32 = proportional(text, 0.0, v).last().map_or(0.0, |g| g.end);
+            proportional(text, 180.0 - width, v)
+        };
+        glyphs.extend(proportional("2", 0.0, 100.0));
+        glyphs.extend(proportional("Methods", 30.0, 100.0));
+        glyphs.extend(ending_at_180("9", 100.0));
+        glyphs.extend(ending_at_180("2.1 Design . . . . . . . . . . . . . . . . 10", 114.0));
+        glyphs.extend(ending_at_180("2.2 Results . . . . . . . . . . . . . . . . 12", 128.0));
+        let text = page_text(glyphs);
+        assert!(text.lines().any(|l| l == "2 Methods 9"), "{text}");
     }
 
     #[test]

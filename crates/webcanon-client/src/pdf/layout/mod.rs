@@ -76,6 +76,8 @@ const SCRIPT_GAP: f32 = 0.5;
 /// How far (in the line's sizes) from the end of a glyph a script set
 /// after it begins.
 const SCRIPT_ATTACHED: f32 = 0.5;
+/// The fewest terms a definition list has ([`terms_beside`]).
+const MIN_TERMS: usize = 2;
 /// How many fragments of lines either side (in the order of their
 /// baselines) are looked at for the line a superscript or subscript
 /// belongs to.
@@ -1044,6 +1046,17 @@ fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<usize>) {
         // No band to cut off: columns, if a vertical line can part them.
         ids.sort_by(|&a, &b| blocks[a].top.total_cmp(&blocks[b].top));
         parts = bands(ids, blocks, |b| (b.u0, b.u1));
+        if let [terms, descriptions] = parts.as_slice()
+            && terms_beside(&ids[terms.clone()], &ids[descriptions.clone()], blocks)
+        {
+            // A definition list: each term, then what it defines.
+            let first_baseline = |i: usize| blocks[i].lines[0].v;
+            ids.sort_by(|&a, &b| {
+                first_baseline(a).total_cmp(&first_baseline(b)).then(blocks[a].u0.total_cmp(&blocks[b].u0))
+            });
+            order.extend_from_slice(ids);
+            return;
+        }
     }
     if parts.len() > 1 {
         for part in parts {
@@ -1131,6 +1144,23 @@ fn lines_atop_columns(
         let slack = BLOCK_SLACK * b.last().size;
         [above[side], below[side]].iter().any(|&start| (b.u0 - start).abs() <= slack)
     })
+}
+
+/// Whether `terms` (the blocks of a column) are the terms of a definition
+/// list whose descriptions are `descriptions` (the column to its right):
+/// at least [`MIN_TERMS`] of them, each a line alone, each on the
+/// baseline of the first line of a description. Two columns of text are
+/// not read so: their blocks are paragraphs, not lines alone.
+fn terms_beside(terms: &[usize], descriptions: &[usize], blocks: &[Block]) -> bool {
+    let mut starts: Vec<f32> = descriptions.iter().map(|&i| blocks[i].lines[0].v).collect();
+    starts.sort_by(f32::total_cmp);
+    terms.len() >= MIN_TERMS
+        && terms.iter().all(|&i| {
+            let term = &blocks[i].lines;
+            let tolerance = SAME_BASELINE * term[0].size;
+            let k = starts.partition_point(|&v| v < term[0].v - tolerance);
+            term.len() == 1 && starts.get(k).is_some_and(|&v| v <= term[0].v + tolerance)
+        })
 }
 
 /// Where the gutters of `a` and of `b` overlap: the gaps both share.
@@ -1463,6 +1493,23 @@ pub(super) mod tests {
         // between the halves of the page, not two headings.
         let firsts = around_a_row(&[("mmm = f(x)", 40.0), ("nnn + g(y)", 260.0)]);
         assert_eq!(firsts, ["aaa", "ddd", "mmm", "nnn", "bbb", "eee"]);
+    }
+
+    #[test]
+    fn a_definition_list_reads_each_term_before_its_description() {
+        // Terms at 0, each on the first baseline of its description at 60;
+        // the descriptions a paragraph's gap apart.
+        let items = [("aaa", 100.0, 3), ("bbb", 148.0, 2), ("ccc", 184.0, 2)];
+        let mut glyphs = Vec::new();
+        for (term, v, lines) in items {
+            glyphs.extend(proportional(term, 0.0, v));
+            let description: Vec<String> = (0..lines).map(|_| format!("{term} describes it")).collect();
+            glyphs.extend(column(&description.iter().map(String::as_str).collect::<Vec<_>>(), 60.0, v));
+        }
+        let text = page_text(glyphs);
+        let firsts: Vec<&str> = text.split("\n\n").map(|p| p.split_whitespace().next().unwrap_or("")).collect();
+        assert_eq!(firsts, ["aaa", "aaa", "bbb", "bbb", "ccc", "ccc"], "{text}");
+        assert!(text.starts_with("aaa\n\naaa describes it"), "{text}");
     }
 
     #[test]
