@@ -21,9 +21,11 @@ Sets:
               /etc/protocols), a numbered listing of code (the first
               lines of Python's textwrap module, line numbers in a gutter of
               their own), justified paragraphs with notes in the margin
-              (on the baselines of the lines beside them) and a table of
+              (on the baselines of the lines beside them), a table of
               contents (section numbers, titles, dot leaders, page
-              numbers). Every system is scored.
+              numbers) and a table (Python's built-in functions beside
+              their summaries, some wrapped in their cells). Every system
+              is scored.
 
 Score: word 4-shingle F1 per document (multiset), averaged over documents;
 whitespace and page markers do not count; in CJK text each character is a
@@ -147,6 +149,8 @@ NUMBERED_LINES = 150
 MARGIN_PARAGRAPHS = 30
 # Entries of the table of contents made of the GPL's paragraphs.
 CONTENTS_ENTRIES = 60
+# Rows of the table of Python's built-in functions and their summaries.
+TABLE_ROWS = 40
 
 
 def print_to_pdf(page, pdf):
@@ -256,6 +260,25 @@ def truth_set():
             "span{display:inline-block;width:3em;padding-right:2em;text-align:right;font:7pt sans-serif}"
         )
         print_to_pdf(f"<title>textwrap.py</title><style>{style}</style>{rows}", pdf)
+    # A table: Python's built-in functions beside the first line of their
+    # documentation, a head over them; a summary too long for its column
+    # wraps within its cell. Read row by row, each row across.
+    key = "table"
+    import builtins
+    names = sorted(n for n in dir(builtins) if n[0].islower() and callable(getattr(builtins, n)))
+    rows = [("Function", "Summary")]
+    for name in names:
+        doc = (getattr(builtins, name).__doc__ or "").strip().splitlines()
+        summary = doc[0].strip() if doc else ""
+        if summary and not summary.startswith(name):
+            rows.append((name, summary))
+    rows = rows[: TABLE_ROWS + 1]
+    truth[key] = "\n".join(f"{name} {summary}" for name, summary in rows)
+    pdf = folder / f"{key}.pdf"
+    if not pdf.exists():
+        cells = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(d)}</td></tr>\n" for n, d in rows)
+        style = "table{font:10pt serif;line-height:1.2;border-collapse:collapse}td{padding:0 3em 0 0;vertical-align:top}td+td{width:22em}"
+        print_to_pdf(f"<title>Built-in functions</title><style>{style}</style><table>{cells}</table>", pdf)
     return folder, truth
 
 

@@ -59,6 +59,7 @@ pub(super) fn page_markdown(paragraphs: &[Paragraph]) -> String {
                 }
                 None => out.push_str(&escape(&prose(lines))),
             },
+            Paragraph::Table(rows) => out.push_str(&table(rows)),
         }
         out.push_str("\n\n");
     }
@@ -131,6 +132,31 @@ fn join(paragraph: &mut String, next: &str) {
 /// ideographs, kana, fullwidth punctuation).
 fn is_unspaced_script(c: char) -> bool {
     matches!(c, '\u{3000}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{ff00}'..='\u{ffef}')
+}
+
+/// A table's rows as a Markdown pipe table, the first row its head: each
+/// cell escaped as prose is, and its pipes.
+fn table(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let row = |cells: &[String]| {
+        let mut line = String::from("|");
+        for k in 0..columns {
+            let text = cells.get(k).map_or(String::new(), |c| escape(c).replace('|', "\\|"));
+            line.push(' ');
+            line.push_str(&text);
+            line.push_str(" |");
+        }
+        line
+    };
+    let mut out = row(rows.first().map_or(&[][..], Vec::as_slice));
+    out.push('\n');
+    out.push('|');
+    out.push_str(&" --- |".repeat(columns));
+    for cells in rows.iter().skip(1) {
+        out.push('\n');
+        out.push_str(&row(cells));
+    }
+    out
 }
 
 /// A paragraph with the characters Markdown would read as syntax escaped:
@@ -234,6 +260,17 @@ mod tests {
         assert_eq!(plain.apply(&markdown).trim_end(), text);
         let references = ContentShape { links: LinkStyle::References, ..ContentShape::default() };
         assert_eq!(references.apply(&markdown), markdown);
+    }
+
+    #[test]
+    fn a_table_is_a_pipe_table_its_first_row_the_head() {
+        let rows = vec![
+            vec!["Operator".to_string(), "Meaning".to_string()],
+            vec!["a | b".to_string(), "*or*".to_string()],
+            vec!["!".to_string()],
+        ];
+        let markdown = page_markdown(&[Paragraph::Table(rows)]);
+        assert_eq!(markdown.trim_end(), "| Operator | Meaning |\n| --- | --- |\n| a \\| b | \\*or\\* |\n| ! |  |");
     }
 
     #[test]

@@ -168,14 +168,15 @@ fn monospaced(block: &Block) -> Option<f32> {
 /// the one before, across at most [`MAX_BLANK_LINES`] blank lines (code
 /// with blank lines in it). 0 for prose.
 pub(super) fn code_run(blocks: &[Block]) -> usize {
-    let Some(first) = blocks.first() else { return 0 };
+    let Some(first) = blocks.first().filter(|b| b.rows.is_none()) else { return 0 };
     let Some(advance) = monospaced(first).filter(|_| first.lines.len() >= MIN_CODE_LINES) else { return 0 };
     let mut run = 1;
     while let Some(next) = blocks.get(run) {
         let above = &blocks[run - 1];
         let size = above.last().size;
         let below = next.top - above.bottom;
-        let continues = monospaced(next).is_some_and(|a| (a - advance).abs() <= 0.01 * advance)
+        let continues = next.rows.is_none()
+            && monospaced(next).is_some_and(|a| (a - advance).abs() <= 0.01 * advance)
             && below > 0.0
             && below <= (MAX_BLANK_LINES as f32 + 1.0) * size
             && overlap(above.u0, above.u1, next.u0, next.u1) > 0.0;

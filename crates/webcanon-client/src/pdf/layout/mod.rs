@@ -47,6 +47,7 @@ use edges::Edges;
 mod edges;
 mod entries;
 mod listing;
+mod table;
 
 /// The most blocks a page may have for the order by cuts (quadratic in
 /// the blocks at worst); past it, blocks go top to bottom, left to right.
@@ -279,12 +280,21 @@ struct Block {
     u1: f32,
     top: f32,
     bottom: f32,
+    /// The rows of the table the block is ([`table::rows`]), its lines
+    /// those of all its cells.
+    rows: Option<Vec<Vec<String>>>,
 }
 
 impl Block {
     fn new(piece: Piece) -> Block {
-        let mut block =
-            Block { lines: Vec::new(), u0: piece.u0, u1: piece.u1, top: piece.v - piece.size, bottom: piece.v };
+        let mut block = Block {
+            lines: Vec::new(),
+            u0: piece.u0,
+            u1: piece.u1,
+            top: piece.v - piece.size,
+            bottom: piece.v,
+            rows: None,
+        };
         block.push(piece);
         block
     }
@@ -316,6 +326,8 @@ pub(super) enum Paragraph {
     /// indented as it was set, an empty line where the code has a blank
     /// one ([`listing::code_lines`]).
     Code(Vec<String>),
+    /// A table's rows, each its cells, the first as set ([`table::rows`]).
+    Table(Vec<Vec<String>>),
 }
 
 /// The paragraphs of one page in reading order.
@@ -345,6 +357,11 @@ pub(super) fn page_paragraphs(mut glyphs: Vec<Glyph>) -> Vec<Paragraph> {
         let ordered = in_reading_order(blocks(pieces));
         let mut k = 0;
         while k < ordered.len() {
+            if let Some(rows) = &ordered[k].rows {
+                out.push(Paragraph::Table(rows.clone()));
+                k += 1;
+                continue;
+            }
             let code = listing::code_run(&ordered[k..]);
             if code > 0 {
                 out.push(Paragraph::Code(listing::code_lines(&ordered[k..k + code])));
@@ -981,18 +998,41 @@ fn blocks(pieces: Vec<Piece>) -> Vec<Block> {
     blocks
 }
 
-/// Blocks in reading order (see the module's doc).
+/// What is read next: a block, or a table made of the blocks of its
+/// columns (left to right), with its rows.
+enum Read {
+    Block(usize),
+    Table(Vec<Vec<usize>>, Vec<Vec<String>>),
+}
+
+/// Blocks in reading order (see the module's doc), the blocks of a table
+/// made one.
 fn in_reading_order(blocks: Vec<Block>) -> Vec<Block> {
     let mut ids: Vec<usize> = (0..blocks.len()).collect();
     let mut order = Vec::with_capacity(blocks.len());
     if blocks.len() > MAX_ORDERED_BLOCKS {
         ids.sort_by(|&a, &b| blocks[a].top.total_cmp(&blocks[b].top).then(blocks[a].u0.total_cmp(&blocks[b].u0)));
-        order = ids;
+        order = ids.into_iter().map(Read::Block).collect();
     } else {
         cut(&mut ids, &blocks, &mut order);
     }
     let mut slots: Vec<Option<Block>> = blocks.into_iter().map(Some).collect();
-    order.into_iter().filter_map(|i| slots[i].take()).collect()
+    let mut out = Vec::with_capacity(order.len());
+    for read in order {
+        match read {
+            Read::Block(i) => out.extend(slots[i].take()),
+            Read::Table(columns, rows) => {
+                let mut parts = columns.into_iter().flatten().filter_map(|i| slots[i].take());
+                let Some(mut table) = parts.next() else { continue };
+                for part in parts {
+                    part.lines.into_iter().for_each(|line| table.push(line));
+                }
+                table.rows = Some(rows);
+                out.push(table);
+            }
+        }
+    }
+    out
 }
 
 /// Recursive cuts: `ids` split into bands one above the other where a
@@ -1005,9 +1045,9 @@ fn in_reading_order(blocks: Vec<Block>) -> Vec<Block> {
 /// headings, one atop each column ([`lines_atop_columns`]). Each call splits its blocks into
 /// smaller sets, so the recursion is at most as deep as the blocks are
 /// many ([`MAX_ORDERED_BLOCKS`]).
-fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<usize>) {
+fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<Read>) {
     if ids.len() <= 1 {
-        order.extend_from_slice(ids);
+        order.extend(ids.iter().map(|&i| Read::Block(i)));
         return;
     }
     let mut parts = bands(ids, blocks, |b| (b.top, b.bottom));
@@ -1054,8 +1094,20 @@ fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<usize>) {
             ids.sort_by(|&a, &b| {
                 first_baseline(a).total_cmp(&first_baseline(b)).then(blocks[a].u0.total_cmp(&blocks[b].u0))
             });
-            order.extend_from_slice(ids);
+            order.extend(ids.iter().map(|&i| Read::Block(i)));
             return;
+        }
+        if parts.len() > 1 {
+            let columns: Vec<Vec<usize>> = parts.iter().map(|part| ids[part.clone()].to_vec()).collect();
+            let cells: Vec<Vec<&Block>> = columns.iter().map(|c| c.iter().map(|&i| &blocks[i]).collect()).collect();
+            if let Some((taken, rows)) = table::rows(&cells) {
+                order.push(Read::Table(columns[..taken].to_vec(), rows));
+                let rest = parts[taken - 1].end;
+                if rest < ids.len() {
+                    cut(&mut ids[rest..], blocks, order);
+                }
+                return;
+            }
         }
     }
     if parts.len() > 1 {
@@ -1065,7 +1117,7 @@ fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<usize>) {
         return;
     }
     ids.sort_by(|&a, &b| blocks[a].top.total_cmp(&blocks[b].top).then(blocks[a].u0.total_cmp(&blocks[b].u0)));
-    order.extend_from_slice(ids);
+    order.extend(ids.iter().map(|&i| Read::Block(i)));
 }
 
 /// `ids` sorted by where each block starts on one axis and split where
@@ -1233,6 +1285,7 @@ pub(super) mod tests {
         let paragraphs = page_paragraphs(glyphs);
         let lines = paragraphs.iter().map(|p| match p {
             Paragraph::Prose(lines) | Paragraph::Code(lines) => lines.join("\n"),
+            Paragraph::Table(rows) => rows.iter().map(|row| row.join(" | ")).collect::<Vec<_>>().join("\n"),
         });
         lines.collect::<Vec<_>>().join("\n\n")
     }
