@@ -12,7 +12,7 @@
 //! (a key wrapped), and so does a line of another column set between two
 //! rows (a description wrapped).
 
-use super::{Block, Piece, SAME_BASELINE};
+use super::{Block, Piece, SAME_BASELINE, edges};
 
 /// The fewest rows of a table.
 const MIN_ROWS: usize = 3;
@@ -22,6 +22,12 @@ const COLUMN_SHARE: f32 = 0.5;
 /// The least share of a table's keys set on the baseline of a line of
 /// another column.
 const ROW_SHARE: f32 = 0.8;
+/// How much smaller or larger (as a share of the text's size) line numbers
+/// are set than the lines they number.
+const NUMBER_SIZE: f32 = 0.1;
+/// The most of its room (up to the next column) the widest key of a
+/// table of even keys fills.
+const KEY_ROOM: f32 = 0.8;
 /// How many times as wide as the keys' column the widest other column of
 /// a table is at least.
 const VALUES_WIDTH: f32 = 1.5;
@@ -55,7 +61,20 @@ pub(super) fn rows(columns: &[Vec<&Block>]) -> Option<(usize, Vec<Vec<String>>)>
         }
         column_lines.push(lines);
     }
-    if column_lines.is_empty() {
+    // A column of running text (a manuscript's lines beside their
+    // numbers) is no column of values: most of its lines are long and
+    // reach its right edge.
+    let running = |lines: &Vec<&Piece>| {
+        let edge = lines.iter().map(|l| l.u1).fold(f32::NEG_INFINITY, f32::max);
+        let full = lines.iter().filter(|l| edge - l.u1 <= l.size && l.u1 - l.u0 >= edges::PROSE_LINE * l.size);
+        2 * full.count() >= lines.len()
+    };
+    // Numbers alone in a size of their own are the numbers of the lines
+    // beside them (a manuscript's, a poem's), not a table's keys.
+    let size = |lines: &[&Piece]| lines.iter().map(|l| l.size).fold(0.0f32, f32::max);
+    let numbered = key_lines.iter().all(|l| l.text.bytes().all(|b| b.is_ascii_digit()))
+        && column_lines.iter().all(|lines| (size(lines) - size(&key_lines)).abs() > NUMBER_SIZE * size(lines));
+    if column_lines.is_empty() || column_lines.iter().any(running) || numbered {
         return None;
     }
     let columns = &columns[..=column_lines.len()];
@@ -63,15 +82,6 @@ pub(super) fn rows(columns: &[Vec<&Block>]) -> Option<(usize, Vec<Vec<String>>)>
     let paired: Vec<bool> = key_lines.iter().map(|l| beside(l.v, l.size)).collect();
     let rows = paired.iter().filter(|&&p| p).count();
     if rows < MIN_ROWS || (rows as f32) < ROW_SHARE * key_lines.len() as f32 {
-        return None;
-    }
-    // Keys are short and uneven: the middle one well short of the widest.
-    let (left, right) =
-        key_lines.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, r), p| (l.min(p.u0), r.max(p.u1)));
-    let mut widths: Vec<f32> = key_lines.iter().map(|l| l.u1 - l.u0).collect();
-    let middle = widths.len() / 2;
-    let median = *widths.select_nth_unstable_by(middle, f32::total_cmp).1;
-    if median > KEY_WIDTH * (right - left) {
         return None;
     }
     // A narrow column of keys beside a wide one of values: columns as wide
@@ -85,6 +95,17 @@ pub(super) fn rows(columns: &[Vec<&Block>]) -> Option<(usize, Vec<Vec<String>>)>
     };
     let starts: Vec<(f32, f32)> = columns.iter().map(|c| extent(c)).collect();
     let room = |k: usize| starts.get(k + 1).map_or(starts[k].1, |next| next.0) - starts[k].0;
+    // Keys are short: uneven (the middle one well short of the widest), or
+    // all well short of the values (where running text reaches its
+    // column's gutter).
+    let (left, right) =
+        key_lines.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, r), p| (l.min(p.u0), r.max(p.u1)));
+    let mut widths: Vec<f32> = key_lines.iter().map(|l| l.u1 - l.u0).collect();
+    let middle = widths.len() / 2;
+    let median = *widths.select_nth_unstable_by(middle, f32::total_cmp).1;
+    if median > KEY_WIDTH * (right - left) && right - left > KEY_ROOM * room(0) {
+        return None;
+    }
     let widest = (1..columns.len()).map(room).fold(0.0f32, f32::max);
     if widest < VALUES_WIDTH * room(0) {
         return None;
@@ -186,6 +207,16 @@ mod tests {
         let text = page_text(glyphs);
         assert!(!text.contains('|'), "{text}");
         assert!(text.find("addition").unwrap() < text.find("macros").unwrap(), "{text}");
+    }
+
+    #[test]
+    fn running_text_beside_words_in_the_margin_is_no_table() {
+        // Words at 0 beside long lines that all reach one right edge: a
+        // column of text with labels in its margin.
+        let line = "a line of running text that goes on and on up to the edge";
+        let glyphs = table(&[("Note", &[line, line]), ("Tip", &[line]), ("Warning", &[line, line]), ("See", &[line])]);
+        let paragraphs = page_paragraphs(glyphs);
+        assert!(!paragraphs.iter().any(|p| matches!(p, Paragraph::Table(_))), "{paragraphs:?}");
     }
 
     #[test]
