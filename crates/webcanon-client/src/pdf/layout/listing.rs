@@ -283,6 +283,24 @@ mod tests {
     }
 
     #[test]
+    fn a_name_in_the_margin_on_a_numbered_line_is_read_apart() {
+        // The name ends a space before the first line's number, on its
+        // baseline; each number just before its code.
+        let mut glyphs = typed("\\first", 8.0 - 36.0, 100.0);
+        for (i, (number, code)) in [(41, "alpha(1);"), (42, "beta(2);"), (43, "gamma(3);")].iter().enumerate() {
+            let v = 100.0 + 12.0 * i as f32;
+            glyphs.extend(set(&number.to_string(), 14.0, v, 6.0));
+            glyphs.extend(typed(code, 24.0, v));
+        }
+        let paragraphs = page_paragraphs(glyphs);
+        let listing = ["41 alpha(1);", "42 beta(2);", "43 gamma(3);"];
+        assert!(
+            paragraphs.contains(&Paragraph::Code(listing.iter().map(|l| l.to_string()).collect())),
+            "{paragraphs:?}"
+        );
+    }
+
+    #[test]
     fn a_column_of_values_counting_up_is_no_listing() {
         // A program and its output in a monospaced font, the arrow in
         // another; the output ends in values 1, 2, 3 alone on their

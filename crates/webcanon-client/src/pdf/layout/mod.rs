@@ -77,6 +77,9 @@ const SCRIPT_GAP: f32 = 0.5;
 /// How far (in the line's sizes) from the end of a glyph a script set
 /// after it begins.
 const SCRIPT_ATTACHED: f32 = 0.5;
+/// How much smaller than the code (as a share of its size) a listing's
+/// line numbers are set for one to part a line ([`numbers_line`]).
+const LINE_NUMBER_SIZE: f32 = 0.9;
 /// The fewest terms a definition list has ([`terms_beside`]).
 const MIN_TERMS: usize = 2;
 /// How many fragments of lines either side (in the order of their
@@ -539,7 +542,8 @@ fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges, scr
             word_spacing(stretch, size).is_some_and(|spacing| justified(stretch, size, spacing, edges, monospaced));
         let mut reach = stretch[0].end;
         for (k, g) in stretch.iter().enumerate().skip(1) {
-            if !stretched && wide(from + k, g.u - reach) {
+            let gap = g.u - reach;
+            if (!stretched && wide(from + k, gap)) || (gap > WORD_GAP * size && numbers_line(stretch, k, monospaced)) {
                 out.push(from + k);
             }
             reach = reach.max(g.end);
@@ -550,6 +554,24 @@ fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges, scr
         from = to;
     }
     out
+}
+
+/// Whether a line number begins at `row[k]`, after a word (not a digit) a
+/// space before it: a [`Label`] set smaller than the monospaced code that
+/// follows it, on its baseline (the name in a listing's margin, set on
+/// the baseline of the line it names, and then the line's number and
+/// code; not a footnote's mark, raised, nor a page number in an index's
+/// list, after a comma).
+fn numbers_line(row: &[Glyph], k: usize, monospaced: &[Option<f32>]) -> bool {
+    !row[k - 1].ch.is_ascii_digit()
+        && !matches!(row[k - 1].ch, ',' | ';')
+        && Label::of(&row[k..]).is_some_and(|label| {
+            row.get(k + label.glyphs).is_some_and(|next| {
+                row[k].size < LINE_NUMBER_SIZE * next.size
+                    && (row[k].v - next.v).abs() <= SAME_BASELINE * next.size
+                    && monospaced.get(usize::from(next.font)).copied().flatten().is_some()
+            })
+        })
 }
 
 /// Whether `row` (its glyphs sorted along it) is a justified line stretched
