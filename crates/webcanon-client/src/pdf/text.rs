@@ -135,13 +135,14 @@ fn is_unspaced_script(c: char) -> bool {
 }
 
 /// A table's rows as a Markdown pipe table, the first row its head: each
-/// cell escaped as prose is, and its pipes.
-fn table(rows: &[Vec<String>]) -> String {
+/// cell's lines joined as a paragraph's are, escaped as prose is, and its
+/// pipes.
+fn table(rows: &[Vec<Vec<String>>]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let row = |cells: &[String]| {
+    let row = |cells: &[Vec<String>]| {
         let mut line = String::from("|");
         for k in 0..columns {
-            let text = cells.get(k).map_or(String::new(), |c| escape(c).replace('|', "\\|"));
+            let text = cells.get(k).map_or(String::new(), |c| escape(&prose(c)).replace('|', "\\|"));
             line.push(' ');
             line.push_str(&text);
             line.push_str(" |");
@@ -264,13 +265,17 @@ mod tests {
 
     #[test]
     fn a_table_is_a_pipe_table_its_first_row_the_head() {
+        let cell = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
         let rows = vec![
-            vec!["Operator".to_string(), "Meaning".to_string()],
-            vec!["a | b".to_string(), "*or*".to_string()],
-            vec!["!".to_string()],
+            vec![cell(&["Operator"]), cell(&["Meaning"])],
+            vec![cell(&["a | b"]), cell(&["*or*, a replace-", "ment for it"])],
+            vec![cell(&["!"])],
         ];
         let markdown = page_markdown(&[Paragraph::Table(rows)]);
-        assert_eq!(markdown.trim_end(), "| Operator | Meaning |\n| --- | --- |\n| a \\| b | \\*or\\* |\n| ! |  |");
+        assert_eq!(
+            markdown.trim_end(),
+            "| Operator | Meaning |\n| --- | --- |\n| a \\| b | \\*or\\*, a replacement for it |\n| ! |  |"
+        );
     }
 
     #[test]

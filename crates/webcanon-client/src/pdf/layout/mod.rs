@@ -285,7 +285,7 @@ struct Block {
     bottom: f32,
     /// The rows of the table the block is ([`table::rows`]), its lines
     /// those of all its cells.
-    rows: Option<Vec<Vec<String>>>,
+    rows: Option<Vec<Vec<table::Cell>>>,
 }
 
 impl Block {
@@ -330,7 +330,7 @@ pub(super) enum Paragraph {
     /// one ([`listing::code_lines`]).
     Code(Vec<String>),
     /// A table's rows, each its cells, the first as set ([`table::rows`]).
-    Table(Vec<Vec<String>>),
+    Table(Vec<Vec<table::Cell>>),
 }
 
 /// The paragraphs of one page in reading order.
@@ -1024,7 +1024,7 @@ fn blocks(pieces: Vec<Piece>) -> Vec<Block> {
 /// columns (left to right), with its rows.
 enum Read {
     Block(usize),
-    Table(Vec<Vec<usize>>, Vec<Vec<String>>),
+    Table(Vec<Vec<usize>>, Vec<Vec<table::Cell>>),
 }
 
 /// Blocks in reading order (see the module's doc), the blocks of a table
@@ -1307,7 +1307,10 @@ pub(super) mod tests {
         let paragraphs = page_paragraphs(glyphs);
         let lines = paragraphs.iter().map(|p| match p {
             Paragraph::Prose(lines) | Paragraph::Code(lines) => lines.join("\n"),
-            Paragraph::Table(rows) => rows.iter().map(|row| row.join(" | ")).collect::<Vec<_>>().join("\n"),
+            Paragraph::Table(rows) => {
+                let row = |cells: &Vec<table::Cell>| cells.iter().map(|c| c.join(" ")).collect::<Vec<_>>().join(" | ");
+                rows.iter().map(row).collect::<Vec<_>>().join("\n")
+            }
         });
         lines.collect::<Vec<_>>().join("\n\n")
     }

@@ -14,6 +14,10 @@
 
 use super::{Block, Piece, SAME_BASELINE, edges};
 
+/// A table's cell: its lines, in order (joined as a paragraph's are when
+/// the table is written, a word hyphenated at a line end joined again).
+pub(super) type Cell = Vec<String>;
+
 /// The fewest rows of a table.
 const MIN_ROWS: usize = 3;
 /// The least share of a table's keys that each of its other columns has
@@ -42,7 +46,7 @@ const KEY_WIDTH: f32 = 0.7;
 /// head). The table ends before a column with a line beside fewer than
 /// [`COLUMN_SHARE`] of its keys (a caption set beside it in the page's
 /// next column).
-pub(super) fn rows(columns: &[Vec<&Block>]) -> Option<(usize, Vec<Vec<String>>)> {
+pub(super) fn rows(columns: &[Vec<&Block>]) -> Option<(usize, Vec<Vec<Cell>>)> {
     let [keys, others @ ..] = columns else { return None };
     let mut key_lines: Vec<_> = keys.iter().flat_map(|b| &b.lines).collect();
     key_lines.sort_by(|a, b| a.v.total_cmp(&b.v));
@@ -120,10 +124,10 @@ pub(super) fn rows(columns: &[Vec<&Block>]) -> Option<(usize, Vec<Vec<String>>)>
         .map(|(_, (l, _))| (l.v, SAME_BASELINE * l.size))
         .collect();
     let row_of = |v: f32| starts.partition_point(|&(start, tolerance)| start - tolerance <= v).saturating_sub(1);
-    let mut table = vec![vec![String::new(); columns.len()]; starts.len()];
+    let mut table = vec![vec![Cell::new(); columns.len()]; starts.len()];
     // Lines of the other columns above the first key make a row of their
     // own (a head over the values, the key's cell empty).
-    let mut head = vec![String::new(); columns.len()];
+    let mut head = vec![Cell::new(); columns.len()];
     let first = starts[0].0 - starts[0].1;
     for line in &key_lines {
         cell(&mut table[row_of(line.v)], 0, &line.text);
@@ -143,12 +147,9 @@ pub(super) fn rows(columns: &[Vec<&Block>]) -> Option<(usize, Vec<Vec<String>>)>
     Some((columns.len(), table))
 }
 
-/// Adds `text` to a row's cell in `column`, a space after what it holds.
-fn cell(row: &mut [String], column: usize, text: &str) {
-    if !row[column].is_empty() {
-        row[column].push(' ');
-    }
-    row[column].push_str(text);
+/// Adds the line `text` to a row's cell in `column`.
+fn cell(row: &mut [Cell], column: usize, text: &str) {
+    row[column].push(text.to_string());
 }
 
 #[cfg(test)]
@@ -171,8 +172,9 @@ mod tests {
         glyphs
     }
 
-    fn cells(rows: &[[&str; 2]]) -> Vec<Vec<String>> {
-        rows.iter().map(|row| row.iter().map(|c| c.to_string()).collect()).collect()
+    /// Rows of two cells, each cell's lines apart by `¦`.
+    fn cells(rows: &[[&str; 2]]) -> Vec<Vec<Vec<String>>> {
+        rows.iter().map(|row| row.iter().map(|c| c.split(" ¦ ").map(str::to_string).collect()).collect()).collect()
     }
 
     #[test]
@@ -186,7 +188,7 @@ mod tests {
         let expected = cells(&[
             ["x + y", "addition"],
             ["x .* y", "element by element multiplication"],
-            ["x / y", "right division, conceptually equivalent to the inverse"],
+            ["x / y", "right division, conceptually ¦ equivalent to the inverse"],
             ["++ x (-- x)", "increment, return the new value"],
         ]);
         assert_eq!(page_paragraphs(glyphs), [Paragraph::Table(expected)]);
