@@ -78,7 +78,9 @@ pub(super) fn rows(columns: &[Vec<&Block>]) -> Option<(usize, Vec<Vec<Cell>>)> {
     let size = |lines: &[&Piece]| lines.iter().map(|l| l.size).fold(0.0f32, f32::max);
     let numbered = key_lines.iter().all(|l| l.text.bytes().all(|b| b.is_ascii_digit()))
         && column_lines.iter().all(|lines| (size(lines) - size(&key_lines)).abs() > NUMBER_SIZE * size(lines));
-    if column_lines.is_empty() || column_lines.iter().any(running) || numbered {
+    // A listing's lines stay code, whatever names stand beside them.
+    let listed = |lines: &Vec<&Piece>| lines.iter().any(|l| l.label.is_some() && l.advance.is_some());
+    if column_lines.is_empty() || column_lines.iter().any(|c| running(c) || listed(c)) || numbered {
         return None;
     }
     let columns = &columns[..=column_lines.len()];
@@ -154,7 +156,7 @@ fn cell(row: &mut [Cell], column: usize, text: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{page_text, proportional};
+    use super::super::tests::{page_text, proportional, set, typed};
     use super::super::{Glyph, Paragraph, page_paragraphs};
 
     /// Rows of a table: each key at 0, its value at 80 on the same
@@ -219,6 +221,33 @@ mod tests {
         let glyphs = table(&[("Note", &[line, line]), ("Tip", &[line]), ("Warning", &[line, line]), ("See", &[line])]);
         let paragraphs = page_paragraphs(glyphs);
         assert!(!paragraphs.iter().any(|p| matches!(p, Paragraph::Table(_))), "{paragraphs:?}");
+    }
+
+    #[test]
+    fn names_beside_a_listing_make_no_table() {
+        // Names in the margin on the baselines of a listing's lines, each
+        // number just before its code: the listing stays code.
+        let mut glyphs = Vec::new();
+        for (i, (name, number, code)) in [
+            ("\\x", 41, "alpha(1); // the first"),
+            ("\\yyyy", 42, "beta(2);"),
+            ("\\zz", 43, "gamma(3);"),
+            ("\\w", 44, "delta(4);"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let v = 100.0 + 12.0 * i as f32;
+            glyphs.extend(typed(name, -40.0, v));
+            glyphs.extend(set(&number.to_string(), 14.0, v, 6.0));
+            glyphs.extend(typed(code, 24.0, v));
+        }
+        let paragraphs = page_paragraphs(glyphs);
+        let listing = ["41 alpha(1); // the first", "42 beta(2);", "43 gamma(3);", "44 delta(4);"];
+        assert!(
+            paragraphs.contains(&Paragraph::Code(listing.iter().map(|l| l.to_string()).collect())),
+            "{paragraphs:?}"
+        );
     }
 
     #[test]
