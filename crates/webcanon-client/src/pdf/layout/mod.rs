@@ -735,9 +735,6 @@ fn piece(glyphs: &[Glyph], v: f32, monospaced: &[Option<f32>]) -> Piece {
     Piece { text, u0: glyphs[0].u, u1, v, size, advance, label: label.map(|l| l.number) }
 }
 
-/// The advance of the monospaced font that nearly all of `glyphs` are set
-/// in ([`MONOSPACED_SHARE`] of them), at their size; `None` for text in
-/// proportional fonts.
 /// The advance of the code of a numbered line that begins with a mark in
 /// another font (a guard, `⟨latexrelease⟩\fi`; a prompt, `$ make`): its
 /// glyphs after the mark monospaced ([`monospaced_advance`]) and at least
@@ -754,6 +751,9 @@ fn guarded(body: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
     (mark && code.len() >= prefix).then(|| monospaced_advance(code, monospaced)).flatten()
 }
 
+/// The advance of the monospaced font that nearly all of `glyphs` are set
+/// in ([`MONOSPACED_SHARE`] of them), at their size; `None` for text in
+/// proportional fonts.
 fn monospaced_advance(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
     shared_advance(glyphs.iter().map(|g| monospaced.get(usize::from(g.font)).copied().flatten().map(|w| w * g.size)))
 }
@@ -952,7 +952,7 @@ fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Vec<
         let longest = SCRIPT_WIDTH * facts[line].3;
         let mut unit = 0;
         for g in fragment {
-            while units[unit].1 < g.u {
+            while unit + 1 < units.len() && units[unit].1 < g.u {
                 unit += 1;
             }
             let (u0, u1) = units[unit];
@@ -1064,9 +1064,11 @@ fn in_reading_order(blocks: Vec<Block>) -> Vec<Block> {
 /// bottom. A horizontal line that only passes where the paragraphs of two
 /// columns happen to end at one height (the gutter between the columns
 /// goes on above and below it) is no cut, nor are the two around a row of
-/// headings, one atop each column ([`lines_atop_columns`]). Each call splits its blocks into
-/// smaller sets, so the recursion is at most as deep as the blocks are
-/// many ([`MAX_ORDERED_BLOCKS`]).
+/// headings, one atop each column ([`lines_atop_columns`]). Columns that
+/// are a definition list are read term by term ([`terms_beside`]), and
+/// columns that begin a table row by row ([`table::rows`]). Each call
+/// splits its blocks into smaller sets, so the recursion is at most as
+/// deep as the blocks are many ([`MAX_ORDERED_BLOCKS`]).
 fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<Read>) {
     if ids.len() <= 1 {
         order.extend(ids.iter().map(|&i| Read::Block(i)));
