@@ -65,18 +65,17 @@ pub(super) fn join_entries(pieces: Vec<Piece>) -> Vec<Piece> {
 }
 
 /// Joins to `slots[k]` the next piece on its line, when `joins` says so;
-/// the joined piece keeps the larger size of the two. Whether it joined.
-fn join_next(slots: &mut [Option<Piece>], k: usize, joins: impl Fn(&Piece, &Piece) -> bool) -> bool {
-    let Some(j) = next_on_line(slots, k) else { return false };
-    let (Some(left), Some(right)) = (slots[k].as_ref(), slots[j].as_ref()) else { return false };
+/// the joined piece keeps the larger size of the two.
+fn join_next(slots: &mut [Option<Piece>], k: usize, joins: impl Fn(&Piece, &Piece) -> bool) {
+    let Some(j) = next_on_line(slots, k) else { return };
+    let (Some(left), Some(right)) = (slots[k].as_ref(), slots[j].as_ref()) else { return };
     if !joins(left, right) {
-        return false;
+        return;
     }
     let right = slots[j].take().expect("checked above");
     let left = slots[k].as_mut().expect("checked above");
     left.append(&right, 1);
     left.size = left.size.max(right.size);
-    true
 }
 
 /// Whether `text` is a section number (`3`, `2.1`, `A.4.2`, with or
