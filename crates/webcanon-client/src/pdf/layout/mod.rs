@@ -569,7 +569,7 @@ fn numbers_line(row: &[Glyph], k: usize, monospaced: &[Option<f32>]) -> bool {
             row.get(k + label.glyphs).is_some_and(|next| {
                 row[k].size < LINE_NUMBER_SIZE * next.size
                     && (row[k].v - next.v).abs() <= SAME_BASELINE * next.size
-                    && monospaced.get(usize::from(next.font)).copied().flatten().is_some()
+                    && monospaced_width(next, monospaced).is_some()
             })
         })
 }
@@ -608,7 +608,7 @@ fn word_spacing(row: &[Glyph], size: f32) -> Option<f32> {
 /// monospaced text (code aligned with spaces): both glyphs in one
 /// monospaced font and size, the gap a whole number of their advances.
 fn padded(left: &Glyph, right: &Glyph, gap: f32, monospaced: &[Option<f32>]) -> bool {
-    let Some(Some(width)) = monospaced.get(usize::from(left.font)).copied() else { return false };
+    let Some(width) = monospaced_width(left, monospaced) else { return false };
     let advance = width * left.size;
     let fits = |g: &Glyph| ((g.end - g.u) - advance).abs() <= 0.01 * advance;
     if left.font != right.font || (left.size - right.size).abs() > 0.01 * left.size || !fits(left) || !fits(right) {
@@ -741,8 +741,7 @@ fn piece(glyphs: &[Glyph], v: f32, monospaced: &[Option<f32>]) -> Piece {
 /// half of them. The mark ends in a symbol, where a word of prose before a
 /// path (a footnote's `CTAN: /macros/latex`) ends in a letter or a stop.
 fn guarded(body: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
-    let typed = |g: &Glyph| monospaced.get(usize::from(g.font)).copied().flatten().is_some();
-    let prefix = body.iter().take_while(|g| !typed(g)).count();
+    let prefix = body.iter().take_while(|g| monospaced_width(g, monospaced).is_none()).count();
     let mark = prefix > 0 && {
         let last = body[prefix - 1].ch;
         !last.is_alphanumeric() && !matches!(last, '.' | ',' | ';' | ':' | '!' | '?')
@@ -751,11 +750,17 @@ fn guarded(body: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
     (mark && code.len() >= prefix).then(|| monospaced_advance(code, monospaced)).flatten()
 }
 
+/// The advance (per unit of font size) of `g`'s font, when it is one of
+/// the page's monospaced fonts (`monospaced`, by font number).
+fn monospaced_width(g: &Glyph, monospaced: &[Option<f32>]) -> Option<f32> {
+    monospaced.get(usize::from(g.font)).copied().flatten()
+}
+
 /// The advance of the monospaced font that nearly all of `glyphs` are set
 /// in ([`MONOSPACED_SHARE`] of them), at their size; `None` for text in
 /// proportional fonts.
 fn monospaced_advance(glyphs: &[Glyph], monospaced: &[Option<f32>]) -> Option<f32> {
-    shared_advance(glyphs.iter().map(|g| monospaced.get(usize::from(g.font)).copied().flatten().map(|w| w * g.size)))
+    shared_advance(glyphs.iter().map(|g| monospaced_width(g, monospaced).map(|w| w * g.size)))
 }
 
 /// The first of `advances` (each that of a glyph or line, `None` where it
