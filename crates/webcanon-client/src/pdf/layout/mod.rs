@@ -924,7 +924,7 @@ fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Vec<
                     && (v - hv).abs() < RAISED_OR_LOWERED * hsize
                     && size <= hsize * 1.5
                     && u0 >= hu0 - hsize
-                    && u1 <= hu1 + hsize
+                    && (u1 <= hu1 + hsize || scripts_end(u0, u1, size, hu1, hsize))
             })
             .max_by(|&a, &b| facts[a].4.cmp(&facts[b].4).then(facts[a].3.total_cmp(&facts[b].3)));
         if let Some(j) = host {
@@ -972,6 +972,14 @@ fn rows(glyphs: &[Glyph], monospaced: &[Option<f32>], edges: &Edges) -> Vec<Vec<
             row.into_iter().map(|(_, _, g)| g).collect()
         })
         .collect()
+}
+
+/// Whether a fragment from `u0` to `u1` at `size` is the superscript or
+/// subscript that ends a line reaching `end` at `line_size`: set smaller,
+/// beginning where the line ends, and at most [`SCRIPT_WIDTH`] sizes long
+/// (`x` then `max` below it, past the line's end).
+fn scripts_end(u0: f32, u1: f32, size: f32, end: f32, line_size: f32) -> bool {
+    size < SCRIPT_SIZE * line_size && u0 <= end + SCRIPT_ATTACHED * line_size && u1 - u0 <= SCRIPT_WIDTH * line_size
 }
 
 /// Pieces (sorted by baseline) stacked into blocks.

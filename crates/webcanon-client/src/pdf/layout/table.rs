@@ -197,6 +197,33 @@ mod tests {
     }
 
     #[test]
+    fn a_table_of_many_rows_is_read_in_bounded_time() {
+        // 3,000 rows, each key with a subscript after it: the scripts,
+        // the rows and their cells are found by sorting and searching,
+        // never by looking at every line for each line.
+        const ROWS: usize = 3_000;
+        let keys = ["a", "bb cc", "ddd", "eeee ffff", "g"];
+        let values = ["one value", "the second value, set here", "a third", "and the fourth value of a key", "five"];
+        let mut glyphs = Vec::new();
+        for i in 0..ROWS {
+            let v = 100.0 + 12.0 * i as f32;
+            let key = proportional(keys[i % keys.len()], 0.0, v);
+            let end = key.last().map_or(0.0, |g| g.end);
+            glyphs.extend(key);
+            glyphs.extend(set("1,2", end, v + 3.3, 7.0));
+            glyphs.extend(proportional(values[i % values.len()], 80.0, v));
+        }
+        let started = std::time::Instant::now();
+        let paragraphs = page_paragraphs(glyphs);
+        let Some(Paragraph::Table(rows)) = paragraphs.first() else {
+            panic!("no table, {} paragraphs", paragraphs.len())
+        };
+        assert_eq!(rows.len(), ROWS);
+        assert_eq!(rows[1][0].concat(), "bb cc1,2");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
+    }
+
+    #[test]
     fn the_columns_of_an_index_are_read_one_after_the_other() {
         // Two columns as wide as each other, short entries on shared
         // baselines: the page's columns, not a table.
