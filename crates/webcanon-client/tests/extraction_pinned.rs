@@ -31,7 +31,7 @@ use std::time::Duration;
 use regex::Regex;
 use url::Url;
 use webcanon_client::charset;
-use webcanon_client::markdown::{ContentShape, HtmlLimits, html_to_markdown};
+use webcanon_client::markdown::{ContentFormat, ContentShape, HtmlLimits, ImageStyle, LinkStyle, html_to_markdown};
 use webcanon_client::pdf::{PdfLimits, pdf_to_markdown};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
@@ -101,6 +101,15 @@ fn extraction_is_pinned_case_by_case() {
             fixed.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("\n  ")
         ));
     }
+    for (set, outcome) in [("development", &dev), ("article", &articles)] {
+        if !outcome.leaks.is_empty() {
+            problems.push(format!(
+                "{} page(s) of the {set} set keep link or image syntax with links and images dropped:\n  {}",
+                outcome.leaks.len(),
+                outcome.leaks.join("\n  ")
+            ));
+        }
+    }
     if dev.f1 < DEV_F1_FLOOR {
         problems.push(format!("development set F1 {:.4} is under its floor {DEV_F1_FLOOR}", dev.f1));
     }
@@ -121,11 +130,82 @@ fn extraction_is_pinned_case_by_case() {
     );
 }
 
-/// One set's outcome: the failing cases by name, how many cases, its F1.
+/// One set's outcome: the failing cases by name, how many cases, its F1,
+/// and the pages whose text shape leaks Markdown.
 struct SetOutcome {
     failing: Vec<String>,
     cases: usize,
     f1: f64,
+    leaks: Vec<String>,
+}
+
+/// The default content shape of each page's Markdown.
+fn default_shape(converted: HashMap<String, String>) -> HashMap<String, String> {
+    converted.into_iter().map(|(key, markdown)| (key, ContentShape::default().apply(&markdown))).collect()
+}
+
+/// The pages whose shape without links and images still holds link or
+/// image syntax (`](`, `![`) outside code: the text shape, and the
+/// Markdown shape (whose fences tell a page's code blocks apart, which the
+/// text shape keeps without them).
+fn shape_leaks(converted: &HashMap<String, String>) -> Vec<String> {
+    let text = ContentShape { format: ContentFormat::Text, links: LinkStyle::Drop, images: ImageStyle::Drop };
+    let markdown = ContentShape { format: ContentFormat::Markdown, links: LinkStyle::Drop, images: ImageStyle::Drop };
+    let leaked = |shaped: &str| {
+        let prose = without_code(shaped);
+        prose.contains("](") || prose.contains("![")
+    };
+    let mut leaks: Vec<String> = converted
+        .iter()
+        .filter(|(_, page)| {
+            let has_blocks =
+                page.lines().any(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~"));
+            leaked(&markdown.apply(page)) || (!has_blocks && leaked(&text.apply(page)))
+        })
+        .map(|(key, _)| key.clone())
+        .collect();
+    leaks.sort();
+    leaks
+}
+
+/// Markdown without its fenced blocks and inline code spans.
+fn without_code(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len());
+    let mut fence: Option<String> = None;
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        let run = trimmed.chars().take_while(|&c| c == '`' || c == '~').collect::<String>();
+        match &fence {
+            Some(open) => {
+                if trimmed.trim_end() == open.as_str()
+                    || (run.starts_with(open.as_str()) && run.len() == trimmed.trim_end().len())
+                {
+                    fence = None;
+                }
+                continue;
+            }
+            None if run.len() >= 3 => {
+                fence = Some(run);
+                continue;
+            }
+            None => {}
+        }
+        let mut rest = line;
+        while let Some(start) = rest.find('`') {
+            out.push_str(&rest[..start]);
+            let ticks = rest[start..].bytes().take_while(|&b| b == b'`').count();
+            let after = &rest[start + ticks..];
+            match after.find(&rest[start..start + ticks]) {
+                Some(end) => rest = &after[end + ticks..],
+                None => {
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
 }
 
 fn dev_set() -> SetOutcome {
@@ -136,7 +216,9 @@ fn dev_set() -> SetOutcome {
         .iter()
         .map(|(key, page)| (key.clone(), folder.join("pages").join(format!("{key}.html.gz")), page.url.clone()))
         .collect();
-    let texts = convert_all(&pages);
+    let converted = convert_all(&pages);
+    let leaks = shape_leaks(&converted);
+    let texts = default_shape(converted);
     let (mut tp, mut fn_, mut fp) = (0usize, 0usize, 0usize);
     let mut failing = Vec::new();
     let mut cases = 0;
@@ -161,7 +243,7 @@ fn dev_set() -> SetOutcome {
     }
     let precision = tp as f64 / (tp + fp).max(1) as f64;
     let recall = tp as f64 / (tp + fn_).max(1) as f64;
-    SetOutcome { failing, cases, f1: harmonic(precision, recall) }
+    SetOutcome { failing, cases, f1: harmonic(precision, recall), leaks }
 }
 
 #[derive(serde::Deserialize)]
@@ -189,7 +271,9 @@ fn article_set() -> SetOutcome {
         .iter()
         .map(|(key, article)| (key.clone(), folder.join("html").join(format!("{key}.html.gz")), article.url.clone()))
         .collect();
-    let texts = convert_all(&pages);
+    let converted = convert_all(&pages);
+    let leaks = shape_leaks(&converted);
+    let texts = default_shape(converted);
     let (mut precisions, mut recalls) = (Vec::new(), Vec::new());
     let mut failing = Vec::new();
     for (key, article) in &truth {
@@ -202,7 +286,7 @@ fn article_set() -> SetOutcome {
         }
     }
     let f1 = harmonic(mean(&precisions), mean(&recalls));
-    SetOutcome { failing, cases: truth.len(), f1 }
+    SetOutcome { failing, cases: truth.len(), f1, leaks }
 }
 
 /// The known-text PDFs' outcome.
@@ -280,7 +364,7 @@ fn escape_html(text: &str) -> String {
 }
 
 /// Each page converted as `webcanon fetch` converts it (charset decoding,
-/// HTML to Markdown, the default content shape), on every core. The
+/// HTML to Markdown; the Markdown as converted), on every core. The
 /// conversion's wall-clock cap is raised: this is an unoptimised build on
 /// a shared machine, and a page cut by the clock would be scored on what a
 /// release build never returns.
@@ -301,7 +385,7 @@ fn convert_all(pages: &[(String, PathBuf, Option<String>)]) -> HashMap<String, S
                             let base = url.clone().unwrap_or_else(|| Url::parse("https://example.invalid/").unwrap());
                             let text = charset::decode(&body, Some("text/html"), url.as_ref()).text;
                             let converted = html_to_markdown(&text, &base, limits);
-                            (key.clone(), ContentShape::default().apply(&converted.markdown))
+                            (key.clone(), converted.markdown)
                         })
                         .collect::<Vec<_>>()
                 })

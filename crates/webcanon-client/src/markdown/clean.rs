@@ -29,6 +29,8 @@
 use dom_query::{Document, NodeData, NodeRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::rules;
+
 /// Words of a class or id that name boilerplate whatever the block holds.
 const ALWAYS_BOILERPLATE_WORDS: &[&str] = &[
     "adsbygoogle",
@@ -178,7 +180,7 @@ pub(crate) fn clean(doc: &Document) {
     // read as a paragraph: the extractor and the tidy pass treat headings
     // as titles of sections, and drop one whose section looks empty.
     for heading in headings {
-        if stats.get(&heading.id).is_some_and(|s| s.chars > MAX_HEADING_CHARS) {
+        if stats.get(&heading.id).is_some_and(|s| s.chars > rules::PARAGRAPH_IN_HEADING_CHARS) {
             heading.rename("p");
         }
     }
@@ -204,11 +206,6 @@ pub(crate) fn clean(doc: &Document) {
         node.remove_from_parent();
     }
 }
-
-/// The most visible characters of a heading that is a section's title
-/// (about seventeen words): a longer one is a paragraph set in a heading
-/// element.
-const MAX_HEADING_CHARS: usize = 100;
 
 /// Elements that run inside a line of text.
 const INLINE_ELEMENTS: &[&str] = &["abbr", "b", "cite", "em", "i", "small", "span", "strong", "time"];
@@ -252,11 +249,16 @@ fn unname_headers_above(heading: &NodeRef<'_>, body: NodeRef<'_>, seen: &mut FxH
     }
 }
 
-/// `<article>`, `<main>` or `itemprop="articleBody"`: an element whose
-/// `<header>` is the article's own.
+/// Whether an element marks the article ([`rules::marks_article`]): its
+/// `<header>` is the article's own, and no block holding it is removed.
 fn marks_article(node: &NodeRef<'_>) -> bool {
-    matches!(node.node_name().as_deref(), Some("article" | "main"))
-        || node.attr("itemprop").is_some_and(|p| &*p == "articleBody")
+    node.query_or(false, |n| match &n.data {
+        NodeData::Element(element) => rules::marks_article(
+            &element.name.local,
+            element.attrs.iter().map(|attr| (&*attr.name.local, &*attr.value)),
+        ),
+        _ => false,
+    })
 }
 
 /// What a subtree holds, counted once for the whole page.
@@ -279,7 +281,8 @@ impl Stats {
     /// text. Share bars, bylines, tag lists and related-story blocks do
     /// not; a content wrapper with a misleading name does.
     fn holds_prose(&self) -> bool {
-        self.chars.saturating_sub(self.link_chars) >= 200 && self.link_chars * 3 <= self.chars
+        self.chars.saturating_sub(self.link_chars) >= rules::BLOCK_PROSE_CHARS
+            && self.link_chars * rules::BLOCK_PROSE_LINK_PARTS <= self.chars
     }
 }
 
@@ -303,7 +306,7 @@ fn subtree_stats(body: NodeRef<'_>) -> FxHashMap<dom_query::NodeId, Stats> {
             if node.node_name().is_some_and(|n| &*n == "a") {
                 own.link_chars = own.chars;
             }
-            let article = is_main_content(node);
+            let article = marks_article(node);
             own.article |= article;
             own.main |= article || node.node_name().as_deref() == Some("h1");
         }
@@ -319,15 +322,6 @@ fn subtree_stats(body: NodeRef<'_>) -> FxHashMap<dom_query::NodeId, Stats> {
         }
     }
     stats
-}
-
-/// Whether an element marks the article, so that no block holding it is
-/// removed: `article`, `main`, `role="main"`, `itemprop="articleBody"`.
-fn is_main_content(node: &NodeRef<'_>) -> bool {
-    let name = node.node_name();
-    matches!(name.as_deref(), Some("article" | "main"))
-        || node.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main"))
-        || node.attr("itemprop").is_some_and(|p| p.split_ascii_whitespace().any(|v| v == "articleBody"))
 }
 
 /// Unwraps a `<noscript>` that holds most of the page's text or prose of

@@ -13,13 +13,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::tidy::{Block, bare, blocks, heading_level, text_and_link_chars, visible};
-
-/// The fewest visible characters of a paragraph that is added.
-const MIN_ADDED_CHARS: usize = 150;
-
-/// The fewest visible characters of a list or table that is added.
-const MIN_STRUCTURED_CHARS: usize = 40;
+use super::rules;
+use super::syntax::{Block, blocks, text_and_link_chars, visible};
+use super::tidy::{bare, heading_level};
 
 /// A block's text as a key: its letters and digits, lower case, without
 /// Markdown, link targets or spacing (two converters of the same paragraph
@@ -37,7 +33,7 @@ fn key(block: &Block<'_>) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fit {
     /// A paragraph of prose: lines of text (no heading, list, table, code
-    /// or image), at least [`MIN_ADDED_CHARS`] visible characters, links
+    /// or image), at least [`rules::MERGED_PARAGRAPH_CHARS`] visible characters, links
     /// at most half of them.
     Prose,
     /// A list or a table whose text is not mostly links (ingredients,
@@ -47,11 +43,7 @@ enum Fit {
 
 /// How a block fits, if it does.
 fn fit(block: &Block<'_>) -> Option<Fit> {
-    let image = |line: &&str| {
-        let line = line.trim_start();
-        line.starts_with("![") || line.starts_with("[![")
-    };
-    if block.code || block.lines.iter().any(image) {
+    if block.code || block.lines.iter().any(|line| is_image_line(line)) {
         return None;
     }
     if block.lines.len() == 1 && heading_level(block.lines[0].trim_start()).is_some() {
@@ -74,9 +66,15 @@ fn fit(block: &Block<'_>) -> Option<Fit> {
             || (digits > 0 && line[digits..].starts_with(". "))
     };
     if block.lines.iter().any(structured) {
-        return (chars >= MIN_STRUCTURED_CHARS).then_some(Fit::Structured);
+        return (chars >= rules::MERGED_STRUCTURED_CHARS).then_some(Fit::Structured);
     }
-    (chars >= MIN_ADDED_CHARS).then_some(Fit::Prose)
+    (chars >= rules::MERGED_PARAGRAPH_CHARS).then_some(Fit::Prose)
+}
+
+/// Whether a line opens with an image or a linked image.
+fn is_image_line(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("![") || line.starts_with("[![")
 }
 
 /// `article` with the prose paragraphs of `marked` that it lacks, each
@@ -98,6 +96,11 @@ pub(crate) fn complete(article: &str, marked: &str) -> String {
     for block in &blocks(marked) {
         let key = key(block);
         if key.is_empty() {
+            // No text to match: a rule is passed over, but an image ends
+            // what continues the article, as any block not put back does.
+            if block.lines.iter().any(|line| is_image_line(line)) {
+                continues = false;
+            }
             continue;
         }
         if let Some(&i) = position.get(&key) {
@@ -107,7 +110,7 @@ pub(crate) fn complete(article: &str, marked: &str) -> String {
         } else if let Some(fit) = fit(block)
             && seen.insert(key)
         {
-            candidates.push((anchor, continues, fit, block.lines.join("\n")));
+            candidates.push((anchor, continues, fit, block.text()));
         } else {
             continues = false;
         }
@@ -132,7 +135,7 @@ pub(crate) fn complete(article: &str, marked: &str) -> String {
     }
     let mut out: Vec<String> = added.remove(&None).unwrap_or_default();
     for (i, block) in article_blocks.iter().enumerate() {
-        out.push(block.lines.join("\n"));
+        out.push(block.text());
         out.extend(added.remove(&Some(i)).unwrap_or_default());
     }
     out.join("\n\n")
@@ -145,6 +148,20 @@ mod tests {
     const LONG: &str = "A paragraph of the article that the extractor dropped, long enough to be prose: \
                         it tells the reader something the rest of the story depends on, in full sentences, \
                         and it goes on for a while longer than a caption or a byline would.";
+
+    #[test]
+    fn prose_after_an_image_past_the_article_is_not_put_back() {
+        // A caption set as a paragraph under a linked image, after the
+        // article's last paragraph: not the article's.
+        let article = "First paragraph, kept.\n\nLast paragraph, kept.";
+        for image in ["![](https://x.test/i.png)", "[![](https://x.test/i.png)](https://x.test/i.jpg)"] {
+            let marked = format!("First paragraph, kept.\n\nLast paragraph, kept.\n\n{image}\n\n{LONG}");
+            assert_eq!(complete(article, &marked), article, "{image}");
+        }
+        // A rule is passed over.
+        let marked = format!("First paragraph, kept.\n\nLast paragraph, kept.\n\n---\n\n{LONG}");
+        assert_eq!(complete(article, &marked), format!("{article}\n\n{LONG}"));
+    }
 
     #[test]
     fn dropped_prose_is_put_back_in_place() {

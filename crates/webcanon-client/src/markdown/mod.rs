@@ -21,8 +21,10 @@
 mod clean;
 mod merge;
 mod prose;
+mod rules;
 mod scan;
 mod shape;
+mod syntax;
 mod tidy;
 
 pub use scan::{HeadTag, decode_entities};
@@ -305,15 +307,44 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
     }
 }
 
-/// Rewrites Markdown link and image targets `](target)` relative to `base`.
+/// Rewrites Markdown link and image targets `](target)` relative to
+/// `base`, outside code (fenced blocks and inline code are left as they
+/// are); everything else stays to the byte.
+///
+/// ```
+/// use url::Url;
+/// use webcanon_client::markdown::absolutize_links;
+///
+/// let base = Url::parse("https://x.test/docs/").unwrap();
+/// assert_eq!(
+///     absolutize_links("[Guide](guide.md) and `[raw](raw.md)`", &base),
+///     "[Guide](https://x.test/docs/guide.md) and `[raw](raw.md)`"
+/// );
+/// ```
 pub fn absolutize_links(markdown: &str, base: &Url) -> String {
     let mut out = String::with_capacity(markdown.len() + 64);
-    let mut rest = markdown;
-    while let Some(start) = rest.find("](") {
-        out.push_str(&rest[..start + 2]);
-        rest = &rest[start + 2..];
-        let end = rest.find([')', ' ']).unwrap_or(rest.len());
-        let target = &rest[..end];
+    for stretch in syntax::stretches(markdown) {
+        match stretch {
+            syntax::Stretch::Code(code) => out.push_str(code),
+            syntax::Stretch::Text(text) => absolutize_in(text, base, 0, &mut out),
+        }
+    }
+    out
+}
+
+/// [`absolutize_links`] on text between fences, links inside link texts
+/// (`[![alt](img)](url)`) included.
+fn absolutize_in(text: &str, base: &Url, nesting: usize, out: &mut String) {
+    if nesting > syntax::MAX_LINK_NESTING {
+        out.push_str(text);
+        return;
+    }
+    let mut copied = 0;
+    for link in syntax::links(text) {
+        out.push_str(&text[copied..link.text.start]);
+        absolutize_in(&text[link.text.clone()], base, nesting + 1, out);
+        out.push_str(&text[link.text.end..link.target.start]);
+        let target = &text[link.target.clone()];
         let absolute = if target.is_empty() || target.starts_with('#') || target.contains("://") {
             None
         } else {
@@ -323,10 +354,9 @@ pub fn absolutize_links(markdown: &str, base: &Url) -> String {
             Some(url) => out.push_str(url.as_str()),
             None => out.push_str(target),
         }
-        rest = &rest[end..];
+        copied = link.target.end;
     }
-    out.push_str(rest);
-    out
+    out.push_str(&text[copied..]);
 }
 
 /// The text of an HTML document without building a tree: tags dropped,

@@ -7,7 +7,7 @@
 //!
 //! A *paragraph* is the text of a block element (`p`, `li`, `div`, …)
 //! outside any block inside it; it is *prose* when it has at least
-//! [`MIN_PARAGRAPH_CHARS`] visible characters and links make up no more
+//! [`rules::PROSE_PARAGRAPH_CHARS`] visible characters and links make up no more
 //! than half of them. Every element is counted in one pass from the leaves
 //! up, so the cost is linear in the tree.
 
@@ -15,9 +15,7 @@ use dom_query::{Document, NodeData, NodeId, NodeRef};
 use rustc_hash::FxHashMap;
 
 use super::clean::{listed, visible_chars};
-
-/// The fewest visible characters of a paragraph that counts as prose.
-const MIN_PARAGRAPH_CHARS: usize = 30;
+use super::rules;
 
 /// Elements that start a paragraph of their own.
 const BLOCKS: &[&str] = &[
@@ -123,10 +121,11 @@ fn facts(node: &NodeRef<'_>) -> Facts {
         NodeData::Text { contents } => Facts::Text(visible_chars(contents)),
         NodeData::Element(element) => {
             let name: &str = &element.name.local;
-            let marks = matches!(name, "article" | "main")
+            // The one structural mark, then the naming conventions of
+            // publishing systems (`itemprop="text"`, `entry-content`, …).
+            let marks = rules::marks_article(name, element.attrs.iter().map(|attr| (&*attr.name.local, &*attr.value)))
                 || element.attrs.iter().any(|attr| match &*attr.name.local {
-                    "role" => attr.value.trim().eq_ignore_ascii_case("main"),
-                    "itemprop" => attr.value.split_ascii_whitespace().any(|v| v == "articleBody" || v == "text"),
+                    "itemprop" => attr.value.split_ascii_whitespace().any(|v| v == "text"),
                     "class" | "id" => names_body(&attr.value),
                     _ => false,
                 });
@@ -157,7 +156,7 @@ fn count(body: NodeRef<'_>) -> (FxHashMap<NodeId, Count>, Vec<NodeRef<'_>>) {
                     own.loose_links = own.loose;
                 }
                 if block {
-                    if own.loose >= MIN_PARAGRAPH_CHARS && own.loose_links * 2 <= own.loose {
+                    if own.loose >= rules::PROSE_PARAGRAPH_CHARS && own.loose_links * 2 <= own.loose {
                         own.prose += own.loose;
                     }
                     own.loose = 0;

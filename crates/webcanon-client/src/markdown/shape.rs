@@ -20,6 +20,8 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
+use super::syntax::{self, EMPTIED, Link, Stretch, rewrite_links};
+
 /// Markdown or plain text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -149,32 +151,15 @@ impl ContentShape {
         }
         let mut references = References::default();
         let mut out = String::with_capacity(markdown.len());
-        let mut fence: Option<&str> = None;
-        for line in markdown.split_inclusive('\n') {
-            let trimmed = line.trim_start();
-            if let Some(open) = fence {
-                if trimmed.starts_with(open) {
-                    fence = None;
-                    if self.format == ContentFormat::Text {
-                        continue;
-                    }
-                }
-                out.push_str(line);
-                continue;
+        for stretch in syntax::stretches(markdown) {
+            match stretch {
+                Stretch::Code(code) => match self.format {
+                    ContentFormat::Markdown => out.push_str(code),
+                    // The code's lines without the fence lines.
+                    ContentFormat::Text => out.push_str(syntax::fenced_code(code)),
+                },
+                Stretch::Text(text) => out.push_str(&self.text_stretch(text, &mut references)),
             }
-            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-                fence = Some(&trimmed[..3]);
-                if self.format == ContentFormat::Markdown {
-                    out.push_str(line);
-                }
-                continue;
-            }
-            let shaped = self.line(line, &mut references);
-            // A line that held only an image is dropped with it.
-            if shaped.trim().is_empty() && !line.trim().is_empty() {
-                continue;
-            }
-            out.push_str(&shaped);
         }
         if self.format == ContentFormat::Markdown && out == markdown {
             // Nothing to reshape: the content as it came, to the byte.
@@ -195,32 +180,50 @@ impl ContentShape {
         out
     }
 
-    fn line(&self, line: &str, references: &mut References) -> String {
-        match self.format {
-            ContentFormat::Markdown => rewrite_links(line, &mut |link: Link<'_>| self.link(link, references)),
-            ContentFormat::Text => {
-                // Addresses are set aside while the Markdown syntax is
-                // removed, so that their `_` and `*` survive.
-                let mut addresses: Vec<String> = Vec::new();
-                let linked = rewrite_links(line, &mut |link: Link<'_>| {
-                    let shaped = self.link(link, references);
-                    match shaped.rfind(" (") {
-                        Some(at)
-                            if (shaped.ends_with(')') && self.links == LinkStyle::Inline) || link_is_image(&shaped) =>
-                        {
-                            addresses.push(shaped[at + 2..shaped.len() - 1].to_string());
-                            format!("{} ({ADDRESS}{}{ADDRESS})", &shaped[..at], addresses.len() - 1)
-                        }
-                        _ => shaped,
-                    }
-                });
-                let mut text = plain(&linked);
-                for (n, address) in addresses.iter().enumerate() {
-                    text = text.replacen(&format!("{ADDRESS}{n}{ADDRESS}"), address, 1);
+    /// Text between fences shaped: its links (whose text may run over
+    /// line breaks) rewritten, then, as text, each line's syntax removed.
+    /// A line that shaping leaves with nothing (it held only an image, or
+    /// only a rule in text) is dropped with it; blank lines stay.
+    fn text_stretch(&self, text: &str, references: &mut References) -> String {
+        // Addresses are set aside while the Markdown syntax is removed, so
+        // that their `_` and `*` survive; links and images shaped to
+        // nothing leave a mark, so that a line that held only them is told
+        // from one that was blank.
+        let mut addresses: Vec<String> = Vec::new();
+        let linked = rewrite_links(text, &mut |link: Link<'_>| {
+            let shaped = self.link(link, references);
+            if shaped.is_empty() {
+                return EMPTIED.to_string();
+            }
+            if self.format == ContentFormat::Markdown {
+                return shaped;
+            }
+            match shaped.rfind(" (") {
+                Some(at) if (shaped.ends_with(')') && self.links == LinkStyle::Inline) || link_is_image(&shaped) => {
+                    addresses.push(shaped[at + 2..shaped.len() - 1].to_string());
+                    format!("{} ({ADDRESS}{}{ADDRESS})", &shaped[..at], addresses.len() - 1)
                 }
-                text
+                _ => shaped,
+            }
+        });
+        let mut out = String::with_capacity(linked.len());
+        for line in linked.split_inclusive('\n') {
+            if line.trim().is_empty() {
+                out.push_str(line);
+                continue;
+            }
+            let shaped = match self.format {
+                ContentFormat::Markdown => line.replace(EMPTIED, ""),
+                ContentFormat::Text => plain(line).replace(EMPTIED, ""),
+            };
+            if !shaped.trim().is_empty() {
+                out.push_str(&shaped);
             }
         }
+        for (n, address) in addresses.iter().enumerate() {
+            out = out.replacen(&format!("{ADDRESS}{n}{ADDRESS}"), address, 1);
+        }
+        out
     }
 
     fn link(&self, link: Link<'_>, references: &mut References) -> String {
@@ -271,84 +274,6 @@ impl References {
         self.numbers.insert(url.to_string(), self.urls.len());
         self.urls.len()
     }
-}
-
-/// A Markdown link or image found in a line.
-struct Link<'a> {
-    image: bool,
-    /// The link's text, already rewritten (an image inside a link).
-    text: &'a str,
-    url: &'a str,
-}
-
-/// Rewrites every `[text](url "title")` and `![alt](url)` of `line` with
-/// `f`, outside inline code; anything that does not parse stays as it is.
-///
-/// The cost stays linear on hostile lines: after [`MAX_FAILED_LINKS`]
-/// brackets that open no link the rest of the line is copied as it is (each
-/// failed try may scan to the line's end), and links nested deeper than
-/// [`MAX_LINK_NESTING`] keep their text as written.
-fn rewrite_links(line: &str, f: &mut dyn FnMut(Link<'_>) -> String) -> String {
-    rewrite_links_at(line, f, 0)
-}
-
-/// Brackets per line that may fail to open a link before the rest of the
-/// line is left as it is.
-const MAX_FAILED_LINKS: usize = 32;
-
-/// How deep links inside link texts (`[![alt](img)](url)`) are rewritten.
-const MAX_LINK_NESTING: usize = 4;
-
-fn rewrite_links_at(line: &str, f: &mut dyn FnMut(Link<'_>) -> String, nesting: usize) -> String {
-    if nesting > MAX_LINK_NESTING {
-        return line.to_string();
-    }
-    let mut failed = 0;
-    let bytes = line.as_bytes();
-    let mut out = String::with_capacity(line.len());
-    let mut i = 0;
-    let mut copied = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'`' => {
-                // Inline code: skip to the matching run of backticks.
-                let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
-                let fence = &line[i..i + run];
-                i = line[i + run..].find(fence).map_or(bytes.len(), |end| i + run + end + run);
-            }
-            b'\\' => i += 2,
-            b'[' => {
-                let image = i > 0 && bytes[i - 1] == b'!' && (i < 2 || bytes[i - 2] != b'\\');
-                // The core's one inline-link reader.
-                match webcanon_core::llms::inline_link(&line[i..]) {
-                    Some((text, url, rest)) => {
-                        let end = line.len() - rest.len();
-                        let start = if image { i - 1 } else { i };
-                        out.push_str(&line[copied..start]);
-                        let mut inner = rewrite_links_at(text, f, nesting + 1);
-                        if inner.trim().is_empty() && !image {
-                            // A linked image that was dropped: its alt text
-                            // names the link.
-                            inner = rewrite_links_at(text, &mut |l: Link<'_>| l.text.to_string(), nesting + 1);
-                        }
-                        out.push_str(&f(Link { image, text: &inner, url }));
-                        i = end;
-                        copied = end;
-                    }
-                    None => {
-                        failed += 1;
-                        if failed > MAX_FAILED_LINKS {
-                            break;
-                        }
-                        i += 1;
-                    }
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    out.push_str(&line[copied.min(line.len())..]);
-    out
 }
 
 /// One Markdown line as plain text: heading and quote markers, emphasis and
@@ -503,9 +428,10 @@ mod tests {
         let s = ContentShape::default();
         // A megabyte of brackets that open no link: each try would scan on
         // to the end of the line.
+        // Only the last bracket opens a link, with no text: dropped.
         let unmatched = format!("{}](x)", "[".repeat(1_000_000));
         let started = std::time::Instant::now();
-        assert_eq!(s.apply(&unmatched), unmatched);
+        assert_eq!(s.apply(&unmatched), "[".repeat(999_999));
         // Links nested a hundred thousand deep: no stack overflow.
         let nested = format!("{}x{}", "[".repeat(100_000), "](u)".repeat(100_000));
         assert!(!s.apply(&nested).is_empty());

@@ -18,85 +18,8 @@
 
 use std::collections::HashSet;
 
-/// One block: lines between blank lines (a code fence is one block).
-pub(super) struct Block<'a> {
-    pub(super) lines: Vec<&'a str>,
-    pub(super) code: bool,
-}
-
-pub(super) fn blocks(markdown: &str) -> Vec<Block<'_>> {
-    let mut out: Vec<Block<'_>> = Vec::new();
-    let mut current: Vec<&str> = Vec::new();
-    let mut fence: Option<&str> = None;
-    for line in markdown.lines() {
-        let trimmed = line.trim_start();
-        if let Some(open) = fence {
-            current.push(line);
-            if trimmed.starts_with(open) {
-                out.push(Block { lines: std::mem::take(&mut current), code: true });
-                fence = None;
-            }
-            continue;
-        }
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            if !current.is_empty() {
-                out.push(Block { lines: std::mem::take(&mut current), code: false });
-            }
-            fence = Some(&trimmed[..3]);
-            current.push(line);
-            continue;
-        }
-        if line.trim().is_empty() {
-            if !current.is_empty() {
-                out.push(Block { lines: std::mem::take(&mut current), code: false });
-            }
-        } else {
-            current.push(line);
-        }
-    }
-    if !current.is_empty() {
-        let code = fence.is_some();
-        out.push(Block { lines: current, code });
-    }
-    out
-}
-
-/// The visible text of a Markdown line and how much of it is link text:
-/// `[text](target)` counts its text as link text, `![alt](…)` nothing.
-pub(super) fn text_and_link_chars(line: &str) -> (String, usize) {
-    let mut text = String::with_capacity(line.len());
-    let mut link_chars = 0;
-    let mut rest = line;
-    while let Some(open) = rest.find('[') {
-        let image = open > 0 && rest.as_bytes()[open - 1] == b'!';
-        text.push_str(&rest[..if image { open - 1 } else { open }]);
-        let after = &rest[open + 1..];
-        let Some(close) = after.find("](") else {
-            // No `](` anywhere after: no later bracket opens a link either
-            // (and looking again from each would be quadratic).
-            text.push('[');
-            text.push_str(after);
-            rest = "";
-            break;
-        };
-        let inner = &after[..close];
-        let target = &after[close + 2..];
-        let end = target.find(')').map_or(target.len(), |e| e + 1);
-        if !image {
-            let (inner_text, _) = text_and_link_chars(inner);
-            link_chars += visible(&inner_text);
-            text.push_str(&inner_text);
-        }
-        rest = &target[end..];
-    }
-    text.push_str(rest);
-    (text, link_chars)
-}
-
-/// Characters that are not whitespace or Markdown punctuation.
-pub(super) fn visible(text: &str) -> usize {
-    text.chars().filter(|c| !c.is_whitespace() && !matches!(c, '*' | '_' | '>' | '#' | '-' | '|' | '`' | '\\')).count()
-}
+use super::rules;
+use super::syntax::{Block, blocks, text_and_link_chars, visible};
 
 /// The line without its list marker, quote marker and emphasis.
 pub(super) fn bare(line: &str) -> &str {
@@ -117,7 +40,7 @@ pub(super) fn bare(line: &str) -> &str {
 fn is_link_line(line: &str) -> bool {
     let (text, links) = text_and_link_chars(bare(line));
     let all = visible(&text);
-    all > 0 && links * 10 >= all * 9
+    all > 0 && links * 10 >= all * rules::LINK_LINE_TENTHS
 }
 
 pub(super) fn heading_level(line: &str) -> Option<usize> {
@@ -129,7 +52,8 @@ pub(super) fn heading_level(line: &str) -> Option<usize> {
 fn is_short_label(block: &Block<'_>) -> bool {
     block.lines.len() == 1 && !block.code && {
         let line = bare(block.lines[0]);
-        heading_level(line).is_some() || text_and_link_chars(line).0.split_whitespace().count() <= 6
+        heading_level(line).is_some()
+            || text_and_link_chars(line).0.split_whitespace().count() <= rules::SHORT_LABEL_WORDS
     }
 }
 
@@ -143,7 +67,7 @@ fn is_teaser(block: &Block<'_>) -> bool {
     let Some(link) = line.find('[') else { return false };
     let label = line[..link].trim().trim_matches(['*', '_']).trim();
     let words = label.split_whitespace().count();
-    (1..=5).contains(&words) && label.ends_with(':') && is_link_line(&line[link..])
+    (1..=rules::TEASER_LABEL_WORDS).contains(&words) && label.ends_with(':') && is_link_line(&line[link..])
 }
 
 fn is_link_list(block: &Block<'_>) -> bool {
@@ -156,7 +80,10 @@ fn is_link_item(block: &Block<'_>) -> bool {
     // Such a line opens with its link (after list, heading and emphasis
     // marks): a paragraph of prose is told without counting its text.
     let opens_with_link = |line: &str| bare(line).trim_start_matches(['#', '*', '_', ' ']).starts_with('[');
-    !block.code && block.lines.len() == 1 && opens_with_link(block.lines[0]) && is_link_line(block.lines[0])
+    !block.code
+        && (block.lines.len() == 1 || block.spanning_link)
+        && opens_with_link(block.lines[0])
+        && is_link_line(&block.text())
 }
 
 fn normalised(block: &Block<'_>) -> String {
@@ -226,7 +153,7 @@ pub(crate) fn tidy(markdown: &str) -> String {
             None => next_level = None,
         }
     }
-    let kept: Vec<String> = blocks.iter().zip(keep).filter(|(_, k)| *k).map(|(b, _)| b.lines.join("\n")).collect();
+    let kept: Vec<String> = blocks.iter().zip(keep).filter(|(_, k)| *k).map(|(b, _)| b.text()).collect();
     kept.join("\n\n")
 }
 

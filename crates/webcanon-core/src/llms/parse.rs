@@ -247,6 +247,7 @@ fn list_item(line: &str) -> Option<&str> {
 ///
 /// assert_eq!(inline_link("[Guide](https://x.test/a_(b) \"T\"): notes"), Some(("Guide", "https://x.test/a_(b)", ": notes")));
 /// assert_eq!(inline_link("[open](no close"), None);
+/// assert_eq!(inline_link("[:(](smile.gif \"Frown :(\")"), Some((":(", "smile.gif", "")));
 /// ```
 pub fn inline_link(s: &str) -> Option<(&str, &str, &str)> {
     let bytes = s.as_bytes();
@@ -280,6 +281,8 @@ pub fn inline_link(s: &str) -> Option<(&str, &str, &str)> {
     } else {
         let mut depth = 1usize;
         let mut j = start;
+        // Once no quote closes a title, none later can: not looked for again.
+        let mut titles_close = true;
         loop {
             match bytes.get(j)? {
                 b'\\' => j += 1,
@@ -288,6 +291,14 @@ pub fn inline_link(s: &str) -> Option<(&str, &str, &str)> {
                     depth -= 1;
                     if depth == 0 {
                         break;
+                    }
+                }
+                // A title (`"…"` after the URL) may hold parentheses of
+                // its own: it ends at its closing quote.
+                b'"' if titles_close && depth == 1 && matches!(bytes[j - 1], b' ' | b'\t') => {
+                    match memchr::memchr(b'"', &bytes[j + 1..]) {
+                        Some(close) => j += close + 1,
+                        None => titles_close = false,
                     }
                 }
                 _ => {}
