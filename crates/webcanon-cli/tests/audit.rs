@@ -187,7 +187,10 @@ fn coded_findings(report: &serde_json::Value) -> Vec<(String, String)> {
 fn a_code_has_the_same_severity_in_the_linters_and_the_audit() {
     let llms = "# Site\n\n> Summary.\n\n## Docs\n\n- [Page](/page.md)\n- [Other](/other.md): described\n\n## Empty\n";
     let robots = "Disallow: /tmp\nUser-agent: *\nDisallow: /private\n";
-    let dir = site_folder("severity", &[("llms.txt", llms), ("robots.txt", robots), ("page.md", "# P\n"), ("other.md", "# O\n")]);
+    let dir = site_folder(
+        "severity",
+        &[("llms.txt", llms), ("robots.txt", robots), ("page.md", "# P\n"), ("other.md", "# O\n")],
+    );
     let folder = dir.to_str().unwrap();
     let r = webcanon(&["audit", folder, "--json"]);
     let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{}", r.stderr));

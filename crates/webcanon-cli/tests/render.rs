@@ -142,8 +142,16 @@ fn check_marks_probe_paths() {
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     let lines = run.lines();
     assert!(lines.contains(&"* /x?session=: policy disallows, existing allows (line 2: Allow: /)"), "{}", run.stdout);
-    assert!(lines.contains(&"* /x?session=/sub (probe): policy disallows, existing allows (line 2: Allow: /)"), "{}", run.stdout);
-    assert!(lines.iter().filter(|l| !l.starts_with("* /x?session=:")).all(|l| l.contains(" (probe): ")), "{}", run.stdout);
+    assert!(
+        lines.contains(&"* /x?session=/sub (probe): policy disallows, existing allows (line 2: Allow: /)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines.iter().filter(|l| !l.starts_with("* /x?session=:")).all(|l| l.contains(" (probe): ")),
+        "{}",
+        run.stdout
+    );
     assert!(run.stderr.contains("note: a path marked (probe) is named by neither file"), "{}", run.stderr);
 
     let run = support::webcanon(&["render", policy, "--check", existing, "--json"]);

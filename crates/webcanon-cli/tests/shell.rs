@@ -176,8 +176,11 @@ fn the_top_level_help_lists_every_variable_the_commands_read() {
     let top = webcanon(&["--help"]);
     assert_eq!(top.code, 0, "{}", top.stderr);
     let (_, environment) = top.stdout.split_once("Environment (a flag given on the command line wins):").unwrap();
-    let listed: Vec<&str> =
-        environment.lines().filter_map(|l| l.split_whitespace().next()).filter(|w| w.starts_with("WEBCANON_")).collect();
+    let listed: Vec<&str> = environment
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with("WEBCANON_"))
+        .collect();
     assert_eq!(listed, VARIABLES, "{environment}");
     assert!(environment.contains("WEBCANON_CHROMIUM         --chromium: "), "{environment}");
     for command in [&["fetch"][..], &["robots", "check"], &["robots", "eval"], &["serve"], &["batch"]] {
@@ -211,7 +214,8 @@ fn webcanon_agent_stands_in_for_the_agent_of_robots_check_and_eval() {
     // `--jsonl` lines name their own agent: the variable is no conflict,
     // the flag is.
     let cases = dir.join("cases.jsonl");
-    std::fs::write(&cases, "{\"robots\": \"User-agent: *\\nDisallow: /\\n\", \"agent\": \"X\", \"url\": \"/a\"}\n").unwrap();
+    std::fs::write(&cases, "{\"robots\": \"User-agent: *\\nDisallow: /\\n\", \"agent\": \"X\", \"url\": \"/a\"}\n")
+        .unwrap();
     let run = webcanon_env(&["robots", "eval", "--jsonl", cases.to_str().unwrap()], &gpt);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let run = webcanon(&["robots", "eval", "--jsonl", "--agent", "GPTBot", cases.to_str().unwrap()]);
@@ -232,7 +236,10 @@ fn every_command_groups_its_global_options_under_their_own_heading() {
         let help = webcanon(&args).stdout;
         // Subcommands, one a line under `Commands:` up to the blank line.
         if let Some((_, list)) = help.split_once("Commands:\n") {
-            let names = list.lines().take_while(|l| !l.trim().is_empty()).filter(|l| l.starts_with("  ") && !l.starts_with("   "));
+            let names = list
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .filter(|l| l.starts_with("  ") && !l.starts_with("   "));
             for name in names.filter_map(|l| l.split_whitespace().next()).filter(|n| *n != "help") {
                 pending.push(command.iter().cloned().chain([name.to_string()]).collect());
             }

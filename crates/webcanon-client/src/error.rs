@@ -466,7 +466,8 @@ mod tests {
     #[test]
     fn a_failure_is_said_in_a_few_words_from_its_deepest_cause() {
         use std::io::{Error as IoError, ErrorKind};
-        let refused = Sending(IoError::new(ErrorKind::ConnectionRefused, "tcp connect error: Connection refused (os error 111)"));
+        let refused =
+            Sending(IoError::new(ErrorKind::ConnectionRefused, "tcp connect error: Connection refused (os error 111)"));
         assert_eq!(short_cause(&refused), "connection refused");
         let other = Sending(IoError::other("no buffer space available (os error 105)"));
         assert_eq!(short_cause(&other), "no buffer space available");

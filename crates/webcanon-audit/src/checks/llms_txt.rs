@@ -197,9 +197,12 @@ fn valid_step(file: &LlmsTxt, resource: &Resource, findings: &mut Vec<Finding>) 
     more.sort_by_key(|(code, _)| code.code());
     for (code, n) in more {
         findings.push(
-            Finding::new(Severity::from(code.severity()), format!("{} {} more times", code.code(), n - FINDINGS_PER_KIND))
-                .fix(llms_fix(code))
-                .at(resource.url.clone()),
+            Finding::new(
+                Severity::from(code.severity()),
+                format!("{} {} more times", code.code(), n - FINDINGS_PER_KIND),
+            )
+            .fix(llms_fix(code))
+            .at(resource.url.clone()),
         );
     }
     let status = if errors > 0 {

@@ -305,12 +305,9 @@ fn listed_status(ctx: &Context, c: &Collected, findings: &mut Vec<Finding>) -> S
     for candidate in tried.iter().filter(|c| c.found().is_none()) {
         let answered = candidate.read.as_ref().map(|r| r.answered()).unwrap_or_default();
         findings.push(
-            Finding::new(
-                severity,
-                format!("robots.txt names the sitemap {}, which {answered}", candidate.named),
-            )
-            .fix("Publish the sitemap at that URL, or correct the `Sitemap:` line in robots.txt.")
-            .at(candidate.named.clone()),
+            Finding::new(severity, format!("robots.txt names the sitemap {}, which {answered}", candidate.named))
+                .fix("Publish the sitemap at that URL, or correct the `Sitemap:` line in robots.txt.")
+                .at(candidate.named.clone()),
         );
     }
     match found {
