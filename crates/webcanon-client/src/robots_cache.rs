@@ -366,9 +366,10 @@ pub struct RobotsCache {
     parsed: moka::sync::Cache<String, Arc<CachedRobots>>,
     inflight: KeyedLocks,
     stats: Arc<Mutex<CacheStats>>,
-    /// Stored outcomes fetched before this time (seconds since the epoch)
-    /// are not used: 0, or the cache's start with `refresh_stored`.
-    stored_not_before: u64,
+    /// With `refresh_stored`, the second the cache started: stored
+    /// outcomes fetched in it or before are not used (the clock counts
+    /// whole seconds, so one fetched in that second may be older).
+    refreshed_from: Option<u64>,
 }
 
 /// Counters for metrics and tests.
@@ -427,9 +428,9 @@ impl RobotsCache {
 
     /// A cache over `store` whose freshness is counted on `clock`.
     pub fn with_clock(store: Arc<dyn RobotsStore>, config: RobotsCacheConfig, clock: Clock) -> RobotsCache {
-        let stored_not_before = if config.refresh_stored { clock.now() } else { 0 };
+        let refreshed_from = config.refresh_stored.then(|| clock.now());
         RobotsCache {
-            stored_not_before,
+            refreshed_from,
             config,
             clock,
             store: OffWorker::new(store),
@@ -494,7 +495,7 @@ impl RobotsCache {
     /// Whether a stored outcome may be used at `now`: fresh, and not from
     /// before the cache started when stored outcomes are to be refreshed.
     fn usable(&self, record: &RobotsRecord, now: u64) -> bool {
-        record.is_fresh(now) && record.fetched_at >= self.stored_not_before
+        record.is_fresh(now) && self.refreshed_from.is_none_or(|start| record.fetched_at > start)
     }
 
     fn fresh_in_memory(&self, origin: &str, now: u64) -> Option<Arc<CachedRobots>> {
