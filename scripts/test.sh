@@ -28,11 +28,47 @@ debian_install() {
   fi
   echo "installing ${missing[*]} (Debian packages)" >&2
   local apt=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -qq -y -o=Dpkg::Use-Pty=0)
+  # No service a package brings is started while installing (policy-rc.d
+  # refuses it), unless the machine already has a policy of its own.
+  local policy=/usr/sbin/policy-rc.d own_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee "$policy" >/dev/null
+    "${as_root[@]}" chmod 755 "$policy"
+    own_policy=1
+  fi
   # The package lists are read only when installing without them fails.
+  local status=0
   if ! "${apt[@]}" install --no-install-recommends "${missing[@]}" >/dev/null; then
     "${apt[@]}" update
-    "${apt[@]}" install --no-install-recommends "${missing[@]}" >/dev/null
+    "${apt[@]}" install --no-install-recommends "${missing[@]}" >/dev/null || status=$?
   fi
+  [ "$own_policy" -eq 0 ] || "${as_root[@]}" rm -f "$policy"
+  [ "$status" -eq 0 ] || exit "$status"
+  # redis-server's package enables its service at boot; the tests start
+  # their own redis-server, so the machine is left without one running.
+  if [[ " ${missing[*]} " == *" redis-server "* ]]; then
+    disable_service redis-server "${as_root[@]}"
+  fi
+}
+
+# Stops SERVICE and keeps it from starting at boot (systemd or SysV init).
+disable_service() {
+  local service="$1"
+  shift
+  if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+    "$@" systemctl disable --now --quiet "$service.service"
+  else
+    # Without systemd running: remove the links that would start it at boot.
+    if command -v deb-systemd-helper >/dev/null; then
+      "$@" deb-systemd-helper disable "$service.service"
+    fi
+    if command -v update-rc.d >/dev/null && ! "$@" update-rc.d "$service" disable >/dev/null 2>&1; then
+      echo "warning: could not disable $service at boot (update-rc.d)" >&2
+    fi
+    # Stopped in case it runs (a machine whose own policy let it start).
+    "$@" service "$service" stop >/dev/null 2>&1 || true
+  fi
+  echo "installed $service without its service: stopped, and disabled at boot" >&2
 }
 
 # Headless Chromium opens the HTML audit report (crates/webcanon-cli/tests/html_report.rs)

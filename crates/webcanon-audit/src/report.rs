@@ -104,6 +104,32 @@ impl Severity {
     }
 }
 
+/// A diagnostic code's severity, as the core's code tables give it
+/// (`R…`, `L…`, `S…`, ai.txt): an error fails, a warning warns, an info
+/// note is worth knowing. Every check maps a code's severity here, so a
+/// code reads the same in `robots lint`, `llms check` and the audit.
+impl From<webcanon_core::robots::Severity> for Severity {
+    fn from(severity: webcanon_core::robots::Severity) -> Severity {
+        match severity {
+            webcanon_core::robots::Severity::Error => Severity::Fail,
+            webcanon_core::robots::Severity::Warning => Severity::Warn,
+            webcanon_core::robots::Severity::Info => Severity::Info,
+        }
+    }
+}
+
+impl Severity {
+    /// The status a step gets from a finding of this severity: an info
+    /// finding leaves the step passing.
+    pub fn step_status(self) -> Status {
+        match self {
+            Severity::Fail => Status::Fail,
+            Severity::Warn => Status::Warn,
+            Severity::Info => Status::Pass,
+        }
+    }
+}
+
 /// Something the audit found, with what to change.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -150,7 +150,8 @@ async fn llms_txt_folder_warns_for_html_targets_and_missing_descriptions() {
     let links = evidence(c, "links");
     assert_eq!(links["html"][0]["url"], "https://site.test/docs/page.html");
     assert_eq!(links["without_description"][0]["line"], 7);
-    assert!(has_finding(c, Severity::Warn, "L007 1 link(s) have no description (line 7)"));
+    // Issue 31: L007 has its table severity (info), as in `llms check`.
+    assert!(has_finding(c, Severity::Info, "L007 1 link(s) have no description (line 7)"));
     assert!(has_finding(c, Severity::Warn, "serve HTML rather than Markdown"));
     assert!(has_finding(c, Severity::Info, "L008"), "non-Markdown targets are reported by the validator");
     all_fixed(c);
@@ -164,7 +165,7 @@ async fn llms_txt_folder_fails_for_broken_links() {
     let c = check(&report, "llms-txt");
     assert_eq!((step(c, "links"), c.status, c.score), (Status::Fail, Status::Fail, Some(60)));
     let broken = &evidence(c, "links")["broken"][0];
-    assert_eq!((broken["line"].as_u64(), broken["outcome"].as_str()), (Some(8), Some("HTTP 404")));
+    assert_eq!((broken["line"].as_u64(), broken["outcome"].as_str()), (Some(8), Some("missing from the folder")));
     let finding = c.findings.iter().find(|f| f.severity == Severity::Fail).unwrap();
     assert_eq!(finding.location.as_deref(), Some("/llms.txt:8"));
     assert!(finding.message.contains("[Gone](https://site.test/docs/gone.md) is broken"));
@@ -792,7 +793,7 @@ async fn page_signals_folder_fails_when_no_page_can_be_read() {
     );
     // sampled 0 ×0.2, declared 0.5 ×0.4, over the 0.6 that ran.
     assert_eq!((c.status, c.score), (Status::Fail, Some(33)));
-    assert!(has_finding(c, Severity::Warn, "/a is listed in the sitemap but answered HTTP 404"));
+    assert!(has_finding(c, Severity::Warn, "/a is listed in the sitemap but is missing from the folder"));
 }
 
 #[tokio::test]

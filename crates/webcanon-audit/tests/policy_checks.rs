@@ -139,7 +139,8 @@ async fn robots_txt_folder_fixtures() {
     assert_eq!((step_status(c, "extensions"), c.status, c.score), (Status::Warn, Status::Warn, Some(88)));
 
     let orphan = audit_robots("rt-orphan", "Disallow: /early\nUser-agent: *\nDisallow: /x\n").await;
-    assert_eq!(step_status(check(&orphan, "robots-txt"), "core-syntax"), Status::Warn);
+    // Issue 31: R001 is an error in the code table, as `robots lint` says.
+    assert_eq!(step_status(check(&orphan, "robots-txt"), "core-syntax"), Status::Fail);
 
     let no_group = audit_robots("rt-nogroup", "Sitemap: https://a.test/s.xml\n").await;
     let c = check(&no_group, "robots-txt");
@@ -368,6 +369,21 @@ async fn apex_www_without_a_www_host_passes_with_a_full_score() {
     let c = check(&report, "apex-www");
     assert_eq!(step_status(c, "equal"), Status::Skip, "{c:#?}");
     assert_eq!((c.status, c.score), (Status::Pass, Some(100)), "{c:#?}");
+    apex_www_pass_says_the_www_host_gives_no_answer(c);
+}
+
+/// Issue 31: the pass above was titled "Served on both hosts" while its
+/// evidence said `cannot resolve www.example.test`; the title and a finding
+/// now say that the www host gives no answer, and why.
+fn apex_www_pass_says_the_www_host_gives_no_answer(c: &CheckResult) {
+    let served = c.steps.iter().find(|s| s.id == "served").unwrap();
+    assert_eq!(served.title, "Served on the apex; the www host gives no answer", "{c:#?}");
+    assert!(evidence(c, "served")["hosts"][1]["error"].as_str().unwrap().contains("cannot resolve www.example.test"));
+    let finding = c.findings.iter().find(|f| f.message.starts_with("www.example.test gives no HTTP answer"));
+    let finding = finding.unwrap_or_else(|| panic!("no finding about the www host: {c:#?}"));
+    assert_eq!(finding.severity, webcanon_audit::Severity::Info);
+    assert!(finding.message.contains("(cannot resolve www.example.test"), "{}", finding.message);
+    assert!(finding.message.contains("no second policy to compare"), "{}", finding.message);
 }
 
 #[tokio::test]

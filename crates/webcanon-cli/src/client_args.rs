@@ -20,8 +20,9 @@ pub const EXIT_FETCH: u8 = webcanon_client::error::code::FETCH;
 
 /// The client flags every command that fetches shares (`fetch`, `robots
 /// check`, `llms`, `sitemap`, `audit`, `serve`, `mcp`, `batch`), read into
-/// the client's one options type.
+/// the client's one options type; listed under their own heading.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Client options")]
 pub struct ClientArgs {
     /// The product token matched against robots.txt `User-agent` lines.
     #[arg(long, value_name = "TOKEN", env = "WEBCANON_AGENT", default_value = webcanon_client::DEFAULT_AGENT)]
@@ -50,6 +51,11 @@ pub struct ClientArgs {
     /// with --cache-dir or --cache; wins over their variables).
     #[arg(long)]
     pub no_cache: bool,
+    /// Read robots.txt again for every origin instead of using an outcome
+    /// cached by an earlier run (after editing a robots.txt); what is read
+    /// is cached as usual.
+    #[arg(long)]
+    pub refresh_robots: bool,
     /// The least time between two requests to one host, in seconds
     /// (shared by the fleet with --cache redis://).
     #[arg(long, value_name = "SECS", default_value_t = 0.0)]
@@ -123,26 +129,34 @@ impl ClientArgs {
             sign_key: self.sign_key.clone(),
             signature_agent: self.signature_agent.clone(),
             chromium: self.chromium.clone(),
+            refresh_robots: self.refresh_robots,
             ..ClientOptions::default()
         }
     }
 }
 
-/// `--no-cache` beside `--cache` or `--cache-dir` on the command line is a
-/// usage error; beside their variables (`WEBCANON_CACHE`,
-/// `WEBCANON_CACHE_DIR`) it is not: `--no-cache` wins. (clap counts a
-/// variable as given, so its own conflict rule cannot tell them apart.)
-pub fn check_cache_flags(matches: &clap::ArgMatches) -> Result<(), CliError> {
+/// Flags that cannot go together on the command line, though one of them
+/// may come from its variable: `--no-cache` beside `--cache` or
+/// `--cache-dir` (`--no-cache` wins over `WEBCANON_CACHE` and
+/// `WEBCANON_CACHE_DIR`), and `robots eval --jsonl` beside `--agent` (each
+/// line names its agent; `WEBCANON_AGENT` is not used). clap counts a
+/// variable as given, so its own conflict rule cannot tell them apart.
+pub fn check_flag_conflicts(matches: &clap::ArgMatches) -> Result<(), CliError> {
     let mut leaf = matches;
     while let Some((_, sub)) = leaf.subcommand() {
         leaf = sub;
     }
-    if !matches!(leaf.try_get_one::<bool>("no_cache"), Ok(Some(true))) {
-        return Ok(());
-    }
-    for (id, flag) in [("cache", "--cache"), ("cache_dir", "--cache-dir")] {
-        if leaf.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
-            return Err(CliError::usage(format!("--no-cache cannot be used with {flag}")));
+    let conflicts = [
+        ("no_cache", "--no-cache", "cache", "--cache"),
+        ("no_cache", "--no-cache", "cache_dir", "--cache-dir"),
+        ("jsonl", "--jsonl", "agent", "--agent"),
+    ];
+    for (set, set_flag, id, flag) in conflicts {
+        if matches!(leaf.try_get_one::<bool>(set), Ok(Some(true)))
+            && leaf.try_get_raw(id).is_ok_and(|v| v.is_some())
+            && leaf.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        {
+            return Err(CliError::usage(format!("{set_flag} cannot be used with {flag}")));
         }
     }
     Ok(())

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
 use crate::error::CliError;
@@ -35,7 +35,7 @@ pub struct ManArgs {
 
 /// Runs `webcanon completions`: the script on stdout.
 pub fn completions(args: CompletionsArgs) -> Result<ExitCode, CliError> {
-    let mut command = crate::Cli::command();
+    let mut command = crate::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "webcanon", &mut script);
     io::stdout().lock().write_all(&script)?;
@@ -45,7 +45,7 @@ pub fn completions(args: CompletionsArgs) -> Result<ExitCode, CliError> {
 /// Runs `webcanon man`: webcanon(1) in roff on stdout, or every page into
 /// `--dir`.
 pub fn man(args: ManArgs) -> Result<ExitCode, CliError> {
-    let command = crate::Cli::command();
+    let command = crate::command();
     match args.dir {
         Some(dir) => {
             std::fs::create_dir_all(&dir)

@@ -41,7 +41,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// robots.txt, llms.txt, sitemaps and usage signals for AI agents, done right.
 #[derive(Debug, Parser)]
-#[command(name = "webcanon", version, about, propagate_version = true, after_long_help = output::ENVIRONMENT)]
+#[command(name = "webcanon", version, about, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -70,7 +70,7 @@ enum Command {
     ///
     /// Exit status: 0 done; 1 the score is under --fail-under; 2 bad usage.
     Audit(audit_cmd::AuditArgs),
-    /// Render an agent policy (TOML) to robots.txt, verified; or write a preset policy.
+    /// Render an agent policy (TOML) or a preset to robots.txt, verified; or write a preset's policy.
     ///
     /// Exit status: 0 rendered, or --check found no difference; 1 --check found
     /// differences; 2 bad usage or invalid policy; 6 the rendered file failed
@@ -109,16 +109,24 @@ enum Command {
     Man(docs_cmd::ManArgs),
 }
 
+/// The command-line definition, with the variables it reads listed after
+/// the top-level `--help` (and in the manual page), generated from it.
+fn command() -> clap::Command {
+    let command = Cli::command();
+    let environment = output::environment(&command);
+    command.after_long_help(environment)
+}
+
 fn main() -> ExitCode {
     let color = output::color_from_args(std::env::args_os());
-    let matches = Cli::command().color(color).get_matches();
+    let matches = command().color(color).get_matches();
     let json = asks_for_json(&matches);
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(err) => err.exit(),
     };
     output::init(&cli.global, matches!(cli.command, Command::Serve(_)));
-    if let Err(err) = client_args::check_cache_flags(&matches) {
+    if let Err(err) = client_args::check_flag_conflicts(&matches) {
         err.report();
         return ExitCode::from(err.exit_code());
     }

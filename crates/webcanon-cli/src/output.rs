@@ -9,20 +9,47 @@ use std::sync::OnceLock;
 
 use clap::{ArgAction, Args, ColorChoice};
 
-/// The variables the command line reads, for `webcanon --help` and the
-/// manual page (each option's own help names its variable too).
-pub const ENVIRONMENT: &str = "Environment (a flag given on the command line wins):
-  WEBCANON_AGENT       --agent: the product token matched against robots.txt
-  WEBCANON_USER_AGENT  --user-agent: the User-Agent header
-  WEBCANON_CACHE_DIR   --cache-dir: the directory of the robots.txt cache (SQLite)
-  WEBCANON_CACHE       --cache: a Redis or Valkey server shared by a fleet
-  WEBCANON_PROXY       --proxy: the HTTP proxy every request goes through
-  NO_COLOR             set and not empty: no colour unless --color always
-  RUST_LOG             the log filter when neither --quiet nor --verbose is given
-HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are never read: name a proxy with --proxy.";
+/// The heading of the flags every command takes, apart from its own.
+pub const GLOBAL_HEADING: &str = "Global options";
 
-/// The global flags, accepted before or after the subcommand.
+/// The variables the command line reads, for `webcanon --help` and the
+/// manual page: every option's variable (clap's `env`), taken from the
+/// definitions of all the commands, then the variables read outside clap.
+pub fn environment(command: &clap::Command) -> String {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    collect_variables(command, &mut rows);
+    rows.push(("NO_COLOR".into(), "set and not empty: no colour unless --color always".into()));
+    rows.push(("RUST_LOG".into(), "the log filter when neither --quiet nor --verbose is given".into()));
+    let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let mut text = String::from("Environment (a flag given on the command line wins):\n");
+    for (name, what) in rows {
+        text.push_str(&format!("  {name:width$}  {what}\n"));
+    }
+    text.push_str("HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are never read: name a proxy with --proxy.");
+    text
+}
+
+/// Every option variable of `command` and its subcommands, once each, in
+/// the order of first definition: (`WEBCANON_AGENT`, `--agent: what it is`).
+fn collect_variables(command: &clap::Command, rows: &mut Vec<(String, String)>) {
+    for arg in command.get_arguments() {
+        let (Some(name), Some(long)) = (arg.get_env().and_then(|v| v.to_str()), arg.get_long()) else { continue };
+        if rows.iter().any(|(seen, _)| seen == name) {
+            continue;
+        }
+        let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+        let first = help.split(". ").next().unwrap_or_default().trim_end_matches('.');
+        rows.push((name.to_string(), format!("--{long}: {first}")));
+    }
+    for sub in command.get_subcommands() {
+        collect_variables(sub, rows);
+    }
+}
+
+/// The global flags, accepted before or after the subcommand, listed under
+/// their own heading in every command's help.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = GLOBAL_HEADING)]
 pub struct GlobalArgs {
     /// When to colour output: auto (a terminal, and `NO_COLOR` unset or
     /// empty), always, never. The flag wins over `NO_COLOR`.

@@ -1,4 +1,6 @@
-//! `webcanon robots check | eval | lint`.
+//! `webcanon robots check | eval | lint`. Each reads its robots.txt from
+//! `--robots FILE`; the agent comes from `--agent` or `WEBCANON_AGENT`, as
+//! on every command that has the flag.
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -31,7 +33,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     robots: PathBuf,
     /// The crawler's product token (e.g. `GPTBot`), matched against `User-agent` lines.
-    #[arg(long, value_name = "TOKEN")]
+    #[arg(long, value_name = "TOKEN", env = "WEBCANON_AGENT")]
     agent: ProductToken,
     /// URLs (absolute, or paths starting with `/`).
     #[arg(value_name = "URL", required = true)]
@@ -48,7 +50,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "FILE", required_unless_present = "jsonl", conflicts_with = "jsonl")]
     robots: Option<PathBuf>,
     /// The crawler's product token (not with `--jsonl`).
-    #[arg(long, value_name = "TOKEN", required_unless_present = "jsonl", conflicts_with = "jsonl")]
+    #[arg(long, value_name = "TOKEN", env = "WEBCANON_AGENT", required_unless_present = "jsonl")]
     agent: Option<ProductToken>,
     /// One JSON object per output line instead of `allow<TAB>URL`.
     #[arg(long)]
@@ -63,10 +65,13 @@ pub struct EvalArgs {
 
 /// Arguments of `webcanon robots lint`.
 #[derive(Debug, Args)]
-#[command(override_usage = "webcanon robots lint [--json] <FILE>\n       webcanon robots lint --explain")]
+#[command(override_usage = "webcanon robots lint [--json] --robots <FILE>\n       webcanon robots lint --explain")]
 pub struct LintArgs {
     /// The robots.txt file (`-` for standard input); required but with `--explain`.
-    #[arg(value_name = "FILE", required_unless_present = "explain")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["explain", "file"], conflicts_with = "file")]
+    robots: Option<PathBuf>,
+    /// The file as a bare argument, as earlier versions took it (`robots lint FILE`).
+    #[arg(value_name = "FILE", hide = true)]
     file: Option<PathBuf>,
     /// Print the diagnostics as one JSON object.
     #[arg(long)]
@@ -297,7 +302,7 @@ fn lint(args: LintArgs) -> Result<ExitCode, CliError> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let path = args.file.unwrap_or_else(|| PathBuf::from("-"));
+    let path = args.robots.or(args.file).unwrap_or_else(|| PathBuf::from("-"));
     let body = read_all(Some(&path))?;
     let name = if path == Path::new("-") { "<stdin>".to_string() } else { path.display().to_string() };
     let diagnostics = Robots::parse(&body).lint();

@@ -156,3 +156,90 @@ async fn a_live_audit_shows_progress_on_a_terminal() {
     assert!(terminal.contains(&format!("auditing {}", server.url("").trim_end_matches('/'))), "{terminal}");
     assert!(terminal.contains("resources read"), "{terminal}");
 }
+
+/// A folder holding `files`, under the system's temporary directory.
+fn site_folder(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = support::temp_dir(name);
+    for (path, body) in files {
+        std::fs::write(dir.join(path), body).unwrap();
+    }
+    dir
+}
+
+/// The audit's findings that start with a diagnostic code (`L007 …`), as
+/// (code, severity).
+fn coded_findings(report: &serde_json::Value) -> Vec<(String, String)> {
+    let findings = report["checks"].as_array().unwrap().iter().flat_map(|c| c["findings"].as_array().unwrap());
+    findings
+        .filter_map(|f| {
+            let code = f["message"].as_str()?.split(' ').next()?;
+            let coded = code.len() == 4 && code[1..].bytes().all(|b| b.is_ascii_digit());
+            coded.then(|| (code.to_string(), f["severity"].as_str().unwrap().to_string()))
+        })
+        .collect()
+}
+
+/// Issue 31: one rule, one severity. L007 (a link without a description)
+/// was a note in `llms check` and a warning in the audit, and R001 (a rule
+/// before any group) an error in `robots lint` and a warning in the audit.
+/// Every code the audit reports now has the severity the linter gives it.
+#[test]
+fn a_code_has_the_same_severity_in_the_linters_and_the_audit() {
+    let llms = "# Site\n\n> Summary.\n\n## Docs\n\n- [Page](/page.md)\n- [Other](/other.md): described\n\n## Empty\n";
+    let robots = "Disallow: /tmp\nUser-agent: *\nDisallow: /private\n";
+    let dir = site_folder(
+        "severity",
+        &[("llms.txt", llms), ("robots.txt", robots), ("page.md", "# P\n"), ("other.md", "# O\n")],
+    );
+    let folder = dir.to_str().unwrap();
+    let r = webcanon(&["audit", folder, "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{}", r.stderr));
+    let audited = coded_findings(&report);
+
+    let mut linted: Vec<(String, String)> = Vec::new();
+    for args in [&["llms", "check", "--json", "--no-links"][..], &["robots", "lint", "--json"]] {
+        let file = dir.join(if args[0] == "llms" { "llms.txt" } else { "robots.txt" });
+        let mut args = args.to_vec();
+        args.push(file.to_str().unwrap());
+        let r = webcanon(&args);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{}", r.stderr));
+        for d in v["diagnostics"].as_array().unwrap() {
+            let severity = match d["severity"].as_str().unwrap() {
+                "error" => "fail",
+                "warning" => "warn",
+                _ => "info",
+            };
+            linted.push((d["code"].as_str().unwrap().to_string(), severity.to_string()));
+        }
+    }
+    for code in ["L007", "L010", "R001"] {
+        assert!(audited.iter().any(|(c, _)| c == code), "the audit reports {code}: {audited:?}");
+    }
+    for (code, severity) in &audited {
+        let linter = linted.iter().find(|(c, _)| c == code).map(|(_, s)| s.as_str());
+        assert_eq!(linter, Some(severity.as_str()), "{code}: the audit says {severity}, the linter {linter:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 31: an offline folder audit said a link "is broken: HTTP 404"
+/// where no HTTP request was made. It says the file is missing from the
+/// folder; no finding speaks of HTTP.
+#[test]
+fn a_folder_audit_says_a_file_is_missing_not_that_it_answered_404() {
+    let llms = "# Site\n\n> Summary.\n\n## Docs\n\n- [Gone](/gone.md): a page that is not there\n";
+    let dir = site_folder("missing", &[("llms.txt", llms), ("robots.txt", "User-agent: *\nAllow: /\n")]);
+    let r = webcanon(&["audit", dir.to_str().unwrap(), "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{}", r.stderr));
+    let messages: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["findings"].as_array().unwrap())
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(messages.contains(&"the link [Gone](/gone.md) is broken: missing from the folder"), "{messages:#?}");
+    assert!(messages.iter().any(|m| m.starts_with("/llms-full.txt is missing from the folder")), "{messages:#?}");
+    assert!(messages.iter().all(|m| !m.contains("HTTP")), "{messages:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -287,6 +287,27 @@ fn robots_lint_help_shows_the_file_as_required() {
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
+/// Issue 31: `robots check --robots FILE` but `robots lint FILE`: the
+/// same file spelled two ways in one command group. Every `robots`
+/// command takes `--robots FILE`; `lint FILE`, documented before, still
+/// works and says the same.
+#[test]
+fn every_robots_command_takes_the_file_as_robots() {
+    let dir = TempDir::new("lint-robots");
+    let robots = dir.file("robots.txt", "Disallow: /orphan\nUser-agent: *\nDisallow: /x\n");
+    for command in ["check", "eval", "lint"] {
+        let help = webcanon(&["robots", command, "--help"]);
+        assert!(help.stdout.contains("--robots <FILE>"), "robots {command}: {}", help.stdout);
+    }
+    let flag = webcanon(&["robots", "lint", "--robots", &robots]);
+    assert_eq!(flag.code, 1, "R001 is an error: {}", flag.stderr);
+    assert!(flag.stdout.contains("R001"), "{}", flag.stdout);
+    let bare = webcanon(&["robots", "lint", &robots]);
+    assert_eq!((bare.code, &bare.stdout), (flag.code, &flag.stdout));
+    let both = webcanon(&["robots", "lint", "--robots", &robots, &robots]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+}
+
 /// Issue 16: `batch --help` said a resume that does not fit exits 2 (it
 /// exits 3) and left out exit status 1.
 #[test]

@@ -388,3 +388,52 @@ async fn fetch_refuses_a_disallowed_pdf_unrequested_and_names_an_encrypted_one()
     assert_eq!(v["error"]["reason"], "pdf_error", "{v}");
     assert!(v["error"]["message"].as_str().unwrap().contains("encrypted"), "{v}");
 }
+
+/// Issue 31: a refused connection's message carried reqwest's whole chain
+/// (`error sending request for url (…): client error (Connect): tcp connect
+/// error: Connection refused (os error 111)`). It says what happened in one
+/// line, in the text and the JSON error alike; `-v` logs the chain.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_connection_is_said_in_one_line() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/page");
+    let r = run(fetch_args(&["--no-cache", "--mode", "ignore", &url])).await;
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    let error = r.stderr.lines().find(|l| l.starts_with("error: ")).unwrap_or_else(|| panic!("{}", r.stderr));
+    assert_eq!(error, format!("error: cannot connect to {url}: connection refused"));
+    let r = run(fetch_args(&["--no-cache", "--mode", "ignore", "--json", &url])).await;
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["error"]["message"], format!("cannot connect to {url}: connection refused"), "{v}");
+    // Under `respect`, the robots.txt refusal quotes the same short reason.
+    let r = run(fetch_args(&["--no-cache", &url])).await;
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(r.stderr.contains("connection refused"), "{}", r.stderr);
+    for noise in ["error sending request", "client error (Connect)", "os error"] {
+        assert!(!r.stderr.contains(noise), "{noise}: {}", r.stderr);
+    }
+    let r = run(fetch_args(&["--no-cache", "--mode", "ignore", "-v", &url])).await;
+    assert!(r.stderr.contains("tcp connect error"), "-v logs the whole chain: {}", r.stderr);
+}
+
+/// Issue 31: robots.txt outcomes persist by default (the user cache
+/// directory), so an edited robots.txt kept its old verdict for hours.
+/// `--refresh-robots` reads it again, and caches what it read.
+#[tokio::test(flavor = "multi_thread")]
+async fn refresh_robots_reads_an_edited_robots_txt_again() {
+    let server = site().await;
+    let dir = temp_dir("refresh-robots");
+    let cache = dir.to_str().unwrap();
+    let first = run(fetch_args(&["--cache-dir", cache, &server.url("/article")])).await;
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /article\n"));
+    let stale = run(fetch_args(&["--cache-dir", cache, &server.url("/article")])).await;
+    assert_eq!(stale.code, 0, "the cached outcome is used: {}", stale.stderr);
+    assert_eq!(server.hits("/robots.txt"), 1);
+    let fresh = run(fetch_args(&["--cache-dir", cache, "--refresh-robots", &server.url("/article")])).await;
+    assert_eq!(fresh.code, 3, "the edited robots.txt is read: {}", fresh.stderr);
+    assert_eq!(server.hits("/robots.txt"), 2);
+    let cached = run(fetch_args(&["--cache-dir", cache, &server.url("/article")])).await;
+    assert_eq!(cached.code, 3, "what was read again is cached: {}", cached.stderr);
+    assert_eq!(server.hits("/robots.txt"), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

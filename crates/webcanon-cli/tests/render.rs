@@ -29,20 +29,30 @@ fn renders_to_a_file_identical_to_stdout() {
     fs::remove_dir_all(dir).unwrap();
 }
 
+/// Issue 31: `render --preset` wrote a policy, so a second run was needed
+/// for the robots.txt people came for. It renders the robots.txt;
+/// `--emit-policy` writes the policy, which renders to the same file.
 #[test]
-fn preset_writes_a_policy_that_renders() {
+fn preset_renders_robots_txt_and_emits_its_policy_on_request() {
     let dir = support::temp_dir("preset");
+    let robots = support::webcanon(&["render", "--preset", "block-training-allow-retrieval"]);
+    assert_eq!(robots.code, 0, "{}", robots.stderr);
+    assert!(robots.stdout.starts_with("# robots.txt for "), "{}", robots.stdout);
+    assert!(robots.stdout.contains("User-agent: GPTBot\n"), "{}", robots.stdout);
+
     let policy = dir.join("policy.toml");
-    let run =
-        support::webcanon(&["render", "--preset", "block-training-allow-retrieval", "-o", policy.to_str().unwrap()]);
+    let path = policy.to_str().unwrap();
+    let run = support::webcanon(&["render", "--preset", "block-training-allow-retrieval", "--emit-policy", "-o", path]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let text = fs::read_to_string(&policy).unwrap();
     assert!(text.contains("tokens = [\"GPTBot\""), "{text}");
-    assert_eq!(text, support::webcanon(&["render", "--preset", "block-training-allow-retrieval"]).stdout);
+    let emitted = support::webcanon(&["render", "--preset", "block-training-allow-retrieval", "--emit-policy"]);
+    assert_eq!(text, emitted.stdout);
 
-    let run = support::webcanon(&["render", policy.to_str().unwrap()]);
+    let run = support::webcanon(&["render", path]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("User-agent: GPTBot\n"), "{}", run.stdout);
+    let body = |text: &str| text.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&run.stdout), body(&robots.stdout), "the emitted policy renders the preset's rules");
 
     let run = support::webcanon(&["render", "--preset", "no-such-preset"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
@@ -115,4 +125,40 @@ fn registry_warnings_go_to_stderr() {
         run.stderr
     );
     assert!(run.stdout.contains("User-agent: GTPBot\nDisallow: /\n"), "{}", run.stdout);
+}
+
+/// Issue 31: `render --check` printed paths nobody wrote (`* /x?session=/sub`)
+/// without saying they are probes. Such a line is marked `(probe)`, a note
+/// says what probes are, and the JSON has `probe`.
+#[test]
+fn check_marks_probe_paths() {
+    let dir = support::temp_dir("probes");
+    let policy = dir.join("policy.toml");
+    fs::write(&policy, "source = \"a\"\n[default_policy]\nallow = [\"/\"]\ndisallow = [\"/x?session=\"]\n").unwrap();
+    let existing = dir.join("robots.txt");
+    fs::write(&existing, "User-agent: *\nAllow: /\n").unwrap();
+    let (policy, existing) = (policy.to_str().unwrap(), existing.to_str().unwrap());
+    let run = support::webcanon(&["render", policy, "--check", existing]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let lines = run.lines();
+    assert!(lines.contains(&"* /x?session=: policy disallows, existing allows (line 2: Allow: /)"), "{}", run.stdout);
+    assert!(
+        lines.contains(&"* /x?session=/sub (probe): policy disallows, existing allows (line 2: Allow: /)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines.iter().filter(|l| !l.starts_with("* /x?session=:")).all(|l| l.contains(" (probe): ")),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("note: a path marked (probe) is named by neither file"), "{}", run.stderr);
+
+    let run = support::webcanon(&["render", policy, "--check", existing, "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let differences = report["differences"].as_array().unwrap();
+    let probe = |path: &str| differences.iter().find(|d| d["path"] == path).map(|d| d["probe"].clone());
+    assert_eq!(probe("/x?session="), Some(serde_json::Value::Bool(false)));
+    assert_eq!(probe("/x?session=/sub"), Some(serde_json::Value::Bool(true)));
+    fs::remove_dir_all(dir).unwrap();
 }

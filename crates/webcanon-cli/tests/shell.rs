@@ -155,3 +155,104 @@ fn quiet_leaves_out_notes_but_not_the_data() {
     assert_eq!(both.code, 2, "--quiet and --verbose exclude each other");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Every option variable, in the order the top-level `--help` lists them.
+const VARIABLES: &[&str] = &[
+    "WEBCANON_AGENT",
+    "WEBCANON_USER_AGENT",
+    "WEBCANON_CACHE_DIR",
+    "WEBCANON_CACHE",
+    "WEBCANON_PROXY",
+    "WEBCANON_SIGN_KEY",
+    "WEBCANON_SIGNATURE_AGENT",
+    "WEBCANON_CHROMIUM",
+];
+
+/// Issue 31: the top-level `--help` listed five of the eight variables.
+/// The list is made from the options' own definitions: every variable a
+/// command's help names (`[env: …]`) is in it, once.
+#[test]
+fn the_top_level_help_lists_every_variable_the_commands_read() {
+    let top = webcanon(&["--help"]);
+    assert_eq!(top.code, 0, "{}", top.stderr);
+    let (_, environment) = top.stdout.split_once("Environment (a flag given on the command line wins):").unwrap();
+    let listed: Vec<&str> = environment
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with("WEBCANON_"))
+        .collect();
+    assert_eq!(listed, VARIABLES, "{environment}");
+    assert!(environment.contains("WEBCANON_CHROMIUM         --chromium: "), "{environment}");
+    for command in [&["fetch"][..], &["robots", "check"], &["robots", "eval"], &["serve"], &["batch"]] {
+        let help = webcanon(&[command, &["--help"][..]].concat());
+        for line in help.stdout.lines().filter(|l| l.contains("[env: ")) {
+            let name = line.split("[env: ").nth(1).unwrap().split(['=', ']']).next().unwrap();
+            assert!(listed.contains(&name), "{command:?} reads {name}, which the top-level help does not list");
+        }
+    }
+}
+
+/// Issue 31: `robots check` required `--agent` although `--help` says
+/// `WEBCANON_AGENT` stands in for it; so did `robots eval`.
+#[test]
+fn webcanon_agent_stands_in_for_the_agent_of_robots_check_and_eval() {
+    let dir = temp_dir("robots-agent");
+    let robots = dir.join("robots.txt");
+    std::fs::write(&robots, "User-agent: GPTBot\nDisallow: /\n").unwrap();
+    let robots = robots.to_str().unwrap();
+    let gpt = [("WEBCANON_AGENT", "GPTBot")];
+    let run = webcanon_env(&["robots", "check", "--robots", robots, "/a"], &gpt);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("agent GPTBot: rules from the group at line 1"), "{}", run.stdout);
+    let run = webcanon_env(&["robots", "check", "--robots", robots, "--agent", "Other", "/a"], &gpt);
+    assert!(run.stdout.starts_with("agent Other: no group applies"), "the flag wins: {}", run.stdout);
+
+    let urls = dir.join("urls.txt");
+    std::fs::write(&urls, "/a\n").unwrap();
+    let run = webcanon_env(&["robots", "eval", "--robots", robots, urls.to_str().unwrap()], &gpt);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "disallow\t/a\n"), "{}", run.stderr);
+    // `--jsonl` lines name their own agent: the variable is no conflict,
+    // the flag is.
+    let cases = dir.join("cases.jsonl");
+    std::fs::write(&cases, "{\"robots\": \"User-agent: *\\nDisallow: /\\n\", \"agent\": \"X\", \"url\": \"/a\"}\n")
+        .unwrap();
+    let run = webcanon_env(&["robots", "eval", "--jsonl", cases.to_str().unwrap()], &gpt);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = webcanon(&["robots", "eval", "--jsonl", "--agent", "GPTBot", cases.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--jsonl cannot be used with --agent"), "{}", run.stderr);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Issue 31: `fetch --help` listed `--color` between `--sign-key` and
+/// `--signature-agent`. Every command's help lists the client options and
+/// the global ones under headings of their own, the global ones last.
+#[test]
+fn every_command_groups_its_global_options_under_their_own_heading() {
+    let mut pending: Vec<Vec<String>> = vec![Vec::new()];
+    let mut checked = 0;
+    while let Some(command) = pending.pop() {
+        let args: Vec<&str> = command.iter().map(String::as_str).chain(["--help"]).collect();
+        let help = webcanon(&args).stdout;
+        // Subcommands, one a line under `Commands:` up to the blank line.
+        if let Some((_, list)) = help.split_once("Commands:\n") {
+            let names = list
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .filter(|l| l.starts_with("  ") && !l.starts_with("   "));
+            for name in names.filter_map(|l| l.split_whitespace().next()).filter(|n| *n != "help") {
+                pending.push(command.iter().cloned().chain([name.to_string()]).collect());
+            }
+        }
+        let (own, global) = help.split_once("Global options:").unwrap_or_else(|| panic!("{command:?}: {help}"));
+        for flag in ["--color <WHEN>", "--quiet", "--verbose"] {
+            assert!(global.contains(flag) && !own.contains(flag), "{command:?}: {flag} is not under its heading");
+        }
+        if own.contains("--sign-key") {
+            let (_, client) = own.split_once("Client options:").unwrap_or_else(|| panic!("{command:?}: {own}"));
+            assert!(client.contains("--sign-key") && client.contains("--agent"), "{command:?}: {client}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 20, "every command and subcommand: {checked}");
+}

@@ -124,10 +124,13 @@ impl FetchError {
             }
             source = cause.source();
         }
-        let message = error_chain(&err);
         if let Some(io) = crate::os_limits::local_exhaustion_in(&err) {
             return FetchError::Local { url, message: io.to_string() };
         }
+        // The message says what happened in a few words; reqwest's whole
+        // chain of causes is for the log (`-v` on the command line).
+        tracing::info!("{url}: {}", error_chain(&err));
+        let message = short_cause(&err);
         if err.is_timeout() {
             FetchError::Timeout { url, after: elapsed }
         } else if err.is_connect() {
@@ -201,6 +204,46 @@ impl FetchError {
             _ => None,
         }
     }
+}
+
+/// What failed, in a few words, from the causes of `err`: the deepest I/O
+/// error by its kind (`connection refused`), or else the deepest cause's
+/// own message, without an OS error number.
+fn short_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut deepest = err;
+    let mut io = None;
+    let mut source = Some(err);
+    while let Some(cause) = source {
+        if let Some(e) = cause.downcast_ref::<std::io::Error>() {
+            io = Some(e);
+        }
+        deepest = cause;
+        source = cause.source();
+    }
+    if let Some(phrase) = io.and_then(|io| io_phrase(io.kind())) {
+        return phrase.to_string();
+    }
+    let text = deepest.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_string(),
+        _ => text,
+    }
+}
+
+/// The connection failures people meet, by their I/O error kind.
+fn io_phrase(kind: std::io::ErrorKind) -> Option<&'static str> {
+    use std::io::ErrorKind;
+    Some(match kind {
+        ErrorKind::ConnectionRefused => "connection refused",
+        ErrorKind::ConnectionReset => "connection reset by the server",
+        ErrorKind::ConnectionAborted => "connection aborted",
+        ErrorKind::TimedOut => "connection timed out",
+        ErrorKind::HostUnreachable => "host unreachable",
+        ErrorKind::NetworkUnreachable => "network unreachable",
+        ErrorKind::AddrNotAvailable => "address not available",
+        ErrorKind::UnexpectedEof => "connection closed before the answer was complete",
+        _ => return None,
+    })
 }
 
 /// The messages of an error and its causes, joined.
@@ -403,6 +446,33 @@ mod tests {
     use webcanon_core::policy::{PolicyError, RobotsEvidence};
 
     use super::*;
+
+    /// reqwest's error for a refused connection, as its chain stands.
+    #[derive(Debug)]
+    struct Sending(std::io::Error);
+
+    impl std::fmt::Display for Sending {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("error sending request for url (http://127.0.0.1:9/): client error (Connect)")
+        }
+    }
+
+    impl std::error::Error for Sending {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_failure_is_said_in_a_few_words_from_its_deepest_cause() {
+        use std::io::{Error as IoError, ErrorKind};
+        let refused =
+            Sending(IoError::new(ErrorKind::ConnectionRefused, "tcp connect error: Connection refused (os error 111)"));
+        assert_eq!(short_cause(&refused), "connection refused");
+        let other = Sending(IoError::other("no buffer space available (os error 105)"));
+        assert_eq!(short_cause(&other), "no buffer space available");
+        assert!(error_chain(&refused).starts_with("error sending request for url"), "the chain keeps every cause");
+    }
 
     #[test]
     fn every_error_names_its_url() {

@@ -77,6 +77,9 @@ pub struct ClientOptions {
     /// The Chromium executable rendering uses; `chromium` or
     /// `chromium-browser` on `PATH` when not given.
     pub chromium: Option<PathBuf>,
+    /// Whether robots.txt outcomes cached before the client started are
+    /// read again (each origin once, then cached as usual).
+    pub refresh_robots: bool,
 }
 
 impl Default for ClientOptions {
@@ -101,6 +104,7 @@ impl Default for ClientOptions {
             signature_agent: None,
             render: RenderMode::Off,
             chromium: None,
+            refresh_robots: false,
         }
     }
 }
@@ -204,7 +208,8 @@ impl ClientOptions {
             .auth_status_disallows(self.auth_disallows)
             .min_interval(min_interval)
             .max_crawl_delay(max_crawl_delay)
-            .ssrf_policy(policy);
+            .ssrf_policy(policy)
+            .refresh_robots(self.refresh_robots);
         if let Some(value) = &self.user_agent {
             builder = builder.user_agent(value);
         }

@@ -53,6 +53,11 @@ pub struct RobotsCacheConfig {
     /// dropped past it and read again from the store, so a long-lived
     /// service or a million-origin batch stays in bounded memory.
     pub memory_bytes: u64,
+    /// Whether outcomes stored before this cache was made are read again:
+    /// each origin's robots.txt is fetched the first time it is needed,
+    /// then cached as usual (for someone who has just edited a robots.txt
+    /// and would otherwise see the stored verdict for up to a day).
+    pub refresh_stored: bool,
 }
 
 /// The default of [`RobotsCacheConfig::memory_bytes`]: 64 MiB.
@@ -67,6 +72,7 @@ impl Default for RobotsCacheConfig {
             last_good_max_age: Duration::from_secs(LAST_GOOD_MAX_AGE),
             fleet_lock_ttl: DEFAULT_FLEET_LOCK_TTL,
             memory_bytes: DEFAULT_MEMORY_BYTES,
+            refresh_stored: false,
         }
     }
 }
@@ -360,6 +366,10 @@ pub struct RobotsCache {
     parsed: moka::sync::Cache<String, Arc<CachedRobots>>,
     inflight: KeyedLocks,
     stats: Arc<Mutex<CacheStats>>,
+    /// With `refresh_stored`, the second the cache started: stored
+    /// outcomes fetched in it or before are not used (the clock counts
+    /// whole seconds, so one fetched in that second may be older).
+    refreshed_from: Option<u64>,
 }
 
 /// Counters for metrics and tests.
@@ -418,7 +428,9 @@ impl RobotsCache {
 
     /// A cache over `store` whose freshness is counted on `clock`.
     pub fn with_clock(store: Arc<dyn RobotsStore>, config: RobotsCacheConfig, clock: Clock) -> RobotsCache {
+        let refreshed_from = config.refresh_stored.then(|| clock.now());
         RobotsCache {
+            refreshed_from,
             config,
             clock,
             store: OffWorker::new(store),
@@ -480,6 +492,12 @@ impl RobotsCache {
         self.store_result(self.store.run(move |s| s.load_last_good(&origin)).await).flatten()
     }
 
+    /// Whether a stored outcome may be used at `now`: fresh, and not from
+    /// before the cache started when stored outcomes are to be refreshed.
+    fn usable(&self, record: &RobotsRecord, now: u64) -> bool {
+        record.is_fresh(now) && self.refreshed_from.is_none_or(|start| record.fetched_at > start)
+    }
+
     fn fresh_in_memory(&self, origin: &str, now: u64) -> Option<Arc<CachedRobots>> {
         self.parsed.get(origin).filter(|c| c.record.is_fresh(now))
     }
@@ -505,7 +523,7 @@ impl RobotsCache {
             return (hit, true);
         }
         let mut previous = self.stored(origin).await;
-        if let Some(record) = previous.as_ref().filter(|r| r.is_fresh(now)) {
+        if let Some(record) = previous.as_ref().filter(|r| self.usable(r, now)) {
             return (self.use_stored(origin, record.clone(), now).await, true);
         }
         let lock = match self.fleet_turn(origin).await {
@@ -597,7 +615,7 @@ impl RobotsCache {
                     let lock = FleetLock { cache: self, origin, token };
                     // The holder before may have saved its outcome just now.
                     let stored = self.stored(origin).await;
-                    if let Some(record) = stored.filter(|r| r.is_fresh(self.clock.now())) {
+                    if let Some(record) = stored.filter(|r| self.usable(r, self.clock.now())) {
                         return Turn::Stored(record);
                     }
                     return Turn::Fetch(Some(lock));
@@ -610,7 +628,7 @@ impl RobotsCache {
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(FLEET_POLL_MAX);
             let stored = self.stored(origin).await;
-            if let Some(record) = stored.filter(|r| r.is_fresh(self.clock.now())) {
+            if let Some(record) = stored.filter(|r| self.usable(r, self.clock.now())) {
                 return Turn::Stored(record);
             }
         }

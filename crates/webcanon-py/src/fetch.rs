@@ -50,6 +50,8 @@ impl Client {
     /// whose key directory lists it) signs every request (Web Bot Auth).
     /// `render` (`True`, `False` or `"auto"`) renders HTML pages in headless
     /// Chromium, `chromium` being its path (default: found on `PATH`).
+    /// `refresh_robots=True` reads again the robots.txt outcomes cached
+    /// before the client started (each origin once, then cached as usual).
     #[new]
     #[pyo3(signature = (
         agent = DEFAULT_AGENT,
@@ -74,6 +76,7 @@ impl Client {
         signature_agent = None,
         render = None,
         chromium = None,
+        refresh_robots = false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -99,6 +102,7 @@ impl Client {
         signature_agent: Option<String>,
         render: Option<Bound<'_, PyAny>>,
         chromium: Option<PathBuf>,
+        refresh_robots: bool,
     ) -> PyResult<Client> {
         let render = render_mode(py, render.as_ref())?.unwrap_or_default();
         let shape = ContentShape {
@@ -138,6 +142,7 @@ impl Client {
             signature_agent,
             render,
             chromium,
+            refresh_robots,
         };
         // The client's options type checks them all; Python names them as given.
         let builder = options.builder().map_err(|e| usage_error(py, e.message(e.option)))?;

@@ -431,6 +431,10 @@ async fn audit_of_an_origin_that_does_not_answer_is_an_error() {
     assert_eq!((error["kind"].as_str(), error["code"].as_u64()), (Some("fetch"), Some(5)), "{body}");
     assert_eq!((error["reason"].as_str(), error["url"].as_str()), (Some("unreachable"), Some(origin.as_str())));
     assert!(error["message"].as_str().unwrap().contains("does not answer"), "{body}");
+    // Issue 31: the reason in a few words, as on the command line, not
+    // reqwest's chain of causes.
+    let reason = format!("(cannot connect to {origin}/robots.txt: connection refused)");
+    assert!(error["message"].as_str().unwrap().ends_with(&reason), "{body}");
 }
 
 #[tokio::test]

@@ -27,7 +27,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-use webcanon_core::ai_txt::{AiTxt, AiTxtCode, AiTxtKind, Severity as AiSeverity, TrainingVerdict};
+use webcanon_core::ai_txt::{AiTxt, AiTxtCode, AiTxtKind, TrainingVerdict};
 
 use super::Context;
 use super::llms_txt::unavailable;
@@ -120,12 +120,8 @@ fn valid_step(file: &AiTxt, resource: &Resource, findings: &mut Vec<Finding>) ->
     let reported =
         file.diagnostics.iter().filter(|d| file.kind == AiTxtKind::Spawning || d.code != AiTxtCode::UnknownKey);
     for d in reported {
-        let (severity, step) = match d.severity {
-            AiSeverity::Error => (Severity::Fail, Status::Fail),
-            AiSeverity::Warning => (Severity::Warn, Status::Warn),
-            _ => (Severity::Info, Status::Pass),
-        };
-        status = status.max(step);
+        let severity = Severity::from(d.severity);
+        status = status.max(severity.step_status());
         let location = d.line.map_or_else(|| resource.url.clone(), |l| format!("{}:{l}", resource.url));
         findings.push(
             Finding::new(severity, format!("{} {}", d.code.code(), d.message)).fix(ai_txt_fix(d.code)).at(location),

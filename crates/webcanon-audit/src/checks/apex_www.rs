@@ -4,10 +4,14 @@
 //! restrictions).
 //!
 //! Steps: `served` (0.5) — `/robots.txt` answers 2xx on both hosts (after
-//! redirects: a host that redirects to the other is fine); a host that does
-//! not answer at all is recorded, and only fails the step when it is the
-//! apex; `equal` (0.5) — both hosts end at the same robots.txt, or at
-//! bodies with the same rules. Folders have no hosts: the check is skipped.
+//! redirects: a host that redirects to the other is fine); an apex that
+//! does not answer fails the step. A `www.` host that gives no HTTP answer
+//! at all (its name does not resolve, nothing listens) serves nothing, so
+//! no crawler can read a second policy there: the step passes under the
+//! title "Served on the apex; the www host gives no answer", with an info
+//! finding quoting why; `equal` (0.5) — both hosts end at the same
+//! robots.txt, or at bodies with the same rules; skipped unless both serve
+//! it. Folders have no hosts: the check is skipped.
 //!
 //! Evidence: `served` {hosts: [{host, url, final_url, status, error}]};
 //! `equal` {same_final_url, same_rules, bytes: [n, n]}.
@@ -24,6 +28,8 @@ pub const ID: &str = "apex-www";
 /// The check version.
 pub const VERSION: &str = "1.0.0";
 const TITLE: &str = "robots.txt is the same on the apex and www hosts";
+const SERVED_TITLE: &str = "Served on both hosts";
+const APEX_ONLY_TITLE: &str = "Served on the apex; the www host gives no answer";
 
 /// The apex and `www.` robots.txt URLs of an origin, apex first; `None` for
 /// an IP address or a single-label host.
@@ -79,6 +85,7 @@ pub async fn run(ctx: &Context) -> CheckResult {
     let www_host = www_url.host_str().unwrap_or_default().to_string();
     let served_evidence = json!({"hosts": [host_evidence(&apex_host, &apex), host_evidence(&www_host, &www)]});
     let www_exists = www.status.is_some();
+    let mut served_title = SERVED_TITLE;
     let served = if !apex.is_success() {
         findings.push(
             Finding::new(Severity::Fail, format!("robots.txt on the apex {apex_host} is not served ({})", apex.outcome()))
@@ -93,10 +100,24 @@ pub async fn run(ctx: &Context) -> CheckResult {
                 .at(www.url.clone()),
         );
         Status::Warn
+    } else if !www_exists {
+        served_title = APEX_ONLY_TITLE;
+        findings.push(
+            Finding::new(
+                Severity::Info,
+                format!(
+                    "{www_host} gives no HTTP answer ({}): only {apex_host} serves robots.txt, so there is no second policy to compare",
+                    www.outcome()
+                ),
+            )
+            .fix(format!("Nothing to change; if {www_host} should serve the site, serve the same robots.txt there or redirect it to {apex_host}."))
+            .at(www.url.clone()),
+        );
+        Status::Pass
     } else {
         Status::Pass
     };
-    let served_step = StepResult::new("served", "Served on both hosts", 0.5, served).evidence(served_evidence);
+    let served_step = StepResult::new("served", served_title, 0.5, served).evidence(served_evidence);
     let equal_step = if apex.is_success() && www.is_success() {
         let same_final = apex.final_url == www.final_url;
         let same_rules = rules_of(&apex.body) == rules_of(&www.body);

@@ -14,8 +14,9 @@
 //! - `links` (0.4) — every link is read once (the first 200 distinct
 //!   targets, 4 at a time): one that does not answer 2xx fails the step;
 //!   one robots.txt keeps the audit's agent from, one that serves HTML
-//!   rather than Markdown, a link without a description, or a file without
-//!   any link, warns. Links that cannot be checked (other hosts when
+//!   rather than Markdown, or a file without any link, warns; links
+//!   without a description (`L007`) are one finding of the code's own
+//!   severity (an info note, as in `llms check`). Links that cannot be checked (other hosts when
 //!   auditing a folder, addresses the SSRF guard refuses, non-http schemes)
 //!   are recorded as not checked, never failed; when no link could be
 //!   read at all, the step is skipped.
@@ -83,7 +84,7 @@ pub(crate) fn unavailable(ctx: &Context, resource: &Resource, path: &str, severi
             format!("Allow {path} in robots.txt: agents that honour robots.txt cannot read it otherwise."),
         ),
         (_, Some(status)) if (400..500).contains(&status) => (
-            format!("{path} answered HTTP {status}: the site does not publish it"),
+            format!("{path} {}: the site does not publish it", resource.answered()),
             format!("Publish {path} at the root of the site with a 200 status."),
         ),
         (_, Some(status)) => (
@@ -186,7 +187,7 @@ fn valid_step(file: &LlmsTxt, resource: &Resource, findings: &mut Vec<Finding>) 
         if *seen <= FINDINGS_PER_KIND {
             let location = d.line.map_or_else(|| resource.url.clone(), |l| format!("{}:{l}", resource.url));
             findings.push(
-                Finding::new(severity_of(d.severity), format!("{} {}", d.code.code(), d.message))
+                Finding::new(Severity::from(d.severity), format!("{} {}", d.code.code(), d.message))
                     .fix(llms_fix(d.code))
                     .at(location),
             );
@@ -196,9 +197,12 @@ fn valid_step(file: &LlmsTxt, resource: &Resource, findings: &mut Vec<Finding>) 
     more.sort_by_key(|(code, _)| code.code());
     for (code, n) in more {
         findings.push(
-            Finding::new(severity_of(code.severity()), format!("{} {} more times", code.code(), n - FINDINGS_PER_KIND))
-                .fix(llms_fix(code))
-                .at(resource.url.clone()),
+            Finding::new(
+                Severity::from(code.severity()),
+                format!("{} {} more times", code.code(), n - FINDINGS_PER_KIND),
+            )
+            .fix(llms_fix(code))
+            .at(resource.url.clone()),
         );
     }
     let status = if errors > 0 {
@@ -209,14 +213,6 @@ fn valid_step(file: &LlmsTxt, resource: &Resource, findings: &mut Vec<Finding>) 
         Status::Pass
     };
     StepResult::new("valid", VALID_TITLE, 0.3, status).evidence(evidence)
-}
-
-fn severity_of(severity: LlmsSeverity) -> Severity {
-    match severity {
-        LlmsSeverity::Error => Severity::Fail,
-        LlmsSeverity::Warning => Severity::Warn,
-        _ => Severity::Info,
-    }
 }
 
 /// What to change for each diagnostic: the common mistakes first.
@@ -417,10 +413,12 @@ async fn links_step(ctx: &Context, file: &LlmsTxt, resource: &Resource, findings
         Status::Fail
     } else if listed > 0 && read == 0 {
         Status::Skip
-    } else if listed == 0 || !tally.refused.is_empty() || !tally.html.is_empty() || !without.is_empty() {
+    } else if listed == 0 || !tally.refused.is_empty() || !tally.html.is_empty() {
         Status::Warn
-    } else {
+    } else if without.is_empty() {
         Status::Pass
+    } else {
+        Severity::from(LlmsCode::LinkWithoutNotes.severity()).step_status()
     };
     let evidence = LinksEvidence {
         listed,
@@ -494,10 +492,12 @@ fn report_links(
     }
     let html = format!("{} link(s) serve HTML rather than Markdown", tally.html.len());
     let html_lines: Vec<u32> = tally.html.iter().map(|l| l.line).collect();
-    summary_finding(&html_lines, &html, llms_fix(LlmsCode::NonMarkdownLink), location, findings);
-    let undescribed = format!("L007 {} link(s) have no description", without.len());
+    let fix = llms_fix(LlmsCode::NonMarkdownLink);
+    summary_finding(Severity::Warn, &html_lines, &html, fix, location, findings);
+    let code = LlmsCode::LinkWithoutNotes;
+    let undescribed = format!("{code} {} link(s) have no description", without.len());
     let undescribed_lines: Vec<u32> = without.iter().map(|l| l.line).collect();
-    summary_finding(&undescribed_lines, &undescribed, llms_fix(LlmsCode::LinkWithoutNotes), location, findings);
+    summary_finding(code.severity().into(), &undescribed_lines, &undescribed, llms_fix(code), location, findings);
     if let Some(first) = tally.not_checked.first() {
         let fix = if ctx.site.is_origin() {
             "Nothing to change if the targets are public; the audit could not read them from here."
@@ -515,8 +515,9 @@ fn report_links(
     }
 }
 
-/// One warning for a list of links (`message`), naming their lines.
+/// One finding for a list of links (`message`), naming their lines.
 fn summary_finding(
+    severity: Severity,
     lines_of_links: &[u32],
     message: &str,
     fix: &str,
@@ -530,7 +531,7 @@ fn summary_finding(
     }
     findings.push(
         Finding::new(
-            Severity::Warn,
+            severity,
             format!("{message} ({} {})", if lines_of_links.len() == 1 { "line" } else { "lines" }, lines.join(", ")),
         )
         .fix(fix)

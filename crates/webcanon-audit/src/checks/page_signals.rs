@@ -298,11 +298,11 @@ fn sampled_step(ctx: &Context, source: &str, pages: &[PageSignals], findings: &m
                 "Allow the page in robots.txt for the agents meant to read it, or remove it from the sitemap.",
             ),
             _ if source == "sitemap" => (
-                format!("{} is listed in the sitemap but answered {}", page.key, page.resource.outcome()),
+                format!("{} is listed in the sitemap but {}", page.key, page.resource.answered()),
                 "Restore the page or remove it from the sitemap: the sitemap should list only pages that answer 200.",
             ),
             _ => (
-                format!("the home page answered {}", page.resource.outcome()),
+                format!("the home page {}", page.resource.answered()),
                 "Make the home page answer 200, and publish a sitemap so that more pages can be sampled.",
             ),
         };

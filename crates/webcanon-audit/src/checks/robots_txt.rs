@@ -16,7 +16,7 @@
 
 use serde_json::{Value, json};
 use webcanon_core::agents::registry;
-use webcanon_core::robots::{LintCode, RecordClass, Robots, Severity as LintSeverity};
+use webcanon_core::robots::{LintCode, RecordClass, Robots};
 
 use super::Context;
 use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
@@ -81,7 +81,7 @@ fn fetch_step(resource: &Resource, findings: &mut Vec<Finding>) -> StepResult {
     let status = if resource.is_success() { Status::Pass } else { Status::Fail };
     if status == Status::Fail {
         let message = match resource.status {
-            Some(code) => format!("/robots.txt answered HTTP {code}: {meaning}"),
+            Some(_) => format!("/robots.txt {}: {meaning}", resource.answered()),
             None => format!("/robots.txt could not be fetched: {}", resource.outcome()),
         };
         findings.push(
@@ -99,7 +99,9 @@ fn fetch_step(resource: &Resource, findings: &mut Vec<Finding>) -> StepResult {
     StepResult::new("fetch", FETCH_TITLE, 0.3, status).evidence(evidence)
 }
 
-/// Core-record problems that make the file hard to read but not invalid.
+/// Core-record problems, each reported with its code's severity: an error
+/// (a rule before any group, which no parser applies) fails the step, a
+/// warning warns.
 fn is_core_problem(code: LintCode) -> bool {
     matches!(
         code,
@@ -154,10 +156,8 @@ fn core_step(robots: &Robots, resource: &Resource, findings: &mut Vec<Finding>) 
     } else {
         let mut status = Status::Pass;
         for d in lint.iter().filter(|d| is_core_problem(d.code)) {
-            let severity = if d.severity == LintSeverity::Info { Severity::Info } else { Severity::Warn };
-            if severity == Severity::Warn {
-                status = Status::Warn;
-            }
+            let severity = Severity::from(d.severity);
+            status = status.max(severity.step_status());
             findings.push(
                 Finding::new(severity, format!("{} {}", d.code.code(), d.message))
                     .fix(core_fix(d.code))

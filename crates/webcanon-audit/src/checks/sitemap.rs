@@ -303,14 +303,11 @@ fn listed_status(ctx: &Context, c: &Collected, findings: &mut Vec<Finding>) -> S
     }
     let severity = if found == 0 { Severity::Fail } else { Severity::Warn };
     for candidate in tried.iter().filter(|c| c.found().is_none()) {
-        let outcome = candidate.read.as_ref().map(|r| r.outcome()).unwrap_or_default();
+        let answered = candidate.read.as_ref().map(|r| r.answered()).unwrap_or_default();
         findings.push(
-            Finding::new(
-                severity,
-                format!("robots.txt names the sitemap {}, which answered {outcome}", candidate.named),
-            )
-            .fix("Publish the sitemap at that URL, or correct the `Sitemap:` line in robots.txt.")
-            .at(candidate.named.clone()),
+            Finding::new(severity, format!("robots.txt names the sitemap {}, which {answered}", candidate.named))
+                .fix("Publish the sitemap at that URL, or correct the `Sitemap:` line in robots.txt.")
+                .at(candidate.named.clone()),
         );
     }
     match found {
@@ -334,7 +331,7 @@ fn well_known_status(ctx: &Context, c: &Collected, findings: &mut Vec<Finding>) 
     }
     let outcome = match c.candidates.first().map(|c| &c.read) {
         Some(Ok(r)) if r.is_success() => "answers with something that is not a sitemap".to_string(),
-        Some(Ok(r)) => format!("answered {}", r.outcome()),
+        Some(Ok(r)) => r.answered(),
         _ => "was not read".to_string(),
     };
     findings.push(
@@ -423,26 +420,14 @@ fn file_status(file: &File, findings: &mut Vec<Finding>) -> Status {
     let mut status = Status::Pass;
     let reported: Vec<_> = file.parsed.diagnostics.iter().filter(|d| !is_limit_code(d.code)).collect();
     for d in reported.iter().take(FINDINGS_PER_FILE) {
-        let severity = match d.severity {
-            sitemap::Severity::Error => Severity::Fail,
-            sitemap::Severity::Warning => Severity::Warn,
-            _ => Severity::Info,
-        };
-        status = status.max(match severity {
-            Severity::Fail => Status::Fail,
-            Severity::Warn => Status::Warn,
-            Severity::Info => Status::Pass,
-        });
+        let severity = Severity::from(d.severity);
+        status = status.max(severity.step_status());
         findings.push(
             Finding::new(severity, format!("{} {}", d.code.code(), d.message)).fix(sitemap_fix(d.code)).at(at(d.line)),
         );
     }
     for d in reported.iter().skip(FINDINGS_PER_FILE) {
-        status = status.max(match d.severity {
-            sitemap::Severity::Error => Status::Fail,
-            sitemap::Severity::Warning => Status::Warn,
-            _ => Status::Pass,
-        });
+        status = status.max(Severity::from(d.severity).step_status());
     }
     if reported.len() > FINDINGS_PER_FILE {
         findings.push(
@@ -464,7 +449,7 @@ fn children_status(c: &Collected, findings: &mut Vec<Finding>) -> Status {
             findings.push(
                 Finding::new(
                     Severity::Fail,
-                    format!("the sitemap index lists {}, which answered {}", child.named, r.outcome()),
+                    format!("the sitemap index lists {}, which {}", child.named, r.answered()),
                 )
                 .fix("Publish the child sitemap at that URL, or remove it from the index.")
                 .at(child.named.clone()),

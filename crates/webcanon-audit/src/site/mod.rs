@@ -191,14 +191,39 @@ impl Resource {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
-    /// A one-line account of the outcome: `HTTP 200`, `HTTP 404`, or the error.
+    /// Whether the resource was read from a folder, where no HTTP request
+    /// is made (its `url` is then the `/path` asked for).
+    pub fn in_folder(&self) -> bool {
+        self.url.starts_with('/')
+    }
+
+    /// A one-line account of the outcome: `HTTP 200`, `HTTP 404`, or the
+    /// error; for a folder, `in the folder` or `missing from the folder`.
     pub fn outcome(&self) -> String {
         match (&self.error, self.status) {
             (Some(err), _) => err.message().to_string(),
+            (None, Some(status)) if self.in_folder() => folder_outcome(status).to_string(),
             (None, Some(status)) => format!("HTTP {status}"),
             (None, None) => "no answer".into(),
         }
     }
+
+    /// The outcome as what the resource did, to follow its name:
+    /// `answered HTTP 404`, `could not be read: …`, or for a folder `is
+    /// missing from the folder`.
+    pub fn answered(&self) -> String {
+        match (&self.error, self.status) {
+            (Some(err), _) => format!("could not be read: {}", err.message()),
+            (None, Some(status)) if self.in_folder() => format!("is {}", folder_outcome(status)),
+            (None, Some(status)) => format!("answered HTTP {status}"),
+            (None, None) => "gave no answer".into(),
+        }
+    }
+}
+
+/// A folder's file is there (200) or not (404): no HTTP status was sent.
+fn folder_outcome(status: u16) -> &'static str {
+    if (200..300).contains(&status) { "in the folder" } else { "missing from the folder" }
 }
 
 /// Headers kept on resources: the ones the checks read.

@@ -39,8 +39,16 @@ impl Run {
 
 /// The variables the binary reads for its options: removed, so that the
 /// environment the tests run in changes nothing.
-pub const OPTION_VARIABLES: &[&str] =
-    &["WEBCANON_AGENT", "WEBCANON_USER_AGENT", "WEBCANON_CACHE_DIR", "WEBCANON_CACHE", "WEBCANON_PROXY", "RUST_LOG"];
+pub const OPTION_VARIABLES: &[&str] = &[
+    "WEBCANON_AGENT",
+    "WEBCANON_USER_AGENT",
+    "WEBCANON_CACHE_DIR",
+    "WEBCANON_CACHE",
+    "WEBCANON_PROXY",
+    "WEBCANON_SIGN_KEY",
+    "WEBCANON_SIGNATURE_AGENT",
+    "RUST_LOG",
+];
 
 /// The binary with `args`, `NO_COLOR` set so that output is plain text, and
 /// the proxy and option variables removed so that a proxy named by the

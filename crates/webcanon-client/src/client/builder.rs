@@ -201,6 +201,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether robots.txt outcomes stored before the client starts (in the
+    /// `cache_dir` file or a shared store) are read again: each origin's
+    /// robots.txt is fetched the first time it is needed, then cached as
+    /// usual. Set after [`ClientBuilder::cache_config`], which replaces it.
+    pub fn refresh_robots(mut self, refresh: bool) -> Self {
+        self.cache_config.refresh_stored = refresh;
+        self
+    }
+
     /// The whole cache configuration.
     pub fn cache_config(mut self, config: RobotsCacheConfig) -> Self {
         self.cache_config = config;

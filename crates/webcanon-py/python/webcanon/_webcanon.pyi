@@ -198,13 +198,15 @@ class Client:
         signature_agent: Optional[str] = None,
         render: Union[bool, Literal["on", "off", "auto"], None] = None,
         chromium: Optional[Union[str, os.PathLike[str]]] = None,
+        refresh_robots: bool = False,
     ) -> Client:
         """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s;
         ``format``, ``links`` and ``images`` shape the content; ``proxy`` (``http://HOST:PORT``) sends
         every request through that HTTP proxy (``HTTP_PROXY`` is never read); ``sign_key`` (an Ed25519
         key file, ``webcanon keys generate``) with ``signature_agent`` (the URL whose key directory
         lists it) signs every request (Web Bot Auth); ``render`` (``True``, ``"auto"``) renders HTML
-        pages in headless Chromium (``chromium``: its path)."""
+        pages in headless Chromium (``chromium``: its path); ``refresh_robots=True`` reads again the
+        robots.txt outcomes cached before the client started."""
     @property
     def agent(self) -> str:
         """The agent's product token."""
