@@ -61,8 +61,8 @@ pub use listen::{
     reason as host_reason, serve_with,
 };
 pub use state::{
-    AGENT_PATTERN, AppState, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_REQUEST_TIMEOUT, Limits,
-    MAX_AGENT_LEN, MAX_EVAL_URLS,
+    AGENT_PATTERN, AppState, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT,
+    DEFAULT_REQUEST_TIMEOUT, Limits, MAX_AGENT_LEN, MAX_EVAL_URLS,
 };
 
 /// How long [`serve`] lets in-flight requests finish after the shutdown signal.
