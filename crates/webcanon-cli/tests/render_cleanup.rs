@@ -3,8 +3,9 @@
 //! ends: normally, on SIGTERM, or killed outright (then the browser exits
 //! with its pipe, and the next start removes the profile).
 //!
-//! Every process the command starts inherits a variable naming the test
-//! run, which is how they are found in `/proc`.
+//! The browser's processes are found in `/proc` while the page runs: those
+//! that inherited a variable naming the test run, and their descendants;
+//! after the command ends, none of them may still run.
 //!
 //! Chromium is `$WEBCANON_CHROMIUM`, else `/usr/bin/chromium`. Without
 //! either the tests say so on stderr and pass, unless
@@ -62,16 +63,43 @@ fn profiles_of(pid: u32) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Waits until the browser the command started is loading the page: the
-/// first tick request has arrived.
-async fn wait_for_browser(server: &TestServer, child: &mut Child, mark: &str) {
+/// Waits until the browser the command started is loading the page (the
+/// first tick request has arrived); the browser's processes: those that
+/// carry the mark (the command, the browser, the crash handlers it starts
+/// in sessions of their own) and their descendants (the zygotes and
+/// renderers, started with an environment of their own).
+async fn wait_for_browser(server: &TestServer, child: &mut Child, mark: &str) -> Vec<u32> {
     let started = Instant::now();
     while server.hits("/tick") == 0 {
         assert!(child.try_wait().unwrap().is_none(), "the command ended before its page ran");
         assert!(started.elapsed() < Duration::from_secs(30), "the page never ran");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(processes::with_env(mark).len() > 1, "the command and its browser are running");
+    let tree = processes::descendants(&processes::with_env(mark));
+    assert!(tree.len() > 2, "the command and its browser are running: {tree:?}");
+    tree.into_iter().filter(|pid| *pid != child.id()).collect()
+}
+
+/// Waits until none of `browser` runs, up to `limit`: the browser's group
+/// is killed before the command exits, and the crash handlers, outside the
+/// group, exit once the browser is gone.
+async fn all_gone(browser: &[u32], limit: Duration) {
+    let started = Instant::now();
+    loop {
+        let running: Vec<String> = browser
+            .iter()
+            .filter(|pid| processes::is_running(**pid))
+            .map(|pid| {
+                let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+                format!("{pid} {}", name.trim())
+            })
+            .collect();
+        if running.is_empty() {
+            return;
+        }
+        assert!(started.elapsed() < limit, "browser processes left after {limit:?}: {running:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// Waits for `child` to exit, up to `limit`.
@@ -92,10 +120,10 @@ async fn a_render_that_ends_normally_leaves_no_process_and_no_profile() {
     let server = site().await;
     let mark = mark("normal");
     let mut child = start_render(&chromium, &server.url("/timers"), &mark);
-    wait_for_browser(&server, &mut child, &mark).await;
+    let browser = wait_for_browser(&server, &mut child, &mark).await;
     let status = exit_of(&mut child, Duration::from_secs(60)).await;
     assert!(status.success(), "{status:?}");
-    assert_eq!(processes::with_env(&mark), Vec::<u32>::new(), "processes left after the command exited");
+    all_gone(&browser, Duration::from_secs(2)).await;
     assert_eq!(profiles_of(child.id()), Vec::<PathBuf>::new(), "profiles left after the command exited");
 }
 
@@ -105,12 +133,12 @@ async fn a_render_stopped_by_sigterm_leaves_no_process_and_no_profile() {
     let server = site().await;
     let mark = mark("sigterm");
     let mut child = start_render(&chromium, &server.url("/timers"), &mark);
-    wait_for_browser(&server, &mut child, &mark).await;
+    let browser = wait_for_browser(&server, &mut child, &mark).await;
     let sent = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(sent.success());
     let status = exit_of(&mut child, Duration::from_secs(10)).await;
     assert_eq!(status.code(), Some(130), "{status:?}");
-    assert_eq!(processes::with_env(&mark), Vec::<u32>::new(), "processes left after the command exited");
+    all_gone(&browser, Duration::from_secs(2)).await;
     assert_eq!(profiles_of(child.id()), Vec::<PathBuf>::new(), "profiles left after the command exited");
 }
 
@@ -120,15 +148,11 @@ async fn a_render_killed_outright_takes_its_browser_along_and_the_next_start_rem
     let server = site().await;
     let mark = mark("sigkill");
     let mut child = start_render(&chromium, &server.url("/timers"), &mark);
-    wait_for_browser(&server, &mut child, &mark).await;
+    let browser = wait_for_browser(&server, &mut child, &mark).await;
     child.kill().unwrap();
     child.wait().unwrap();
     // The browser sees its pipe close and exits by itself.
-    let started = Instant::now();
-    while !processes::with_env(&mark).is_empty() {
-        assert!(started.elapsed() < Duration::from_secs(10), "the browser outlived its command by 10 s");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    all_gone(&browser, Duration::from_secs(10)).await;
     let left = profiles_of(child.id());
     assert_eq!(left.len(), 1, "a command killed outright cannot remove its profile: {left:?}");
 
