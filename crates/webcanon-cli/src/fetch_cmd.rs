@@ -12,6 +12,7 @@ use webcanon_core::policy::RobotsEvidence;
 use crate::client_args::{ClientArgs, report_error, runtime};
 use crate::error::CliError;
 use crate::output::note;
+use crate::signal::shutdown_signal;
 
 /// Arguments of `webcanon fetch`.
 #[derive(Debug, Args)]
@@ -61,6 +62,10 @@ fn render_mode(given: &str) -> Result<RenderMode, String> {
     })
 }
 
+/// The exit status of a fetch stopped by SIGINT or SIGTERM (128 + SIGINT,
+/// as shells report an interrupted command).
+const INTERRUPTED: u8 = 130;
+
 /// Runs `webcanon fetch`.
 pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
     let client = args
@@ -73,7 +78,24 @@ pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
         .build()
         .map_err(|e| CliError::usage(e.to_string()))?;
     let runtime = runtime()?;
-    let outcome = runtime.block_on(client.fetch(&args.url));
+    let outcome = runtime.block_on(async {
+        if args.render == RenderMode::Off {
+            return Some(client.fetch(&args.url).await);
+        }
+        // SIGINT and SIGTERM stop the fetch, so that the client, and with it
+        // the browser's processes and profile, is dropped before exiting.
+        let stopped = shutdown_signal();
+        tokio::select! {
+            outcome = client.fetch(&args.url) => Some(outcome),
+            () = stopped => None,
+        }
+    });
+    let Some(outcome) = outcome else {
+        drop(runtime);
+        drop(client);
+        note!("interrupted: the browser is stopped and its profile removed");
+        return Ok(ExitCode::from(INTERRUPTED));
+    };
     match outcome {
         Ok(result) => {
             print_result(&result, args.json, args.format)?;
@@ -135,11 +157,12 @@ fn print_result(result: &FetchResult, json: bool, format: ContentFormat) -> Resu
         note!("robots: {}", describe_robots(&result.robots));
         if let Some(render) = &result.render {
             note!(
-                "render: {} ({} requests made, {} refused, {} ms)",
+                "render: {} ({} requests made, {} refused, {} ms in the browser after {} ms waiting for it)",
                 if result.rendered { "rendered in the browser" } else { "not rendered" },
                 render.requests_made,
                 render.requests_refused,
-                render.render_ms
+                render.render_ms,
+                render.wait_ms
             );
         }
         for alternative in &result.alternatives {

@@ -30,6 +30,11 @@ pub struct ServeArgs {
     /// The time limit of one /v1 request, in seconds (over it: 504).
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     request_timeout: f64,
+    /// How long a /v1 request's body has to arrive once its headers have,
+    /// in seconds (over it: 408). The body is read before the request
+    /// takes one of the --max-in-flight slots.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    body_timeout: f64,
     /// After SIGTERM or Ctrl-C, how long requests in flight may still run, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     shutdown_grace: f64,
@@ -52,6 +57,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         max_body_bytes: args.max_body,
         max_in_flight: args.max_in_flight,
         request_timeout: seconds("request-timeout", args.request_timeout)?,
+        body_read_timeout: seconds("body-timeout", args.body_timeout)?,
     };
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
     let client = args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?;

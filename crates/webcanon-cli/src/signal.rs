@@ -1,4 +1,5 @@
-//! Stopping long-running servers (`serve`, `mcp --http`) on request.
+//! Stopping on request: long-running servers (`serve`, `mcp --http`), and
+//! a rendering `fetch`, which ends its browser before exiting.
 
 use std::future::Future;
 

@@ -129,6 +129,7 @@ fn bad_limits_are_usage_errors() {
         (&["--allow-host", "http://x/"][..], "--allow-host"),
         (&["--max-in-flight", "0"][..], "--max-in-flight"),
         (&["--request-timeout", "0"][..], "--request-timeout"),
+        (&["--body-timeout", "0"][..], "--body-timeout"),
         (&["--max-body", "0"][..], "--max-body"),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_webcanon"))

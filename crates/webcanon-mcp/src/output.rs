@@ -182,8 +182,11 @@ pub(crate) struct RenderOutput {
     pub bytes: u64,
     /// The first refused requests, with why.
     pub refused: Vec<RefusedOutput>,
-    /// How long the render took, in milliseconds.
+    /// The page's time in the browser, from its slot to its DOM read, in
+    /// milliseconds (what the per-page limit bounds).
     pub render_ms: u64,
+    /// How long the page waited for a free slot before that, in milliseconds.
+    pub wait_ms: u64,
 }
 
 /// A request of the page that was refused.
@@ -207,6 +210,7 @@ impl From<&webcanon_client::browser::RenderReport> for RenderOutput {
                 .map(|r| RefusedOutput { url: r.url.clone(), reason: r.reason.clone() })
                 .collect(),
             render_ms: report.render_ms,
+            wait_ms: report.wait_ms,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! | JSON of the wrong shape, invalid URL or option | 422 | `usage` | 2 |
 //! | `Content-Type` is not JSON | 415 | `usage` | 2 |
 //! | body over the limit | 413 | `usage` | 2 |
+//! | body not sent within the body time limit | 408 | `usage` (`reason: body_timeout`) | 2 |
 //! | unknown path / method | 404 / 405 | `usage` | 2 |
 //! | robots.txt refuses | 403 | `policy` | 3 |
 //! | SSRF guard refuses | 403 | `ssrf` | 4 |
@@ -35,6 +36,8 @@ pub mod reason {
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
     /// The body is larger than the limit.
     pub const BODY_TOO_LARGE: &str = "body_too_large";
+    /// The body did not arrive within the time limit (408).
+    pub const BODY_TIMEOUT: &str = "body_timeout";
     /// The body could not be read.
     pub const UNREADABLE_BODY: &str = "unreadable_body";
     /// The URL is not an absolute http(s) URL.

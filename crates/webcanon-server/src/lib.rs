@@ -17,8 +17,10 @@
 //! | `GET /openapi.json` | | the OpenAPI 3.1 document ([`openapi::ApiDoc`]) |
 //!
 //! Errors are JSON with the CLI's kinds and codes (see [`error`]). The
-//! `/v1` routes are guarded by the [`Limits`]: body size, requests in
-//! flight (load shedding) and a time limit. [`serve_with`] answers only
+//! `/v1` routes are guarded by the [`Limits`]: body size and the time its
+//! body has to arrive (read before the request is admitted, so a client
+//! that trickles a body holds no in-flight slot), requests in flight (load
+//! shedding) and a time limit. [`serve_with`] answers only
 //! requests whose `Host` (and `Origin`, from browsers) names the server
 //! ([`AllowedHosts`]), caps connections and gives clients a time limit to
 //! send their headers ([`ServeOptions`]).
@@ -59,8 +61,8 @@ pub use listen::{
     reason as host_reason, serve_with,
 };
 pub use state::{
-    AGENT_PATTERN, AppState, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_REQUEST_TIMEOUT, Limits,
-    MAX_AGENT_LEN, MAX_EVAL_URLS,
+    AGENT_PATTERN, AppState, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT,
+    DEFAULT_REQUEST_TIMEOUT, Limits, MAX_AGENT_LEN, MAX_EVAL_URLS,
 };
 
 /// How long [`serve`] lets in-flight requests finish after the shutdown signal.

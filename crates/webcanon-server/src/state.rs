@@ -16,6 +16,8 @@ use crate::metrics::Metrics;
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// The default number of `/v1` requests answered at once.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+/// The default time a `/v1` request's body has to arrive, from its headers.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default time limit of one `/v1` request.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most URLs one `POST /v1/robots/eval` may hold.
@@ -32,8 +34,13 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// How many `/v1` requests are answered at once (more: 503 at once, no queue).
     pub max_in_flight: usize,
-    /// The time limit of one `/v1` request (over it: 504).
+    /// The time limit of one `/v1` request, counted from its admission
+    /// once its body has arrived (over it: 504).
     pub request_timeout: Duration,
+    /// How long a `/v1` request's body has to arrive once its headers
+    /// have (over it: 408). The body is read before the request takes an
+    /// in-flight slot, so a client that trickles it holds none.
+    pub body_read_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -42,6 +49,7 @@ impl Default for Limits {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
         }
     }
 }

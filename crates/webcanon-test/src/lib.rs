@@ -2,8 +2,8 @@
 //! per path and which logs every request it receives, a forward HTTP proxy
 //! ([`TestProxy`]) logging what passes through it, a real `redis-server`
 //! ([`RedisServer`]) for the fleet store's tests, small PDFs written
-//! byte by byte ([`pdf::PdfSpec`]) and a process's memory figures
-//! ([`memory`]).
+//! byte by byte ([`pdf::PdfSpec`]), a process's memory figures
+//! ([`memory`]) and the processes a test started ([`processes`]).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -17,6 +17,7 @@
 mod chromium;
 pub mod memory;
 pub mod pdf;
+pub mod processes;
 mod proxy;
 mod redis_server;
 

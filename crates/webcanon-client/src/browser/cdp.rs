@@ -1,5 +1,11 @@
-//! The DevTools protocol over one WebSocket: commands with ids and their
-//! answers, events routed to the session they belong to.
+//! The DevTools protocol over the browser's pipe: commands with ids and
+//! their answers, events routed to the session they belong to.
+//!
+//! Chromium started with `--remote-debugging-pipe` reads commands on its
+//! descriptor 3 and writes answers and events on its descriptor 4, each
+//! message one JSON text ended by a NUL byte. Nothing listens on a port:
+//! only the process holding the other ends of the pipes can drive the
+//! browser, and the browser exits when they close.
 //!
 //! Only what rendering uses: JSON in, JSON out, no generated bindings.
 //! One reader task routes every message; a command waits on its own
@@ -12,10 +18,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
 
 /// The largest message read from the browser: a rendered DOM comes in one.
 const MAX_MESSAGE: usize = 64 * 1024 * 1024;
@@ -61,16 +66,13 @@ pub(crate) struct Cdp {
 }
 
 impl Cdp {
-    /// Connects to `ws_url` (the browser's own endpoint on loopback);
+    /// Speaks the protocol over the browser's pipes: commands are written
+    /// to `to_browser`, answers and events read from `from_browser`;
     /// browser-level events go to the returned receiver.
-    pub async fn connect(ws_url: &str) -> Result<(Cdp, mpsc::UnboundedReceiver<Event>), String> {
-        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-            .max_message_size(Some(MAX_MESSAGE))
-            .max_frame_size(Some(MAX_MESSAGE));
-        let (socket, _) = tokio_tungstenite::connect_async_with_config(ws_url, Some(config), false)
-            .await
-            .map_err(|e| format!("cannot connect to the browser's DevTools endpoint {ws_url}: {e}"))?;
-        let (mut sink, mut stream) = socket.split();
+    pub fn over_pipes(
+        from_browser: impl AsyncRead + Unpin + Send + 'static,
+        mut to_browser: impl AsyncWrite + Unpin + Send + 'static,
+    ) -> (Cdp, mpsc::UnboundedReceiver<Event>) {
         let (out, mut outgoing) = mpsc::unbounded_channel::<String>();
         let (browser_events, events) = mpsc::unbounded_channel();
         let cdp = Cdp {
@@ -82,26 +84,24 @@ impl Cdp {
         };
         tokio::spawn(async move {
             while let Some(text) = outgoing.recv().await {
-                if sink.send(Message::text(text)).await.is_err() {
+                let mut frame = text.into_bytes();
+                frame.push(0);
+                if to_browser.write_all(&frame).await.is_err() {
                     break;
                 }
             }
-            let _ = sink.close().await;
         });
         let reader = cdp.clone();
         tokio::spawn(async move {
-            while let Some(message) = stream.next().await {
-                let text = match message {
-                    Ok(Message::Text(text)) => text,
-                    Ok(Message::Close(_)) | Err(_) => break,
-                    Ok(_) => continue,
-                };
-                let Ok(value) = serde_json::from_str::<Value>(text.as_str()) else { continue };
+            let mut from_browser = BufReader::new(from_browser);
+            let mut frame = Vec::new();
+            while read_frame(&mut from_browser, &mut frame).await {
+                let Ok(value) = serde_json::from_slice::<Value>(&frame) else { continue };
                 reader.route(value, &browser_events);
             }
             reader.close();
         });
-        Ok((cdp, events))
+        (cdp, events)
     }
 
     fn route(&self, mut value: Value, browser_events: &mpsc::UnboundedSender<Event>) {
@@ -194,6 +194,21 @@ impl Cdp {
                 Err(CdpError::Timeout { method: method.to_string(), after: limit })
             }
         }
+    }
+}
+
+/// Reads one NUL-ended message into `frame` (without its NUL): `false`
+/// at the end of the pipe, on a read error, or for a message longer than
+/// [`MAX_MESSAGE`] (the connection is then given up).
+async fn read_frame(from_browser: &mut (impl tokio::io::AsyncBufRead + Unpin), frame: &mut Vec<u8>) -> bool {
+    frame.clear();
+    let limit = u64::try_from(MAX_MESSAGE).unwrap_or(u64::MAX) + 1;
+    match from_browser.take(limit).read_until(0, frame).await {
+        Ok(_) if frame.last() == Some(&0) => {
+            frame.pop();
+            true
+        }
+        _ => false,
     }
 }
 

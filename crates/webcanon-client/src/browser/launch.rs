@@ -9,16 +9,18 @@
 //! new windows are refused, and the background services that call home
 //! (updates, sync, safe browsing, metrics) are off.
 //!
-//! The browser is stopped (and its profile removed) when the last client
-//! holding it is dropped. A process killed outright drops nothing: its
-//! browser is then left running until something stops it (the DevTools
-//! pipe transport, which ends the browser with its parent, would close
-//! that gap).
+//! The DevTools protocol runs over a pipe (`--remote-debugging-pipe`), not
+//! a port: no other local process can reach the browser. The browser and
+//! every process it started are killed (and its profile removed) when the
+//! last client holding it is dropped; a process killed outright drops
+//! nothing, but its ends of the pipes close and Chromium exits by itself,
+//! and the profile it leaves is removed at the next start (see
+//! [`process`](super::process)).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -27,8 +29,9 @@ use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
 use super::cdp::{Cdp, Event};
+use super::process::{Processes, profile_path, remove_stale_profiles};
 
-/// How long Chromium may take to open its DevTools endpoint.
+/// How long Chromium may take to answer its first command.
 const START_LIMIT: Duration = Duration::from_secs(30);
 /// The time limit of a browser-level command.
 pub(crate) const COMMAND_LIMIT: Duration = Duration::from_secs(10);
@@ -36,8 +39,7 @@ pub(crate) const COMMAND_LIMIT: Duration = Duration::from_secs(10);
 /// The names looked for on `PATH` when no browser is given.
 const NAMES: &[&str] = &["chromium", "chromium-browser"];
 
-/// The flags every browser is started with (besides the profile and the
-/// DevTools port).
+/// The flags every browser is started with (besides the profile).
 const FLAGS: &[&str] = &[
     "--headless",
     // The renderer sandbox needs user namespaces, which containers often
@@ -72,6 +74,8 @@ const FLAGS: &[&str] = &[
     // A page that allocates without end stops its own renderer, not the machine.
     "--js-flags=--max-old-space-size=256",
     "--window-size=1280,2000",
+    // DevTools over descriptors 3 and 4, no listening socket.
+    "--remote-debugging-pipe",
 ];
 
 /// What happened to the targets a page of ours did not ask for.
@@ -87,8 +91,7 @@ enum ContextState {
 #[derive(Debug)]
 pub(crate) struct Browser {
     pub cdp: Cdp,
-    child: Mutex<Child>,
-    profile: PathBuf,
+    processes: Mutex<Processes>,
     contexts: Arc<Mutex<HashMap<String, ContextState>>>,
 }
 
@@ -119,95 +122,65 @@ pub(crate) fn locate(given: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 impl Browser {
-    /// Starts the browser at `path` with a fresh profile and connects.
+    /// Starts the browser at `path` with a fresh profile (removing the
+    /// profiles of processes that are gone first) and speaks to it over
+    /// its pipes.
     pub async fn start(path: &Path) -> Result<Browser, String> {
         static STARTED: AtomicU64 = AtomicU64::new(0);
-        let profile = std::env::temp_dir().join(format!(
-            "webcanon-chromium-{}-{}",
-            std::process::id(),
-            STARTED.fetch_add(1, Ordering::Relaxed)
-        ));
+        remove_stale_profiles();
+        let profile = profile_path(STARTED.fetch_add(1, Ordering::Relaxed));
         let _ = std::fs::remove_dir_all(&profile);
         std::fs::create_dir_all(&profile)
             .map_err(|e| format!("cannot create the browser profile {}: {e}", profile.display()))?;
-        let mut child = Command::new(path)
+        let mut command = Command::new(path);
+        command
             .args(FLAGS)
             .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("--remote-debugging-address=127.0.0.1")
-            .arg("--remote-debugging-port=0")
             .arg("about:blank")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", path.display()))?;
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let (found, endpoint) = oneshot::channel();
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let lines = tail.clone();
-        // The browser's messages are read to the end on a thread of their
-        // own (a full pipe would stall it); the endpoint line is passed on,
-        // the last lines kept for an error message.
-        std::thread::spawn(move || {
-            let mut found = Some(found);
-            for line in std::io::BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.strip_prefix("DevTools listening on ") {
-                    if let Some(found) = found.take() {
-                        let _ = found.send(url.trim().to_string());
-                    }
-                    continue;
-                }
-                let mut tail = lines.lock().expect("tail lock");
-                if tail.len() == 5 {
-                    tail.pop_front();
-                }
-                tail.push_back(line);
-            }
-        });
-        let fail = |child: &mut Child, what: String| {
-            let _ = child.kill();
-            let _ = child.wait();
-            let _ = std::fs::remove_dir_all(&profile);
-            let said: Vec<String> = tail.lock().expect("tail lock").iter().cloned().collect();
-            if said.is_empty() { what } else { format!("{what}; it said: {}", said.join(" / ")) }
-        };
-        let ws_url = match tokio::time::timeout(START_LIMIT, endpoint).await {
-            Ok(Ok(url)) => url,
-            Ok(Err(_)) => return Err(fail(&mut child, format!("{} exited before it was ready", path.display()))),
-            Err(_) => {
-                return Err(fail(
-                    &mut child,
-                    format!("{} did not open its DevTools endpoint within {} s", path.display(), START_LIMIT.as_secs()),
-                ));
+            .stderr(Stdio::piped());
+        let (mut processes, pipes) = match Processes::spawn(command, profile.clone()) {
+            Ok(started) => started,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&profile);
+                return Err(format!("cannot start {}: {e}", path.display()));
             }
         };
-        let (cdp, events) = match Cdp::connect(&ws_url).await {
-            Ok(connection) => connection,
-            Err(e) => return Err(fail(&mut child, e)),
-        };
+        let tail = keep_tail(processes.take_stderr());
+        let (cdp, events) = Cdp::over_pipes(pipes.from_browser, pipes.to_browser);
         let contexts = Arc::new(Mutex::new(HashMap::new()));
         tokio::spawn(watch_targets(cdp.clone(), events, contexts.clone()));
         // Every new target is attached, paused before it runs anything:
         // our own pages are set up first, anything else is never let run.
+        // The first answer is also the sign that the browser is ready.
         let setup = json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true });
-        if let Err(e) = cdp.call(None, "Target.setAutoAttach", setup, COMMAND_LIMIT).await {
-            return Err(fail(&mut child, e.to_string()));
+        if let Err(e) = cdp.call(None, "Target.setAutoAttach", setup, START_LIMIT).await {
+            let what = if processes.is_running() {
+                format!("{} did not answer within {} s ({e})", path.display(), START_LIMIT.as_secs())
+            } else {
+                format!("{} exited before it was ready", path.display())
+            };
+            processes.end();
+            let said: Vec<String> = tail.lock().expect("tail lock").iter().cloned().collect();
+            return Err(if said.is_empty() { what } else { format!("{what}; it said: {}", said.join(" / ")) });
         }
-        Ok(Browser { cdp, child: Mutex::new(child), profile, contexts })
+        Ok(Browser { cdp, processes: Mutex::new(processes), contexts })
     }
 
     /// Whether the browser is still there.
     pub fn is_alive(&self) -> bool {
-        !self.cdp.is_closed() && matches!(self.child.lock().expect("child lock").try_wait(), Ok(None))
+        !self.cdp.is_closed() && self.processes.lock().expect("processes lock").is_running()
     }
 
     /// A new browser context (its own cookies, storage, cache) with one
-    /// page in it, attached and paused: `(context, target, session)`.
-    pub async fn open_page(&self) -> Result<(String, String, String), String> {
+    /// page in it, attached and paused, by `deadline`: `(context, target,
+    /// session)`.
+    pub async fn open_page(&self, deadline: tokio::time::Instant) -> Result<(String, String, String), String> {
         let cdp = &self.cdp;
+        let left = || COMMAND_LIMIT.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
         let context = cdp
-            .call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true }), COMMAND_LIMIT)
+            .call(None, "Target.createBrowserContext", json!({ "disposeOnDetach": true }), left())
             .await
             .map_err(|e| e.to_string())?;
         let context = context["browserContextId"].as_str().unwrap_or_default().to_string();
@@ -218,19 +191,14 @@ impl Browser {
                 None,
                 "Browser.setDownloadBehavior",
                 json!({ "behavior": "deny", "browserContextId": context }),
-                COMMAND_LIMIT,
+                left(),
             )
             .await
             .map_err(|e| e.to_string())?;
-            cdp.call(
-                None,
-                "Target.createTarget",
-                json!({ "url": "about:blank", "browserContextId": context }),
-                COMMAND_LIMIT,
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-            match tokio::time::timeout(COMMAND_LIMIT, claimed).await {
+            cdp.call(None, "Target.createTarget", json!({ "url": "about:blank", "browserContextId": context }), left())
+                .await
+                .map_err(|e| e.to_string())?;
+            match tokio::time::timeout(left(), claimed).await {
                 Ok(Ok((target, session))) => Ok((target, session)),
                 _ => Err("the browser did not attach the new page".to_string()),
             }
@@ -253,11 +221,27 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        let child = self.child.get_mut().expect("child lock");
-        let _ = child.kill();
-        let _ = child.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
+        self.processes.get_mut().expect("processes lock").end();
     }
+}
+
+/// Reads the browser's messages to the end on a thread of their own (a
+/// full pipe would stall it), keeping the last lines for an error message.
+fn keep_tail(stderr: Option<std::process::ChildStderr>) -> Arc<Mutex<VecDeque<String>>> {
+    let tail = Arc::new(Mutex::new(VecDeque::new()));
+    let Some(stderr) = stderr else { return tail };
+    let lines = tail.clone();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let mut tail = lines.lock().expect("tail lock");
+            if tail.len() == 5 {
+                tail.pop_front();
+            }
+            tail.push_back(line);
+        }
+    });
+    tail
 }
 
 /// Handles targets as they are attached: the first page of each of our

@@ -20,8 +20,8 @@
 //! budget; past one, the text is what the page had by then, with a
 //! `render_limit` warning.
 //!
-//! The DevTools protocol is spoken directly over its WebSocket
-//! (the `cdp` module): rendering needs a dozen commands, and a client generated from
+//! The DevTools protocol is spoken directly over the browser's pipe
+//! (the `cdp` module; no port is opened): rendering needs a dozen commands, and a client generated from
 //! the whole protocol (`chromiumoxide`) costs minutes of build on every
 //! clean build and handles the Fetch domain's events in its own loop,
 //! where every decision here must be webcanon's.
@@ -30,6 +30,7 @@ mod auto;
 mod cdp;
 mod launch;
 mod page;
+mod process;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -114,9 +115,15 @@ impl<'de> serde::Deserialize<'de> for RenderMode {
 /// requests and bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenderLimits {
-    /// Pages rendered at once by one client (the rest wait their turn).
+    /// Pages rendered at once by one client (the rest wait their turn, in
+    /// the order they came).
     pub pages_at_once: usize,
-    /// From navigation to the DOM read.
+    /// A page's whole time in the browser: from the moment it has its
+    /// slot and a running browser, through opening, loading and running
+    /// it, to its DOM read; the last fifth of it (at most 2 s) is kept for
+    /// stopping its scripts and reading its DOM. The wait for a slot and
+    /// the browser's start are not part of it (see
+    /// [`RenderReport::wait_ms`]).
     pub wall_time: Duration,
     /// Requests a page may make (fetched and refused alike); the main
     /// document is not counted.
@@ -165,8 +172,12 @@ pub struct RenderReport {
     pub bytes: u64,
     /// The first 50 refused requests, in order.
     pub refused: Vec<RefusedRequest>,
-    /// From navigation to the DOM read, in milliseconds.
+    /// The page's time in the browser, from its slot to its DOM read, in
+    /// milliseconds: what [`RenderLimits::wall_time`] bounds.
     pub render_ms: u64,
+    /// How long the page waited for a free slot (and, the first time, for
+    /// the browser to start) before its time began, in milliseconds.
+    pub wait_ms: u64,
 }
 
 /// The browser a client renders with: which one, its limits, and the
@@ -204,21 +215,26 @@ impl Renderer {
     /// Renders `main` with `client` deciding every request; `Err` when no
     /// browser could be had.
     pub async fn render(&self, client: &Client, main: MainDocument) -> Result<Rendered, String> {
+        let queued = tokio::time::Instant::now();
         let _permit = self.permits.acquire().await.map_err(|e| e.to_string())?;
         let browser = self.browser().await?;
-        let (context, target, session) = match browser.open_page().await {
+        let started = tokio::time::Instant::now();
+        let deadline = started + self.limits.wall_time;
+        let page = Page { started, deadline, waited: started - queued };
+        let opened = match browser.open_page(deadline).await {
             Ok(opened) => opened,
-            Err(first) => {
-                // The browser may have died between the check and the call:
-                // one more try with a new one.
+            Err(first) if !browser.is_alive() => {
+                // The browser died between the check and the call: one
+                // more try with a new one, within the same time.
                 tracing::debug!("opening a page failed ({first}); starting the browser again");
                 self.browser.lock().await.take();
                 let browser = self.browser().await?;
-                let opened = browser.open_page().await?;
-                return Ok(self.render_on(&browser, opened, client, main).await);
+                let opened = browser.open_page(deadline).await?;
+                return Ok(self.render_on(&browser, opened, client, main, page).await);
             }
+            Err(first) => return Err(first),
         };
-        Ok(self.render_on(&browser, (context, target, session), client, main).await)
+        Ok(self.render_on(&browser, opened, client, main, page).await)
     }
 
     async fn render_on(
@@ -227,6 +243,7 @@ impl Renderer {
         (context, target, session): (String, String, String),
         client: &Client,
         main: MainDocument,
+        page: Page,
     ) -> Rendered {
         /// Disposes of the context however the render ends (a dropped
         /// request included).
@@ -237,6 +254,17 @@ impl Renderer {
             }
         }
         let _dispose = Dispose(browser, context);
-        page::render(&browser.cdp, &target, &session, client, main, self.limits).await
+        let mut rendered =
+            page::render(&browser.cdp, &target, &session, client, main, self.limits, page.started, page.deadline).await;
+        rendered.report.wait_ms = u64::try_from(page.waited.as_millis()).unwrap_or(u64::MAX);
+        rendered
     }
+}
+
+/// When a page's time began and ends, and how long it waited for it.
+#[derive(Debug, Clone, Copy)]
+struct Page {
+    started: tokio::time::Instant,
+    deadline: tokio::time::Instant,
+    waited: Duration,
 }

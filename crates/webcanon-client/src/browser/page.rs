@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use serde_json::{Value, json};
@@ -38,6 +38,9 @@ use crate::warning::{Warning, WarningCode, WarningSource};
 const QUIET: Duration = Duration::from_millis(300);
 /// How many refused requests are listed (all are counted).
 const LISTED: usize = 50;
+/// The end of a page's time kept for stopping its scripts and reading its
+/// DOM (a fifth of the limit when that is less).
+const READ_RESERVE: Duration = Duration::from_secs(2);
 
 /// Runs before any of the page's scripts, in every frame: the ways out
 /// that interception does not see are taken away.
@@ -75,6 +78,9 @@ enum Ending {
     Settled,
     /// The wall-time limit.
     Time,
+    /// The browser refused to navigate to the page (a download, a body it
+    /// would not show): nothing to wait for.
+    Refused,
     /// The renderer crashed (out of memory, most likely).
     Crashed,
     /// The browser went away.
@@ -87,6 +93,8 @@ struct Tally {
     report: RenderReport,
     count_cut: bool,
     bytes_cut: bool,
+    /// Why the browser refused the navigation, in its words.
+    navigation_error: Option<String>,
 }
 
 impl Tally {
@@ -99,7 +107,9 @@ impl Tally {
 }
 
 /// Renders `main` on an attached, paused page (`session`) within `limits`,
-/// fetching what it asks for through `client`.
+/// fetching what it asks for through `client`; the page's time began at
+/// `started` and ends at `deadline`, DOM read included.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn render(
     cdp: &Cdp,
     target: &str,
@@ -107,12 +117,13 @@ pub(crate) async fn render(
     client: &Client,
     main: MainDocument,
     limits: RenderLimits,
+    started: tokio::time::Instant,
+    deadline: tokio::time::Instant,
 ) -> Rendered {
-    let started = Instant::now();
-    let deadline = tokio::time::Instant::now() + limits.wall_time;
+    let loading_ends = deadline - READ_RESERVE.min(limits.wall_time / 5);
     let mut events = cdp.subscribe(session);
     let mut tally = Tally::default();
-    let ending = match drive(cdp, target, session, client, &main, limits, deadline, &mut events, &mut tally).await {
+    let ending = match drive(cdp, target, session, client, &main, loading_ends, &mut events, &mut tally, limits).await {
         Ok(ending) => ending,
         Err(message) => {
             tracing::debug!("render of {} failed: {message}", main.url);
@@ -120,8 +131,8 @@ pub(crate) async fn render(
         }
     };
     let html = match ending {
-        Ending::Crashed | Ending::Gone => None,
-        Ending::Settled | Ending::Time => read_dom(cdp, session).await,
+        Ending::Crashed | Ending::Gone | Ending::Refused => None,
+        Ending::Settled | Ending::Time => read_dom(cdp, session, deadline).await,
     };
     cdp.forget(session);
     let mut warnings = Vec::new();
@@ -144,8 +155,13 @@ pub(crate) async fn render(
     }
     if html.is_none() {
         let why = match ending {
-            Ending::Crashed => "the page's renderer crashed (out of memory, or killed)",
-            _ => "the browser stopped answering",
+            Ending::Crashed => "the page's renderer crashed (out of memory, or killed)".to_string(),
+            Ending::Refused => format!(
+                "the browser refused to show the page ({})",
+                tally.navigation_error.as_deref().unwrap_or("no reason given")
+            ),
+            Ending::Settled | Ending::Time => "the page's DOM could not be read within its time".to_string(),
+            Ending::Gone => "the browser stopped answering".to_string(),
         };
         warnings.push(Warning::new(
             WarningCode::RenderFailed,
@@ -157,8 +173,8 @@ pub(crate) async fn render(
     Rendered { html, report: tally.report, warnings }
 }
 
-/// Sets the page up, navigates, and answers its requests until it settles
-/// or a limit is reached.
+/// Sets the page up, navigates, and answers its requests until it settles,
+/// its navigation is refused, or a limit (`deadline` among them) is reached.
 #[allow(clippy::too_many_arguments)]
 async fn drive(
     cdp: &Cdp,
@@ -166,13 +182,14 @@ async fn drive(
     session: &str,
     client: &Client,
     main: &MainDocument,
-    limits: RenderLimits,
     deadline: tokio::time::Instant,
     events: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
     tally: &mut Tally,
+    limits: RenderLimits,
 ) -> Result<Ending, String> {
     let call = |method: &'static str, params: Value| async move {
-        cdp.call(Some(session), method, params, COMMAND_LIMIT).await.map_err(|e| e.to_string())
+        let limit = COMMAND_LIMIT.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+        cdp.call(Some(session), method, params, limit).await.map_err(|e| e.to_string())
     };
     call("Fetch.enable", json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] })).await?;
     call("Page.enable", json!({})).await?;
@@ -180,7 +197,15 @@ async fn drive(
     call("Target.setAutoAttach", json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }))
         .await?;
     call("Runtime.runIfWaitingForDebugger", json!({})).await?;
-    cdp.post(Some(session), "Page.navigate", json!({ "url": main.url.as_str() }));
+    // The navigation's answer comes once the page is committed (after its
+    // document is served below) or refused: it is awaited in the loop.
+    let navigation = {
+        let (cdp, session, url) = (cdp.clone(), session.to_string(), main.url.to_string());
+        let limit = deadline.saturating_duration_since(tokio::time::Instant::now());
+        tokio::spawn(async move { cdp.call(Some(&session), "Page.navigate", json!({ "url": url }), limit).await })
+    };
+    tokio::pin!(navigation);
+    let mut navigation_answered = false;
 
     let budget = Arc::new(AtomicUsize::new(limits.max_bytes));
     let mut main_served = false;
@@ -193,6 +218,15 @@ async fn drive(
         tokio::select! {
             _ = tokio::time::sleep_until(deadline) => return Ok(Ending::Time),
             _ = tokio::time::sleep_until(quiet_at), if settle => return Ok(Ending::Settled),
+            answer = &mut navigation, if !navigation_answered => {
+                navigation_answered = true;
+                if let Ok(Ok(answer)) = answer
+                    && let Some(error) = answer["errorText"].as_str().filter(|e| !e.is_empty())
+                {
+                    tally.navigation_error = Some(error.to_string());
+                    return Ok(Ending::Refused);
+                }
+            }
             Some(done) = tasks.join_next(), if !tasks.is_empty() => {
                 quiet_since = tokio::time::Instant::now();
                 match done {
@@ -416,15 +450,15 @@ fn refuse(cdp: &Cdp, session: &str, id: &str) {
     cdp.post(Some(session), "Fetch.failRequest", json!({ "requestId": id, "errorReason": "BlockedByClient" }));
 }
 
-/// Stops the page's scripts and reads its DOM (no script of ours runs in
-/// the page: the serialisation is the protocol's own).
-async fn read_dom(cdp: &Cdp, session: &str) -> Option<String> {
-    let limit = Duration::from_secs(5);
+/// Stops the page's scripts and reads its DOM by `deadline` (no script of
+/// ours runs in the page: the serialisation is the protocol's own).
+async fn read_dom(cdp: &Cdp, session: &str, deadline: tokio::time::Instant) -> Option<String> {
+    let left = || deadline.saturating_duration_since(tokio::time::Instant::now());
     cdp.post(Some(session), "Runtime.terminateExecution", json!({}));
-    let _ = cdp.call(Some(session), "Emulation.setScriptExecutionDisabled", json!({ "value": true }), limit).await;
+    let _ = cdp.call(Some(session), "Emulation.setScriptExecutionDisabled", json!({ "value": true }), left()).await;
     cdp.post(Some(session), "Runtime.terminateExecution", json!({}));
-    let document = cdp.call(Some(session), "DOM.getDocument", json!({ "depth": 0 }), limit).await.ok()?;
+    let document = cdp.call(Some(session), "DOM.getDocument", json!({ "depth": 0 }), left()).await.ok()?;
     let node = document["root"]["nodeId"].as_i64()?;
-    let html = cdp.call(Some(session), "DOM.getOuterHTML", json!({ "nodeId": node }), limit).await.ok()?;
+    let html = cdp.call(Some(session), "DOM.getOuterHTML", json!({ "nodeId": node }), left()).await.ok()?;
     html["outerHTML"].as_str().map(str::to_string)
 }
