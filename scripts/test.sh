@@ -59,8 +59,8 @@ disable_service() {
     "$@" systemctl disable --now --quiet "$service.service"
   else
     # Without systemd running: remove the links that would start it at boot.
-    if command -v deb-systemd-helper >/dev/null; then
-      "$@" deb-systemd-helper disable "$service.service"
+    if command -v deb-systemd-helper >/dev/null && ! "$@" deb-systemd-helper disable "$service.service"; then
+      echo "warning: could not disable $service at boot (deb-systemd-helper)" >&2
     fi
     if command -v update-rc.d >/dev/null && ! "$@" update-rc.d "$service" disable >/dev/null 2>&1; then
       echo "warning: could not disable $service at boot (update-rc.d)" >&2
