@@ -205,3 +205,100 @@ proptest! {
         prop_assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
     }
 }
+
+/// Keys a cut line can start with: every kind of record the parser keeps a
+/// span of, and a line without a colon.
+const CUT_KEYS: [&str; 9] = [
+    "Disallow: /",
+    "Allow: /",
+    "User-agent: ",
+    "User-agent: Foo",
+    "Sitemap: https://example.com/",
+    "Crawl-delay: ",
+    "Content-Signal: ai-train=",
+    "Unicorns: ",
+    "Disallow /",
+];
+
+/// Characters of every UTF-8 length, so that one straddles the cut.
+const WIDE_CHARS: [char; 4] = ['a', 'é', 'ツ', '😀'];
+
+/// A line whose character at `offset` from the cut (from a few bytes before
+/// it to just after it) is `wide`, so lines of every length around the cut,
+/// and characters split by it, all occur.
+fn line_around_the_cut() -> impl Strategy<Value = String> {
+    use webcanon_core::robots::MAX_LINE_BYTES;
+    (prop::sample::select(&CUT_KEYS[..]), -4isize..=2, prop::sample::select(&WIDE_CHARS[..]), "[ab/ツ]{0,3}").prop_map(
+        |(key, offset, wide, tail)| {
+            let filler = (MAX_LINE_BYTES as isize + offset - key.len() as isize).max(0) as usize;
+            format!("{key}{}{wide}{tail}", "a".repeat(filler))
+        },
+    )
+}
+
+/// Calls every public entry point of the robots core on `body`: parse,
+/// sniff, lint, the records, and the direct and compiled decisions for
+/// agents the file names and agents it does not.
+fn every_entry_point(body: &[u8]) {
+    let robots = Robots::parse(body);
+    let _ = webcanon_core::robots::sniff(body);
+    let _ = robots.lint();
+    let _ = robots.records().map(|r| r.key.len() + r.value.len()).sum::<usize>();
+    let _ = robots.sitemaps().count();
+    let mut agents: Vec<String> = AGENTS.iter().map(|a| a.to_string()).collect();
+    for group in robots.groups() {
+        agents.extend(group.user_agents().map(|a| a.token.to_string()));
+        let _ = group.rules().map(|r| r.pattern.len()).sum::<usize>();
+    }
+    for agent in &agents {
+        let _ = robots.crawl_delay(agent);
+        let _ = robots.content_signals(agent);
+        let _ = robots.group_selection(agent);
+        let compiled = robots.rules_for(agent);
+        for url in ["/", "/a", "/aaaa", "/a%E3%83%84b", "https://example.com/b?q#f"] {
+            assert_eq!(robots.decide(agent, url), compiled.decide(url), "agent {agent:?} url {url:?}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+
+    /// Issue 30, defect 0: a line cut at 16,663 bytes inside a multi-byte
+    /// character made every decision for its group panic. Bodies of short
+    /// lines and lines of every length around the cut, with a character of
+    /// every width straddling it, pass every entry point.
+    #[test]
+    fn lines_around_the_cut_never_panic(
+        lines in prop::collection::vec(prop_oneof![1 => line(), 1 => line_around_the_cut()], 1..6),
+        eol in prop::sample::select(&EOLS[..]),
+    ) {
+        let body: String = lines.iter().map(|l| format!("{l}{eol}")).collect();
+        every_entry_point(body.as_bytes());
+    }
+
+    /// Any valid UTF-8 text passes every entry point.
+    #[test]
+    fn any_text_never_panics(text in any::<String>()) {
+        every_entry_point(text.as_bytes());
+    }
+}
+
+/// The cut stays at 16,663 bytes for matching, as Google's reference cuts
+/// it; a character split by it is dropped from the text shown as evidence,
+/// and its bytes before the cut still take part in the match.
+#[test]
+fn a_character_split_by_the_cut_is_matched_on_its_bytes_and_shown_whole() {
+    use webcanon_core::robots::MAX_LINE_BYTES;
+    let prefix = "Disallow: /";
+    let filler = "a".repeat(MAX_LINE_BYTES - prefix.len() - 2);
+    let body = format!("User-agent: *\n{prefix}{filler}ツb\n");
+    let robots = Robots::parse(body.as_bytes());
+    let decision = robots.decide("AnyBot", &format!("/{filler}ツ"));
+    assert_eq!(decision.verdict, MatchVerdict::DisallowedExplicit);
+    assert_eq!(decision.rule.map(|r| r.pattern.to_string()), Some(format!("/{filler}")));
+    // The two bytes of `ツ` before the cut are part of the pattern: a path
+    // with another character there is not matched.
+    assert_eq!(robots.decide("AnyBot", &format!("/{filler}b")).verdict, MatchVerdict::AllowedImplicit);
+    assert_eq!(robots.decide("AnyBot", "/elsewhere").verdict, MatchVerdict::AllowedImplicit);
+}

@@ -313,11 +313,20 @@ impl Parser {
     }
 
     /// The span of `bytes`, a piece of the body, in the text arena.
+    ///
+    /// A value cut at [`MAX_LINE_BYTES`] may end inside a character: its
+    /// span then ends at the last whole character before the cut, so the
+    /// text shown as evidence is valid UTF-8 while the pattern is matched on
+    /// every byte up to the cut, as the reference does.
     fn push_text(&mut self, bytes: &[u8]) -> Span {
         if let Some(body_start) = self.body_start {
             let start = bytes.as_ptr() as usize - body_start;
-            debug_assert!(start + bytes.len() <= self.robots.text.len(), "a value outside the body");
-            return start as u32..(start + bytes.len()) as u32;
+            let mut end = start + bytes.len();
+            debug_assert!(end <= self.robots.text.len(), "a value outside the body");
+            while !self.robots.text.is_char_boundary(end) {
+                end -= 1;
+            }
+            return start as u32..end as u32;
         }
         let start = self.robots.text.len() as u32;
         match std::str::from_utf8(bytes) {
