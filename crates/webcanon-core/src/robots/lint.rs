@@ -82,6 +82,9 @@ crate::codes::diagnostic_codes! {
     DelayOnlyGroup = "R021", "delay-only-group", Warning,
         "A group with Crawl-delay (or other records) but no rules: RFC 9309 merges its User-agent lines into the next \
          group, whose rules then apply to those agents too.";
+    Utf16Body = "R022", "utf16-body", Warning,
+        "A file in UTF-16 (it starts with a UTF-16 byte order mark): it is decoded and obeyed, but RFC 9309 asks for \
+         UTF-8 and crawlers that read it as bytes find no rules in it.";
 }
 
 impl fmt::Display for LintCode {
@@ -407,6 +410,22 @@ mod tests {
                 "{code} at {line:?} expected in {:?} for {body:?}",
                 codes(body)
             );
+        }
+    }
+
+    #[test]
+    fn a_utf16_file_is_named_and_obeyed() {
+        for (mark, encode) in [
+            ([0xFF, 0xFE], u16::to_le_bytes as fn(u16) -> [u8; 2]),
+            ([0xFE, 0xFF], u16::to_be_bytes as fn(u16) -> [u8; 2]),
+        ] {
+            let text = "User-agent: *\nDisallow: /private\n";
+            let body: Vec<u8> = mark.into_iter().chain(text.encode_utf16().flat_map(encode)).collect();
+            let robots = Robots::parse(&body);
+            let lint = robots.lint();
+            assert_eq!(lint.iter().map(|d| (d.code.code(), d.line)).collect::<Vec<_>>(), [("R022", None)]);
+            assert_eq!(robots.decide("AnyBot", "/private/x").rule.map(|r| r.line), Some(2));
+            assert_eq!(robots.size(), body.len());
         }
     }
 

@@ -26,6 +26,7 @@ mod normalize;
 mod parse;
 mod pattern;
 mod url_path;
+mod utf16;
 
 pub use compiled::AgentRules;
 pub use lint::{Diagnostic, LintCode, Severity};

@@ -10,6 +10,7 @@ use memchr::{memchr, memchr2_iter, memrchr2};
 use super::lint::{Diagnostic, LintCode};
 use super::model::{AgentEntry, Directive, GroupEntry, NotRobots, RecordEntry, RecordKind, Robots, RuleEntry, Span};
 use super::normalize::{WILDCARD, none_of, normalize_pattern_into};
+use super::utf16;
 use super::{MAX_LINE_BYTES, MAX_PARSE_BYTES};
 
 /// What a key is, once the lenient spellings are resolved.
@@ -187,12 +188,39 @@ fn skip_bom(body: &[u8]) -> &[u8] {
 /// binary data are parsed to decide; for the rest this costs one look at
 /// their start.
 pub fn sniff(body: &[u8]) -> Option<NotRobots> {
-    sniff_not_robots(skip_bom(body))?;
+    // A UTF-16 body is all NUL bytes to the quick look: only its decoded
+    // text can say.
+    if utf16::byte_order(body).is_none() {
+        sniff_not_robots(skip_bom(body))?;
+    }
     parse(body).not_robots
 }
 
 pub(crate) fn parse(input: &[u8]) -> Robots {
-    let mut body = skip_bom(input);
+    let Some(order) = utf16::byte_order(input) else {
+        return parse_utf8(skip_bom(input), input.len(), None);
+    };
+    let text = utf16::decode(input, order);
+    let mut robots = parse_utf8(text.as_bytes(), input.len(), Some(order));
+    robots.diagnostics.insert(
+        0,
+        Diagnostic::new(
+            LintCode::Utf16Body,
+            None,
+            format!(
+                "the file is {} (it starts with that byte order mark); it is read as text, but RFC 9309 asks for \
+                 UTF-8 and crawlers that read bytes find no rules in it: save it as UTF-8",
+                order.name()
+            ),
+        ),
+    );
+    robots
+}
+
+/// Parses `body`, text without a byte order mark (UTF-8 or, when decoding
+/// found none, bytes read as the reference reads them), for a file of
+/// `size` octets as served, decoded from UTF-16 when `decoded_from` says so.
+fn parse_utf8(mut body: &[u8], size: usize, decoded_from: Option<utf16::ByteOrder>) -> Robots {
     let mut truncated = false;
     if body.len() > MAX_PARSE_BYTES {
         truncated = true;
@@ -218,7 +246,7 @@ pub(crate) fn parse(input: &[u8]) -> Robots {
             records: Vec::new(),
             diagnostics: Vec::new(),
             lines: 0,
-            size: input.len(),
+            size,
             truncated,
             not_robots: None,
         },
@@ -259,10 +287,10 @@ pub(crate) fn parse(input: &[u8]) -> Robots {
             LintCode::FileTooLarge,
             None,
             format!(
-                "the file is {} bytes; only the first {} KiB are read and everything after line {} is ignored",
-                input.len(),
+                "the file is {size} bytes; only the first {} KiB{} are read and everything after line {line_no} is \
+                 ignored",
                 MAX_PARSE_BYTES / 1024,
-                line_no
+                if decoded_from.is_some() { " of its text (decoded to UTF-8)" } else { "" },
             ),
         ));
     }
