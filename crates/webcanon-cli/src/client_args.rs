@@ -100,6 +100,9 @@ pub struct ClientArgs {
 impl ClientArgs {
     /// A client builder configured from these options.
     pub fn builder(&self) -> Result<ClientBuilder, CliError> {
+        if let Some(key) = &self.sign_key {
+            warn_if_exposed(key);
+        }
         self.options().builder().map_err(|e| CliError::usage(e.message(&format!("--{}", e.option.replace('_', "-")))))
     }
 
@@ -223,5 +226,15 @@ fn ssrf_hint(refusal: &SsrfError, url: &str) -> String {
             .to_string(),
         _ => "the SSRF guard refuses this URL whatever the options (scheme, credentials or a cloud metadata name)"
             .to_string(),
+    }
+}
+
+/// Says on stderr, once per process (`serve` and `mcp` build a client per
+/// agent), when the `--sign-key` file can be read by others than its owner.
+/// Said even under `-q`: it is a warning.
+fn warn_if_exposed(key: &std::path::Path) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    if let Some(warning) = webcanon_client::bot_auth::SigningKey::exposure_warning(key) {
+        WARNED.call_once(|| eprintln!("warning: {warning}"));
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use webcanon_client::bot_auth::{DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH, SigningKey, directory};
+use webcanon_client::bot_auth::{DIRECTORY_MEDIA_TYPE, DIRECTORY_PATH, KeyError, SigningKey, directory};
 
 use crate::error::CliError;
 
@@ -45,9 +45,23 @@ pub struct DirectoryArgs {
 pub fn run(command: KeysCommand) -> Result<ExitCode, CliError> {
     match command {
         KeysCommand::Generate(args) => {
+            let parent = args.out.parent().filter(|p| !p.as_os_str().is_empty());
+            if let Some(dir) = parent.filter(|dir| !dir.is_dir()) {
+                return Err(CliError::usage(format!(
+                    "cannot write {}: the directory {} does not exist",
+                    args.out.display(),
+                    dir.display()
+                ))
+                .with_hint(format!(
+                    "create it first (`mkdir -p {}`), or give a path in an existing one",
+                    dir.display()
+                )));
+            }
             let key = SigningKey::generate().map_err(|e| CliError::usage(e.to_string()))?;
             key.write_new(&args.out).map_err(|e| {
-                CliError::usage(e.to_string()).with_hint("give a new file: an existing key is never overwritten")
+                let exists = matches!(&e, KeyError::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists);
+                let err = CliError::usage(e.to_string());
+                if exists { err.with_hint("give a new file: an existing key is never overwritten") } else { err }
             })?;
             println!("{}", key.key_id());
             eprintln!(

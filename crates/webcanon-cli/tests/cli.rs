@@ -389,3 +389,39 @@ fn keys_and_verify_request_refuse_bad_input_with_a_reason() {
         assert!(run.stderr.contains(expected), "{args:?}: expected {expected:?} in {}", run.stderr);
     }
 }
+
+/// Issue 30, defect 14: a `--sign-key` file others can read is used with a
+/// warning naming its mode and the fix, said once; `keys generate` into a
+/// directory that does not exist says so, not that keys are never
+/// overwritten.
+#[cfg(unix)]
+#[test]
+fn an_exposed_sign_key_is_warned_about_and_a_missing_directory_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("key-modes");
+    let key = dir.0.join("agent.pem");
+    let key = key.to_str().unwrap();
+    assert_eq!(webcanon(&["keys", "generate", "--out", key]).code, 0);
+    // A closed port: the request fails, the warning comes before it.
+    let fetch = ["fetch", "-q", "--sign-key", key, "--signature-agent", "https://bot.example", "http://127.0.0.1:9/"];
+    for (mode, expected) in
+        [(0o600, None), (0o640, Some("by its group (mode 0640)")), (0o644, Some("by other users (mode 0644)"))]
+    {
+        std::fs::set_permissions(key, std::fs::Permissions::from_mode(mode)).unwrap();
+        let run = webcanon(&fetch);
+        match expected {
+            None => assert!(!run.stderr.contains("warning: key file"), "{mode:o}: {}", run.stderr),
+            Some(expected) => {
+                assert_eq!(run.stderr.matches("warning: key file").count(), 1, "{mode:o}: {}", run.stderr);
+                assert!(run.stderr.contains(expected), "{mode:o}: {}", run.stderr);
+                assert!(run.stderr.contains(&format!("chmod 600 {key}")), "{mode:o}: {}", run.stderr);
+            }
+        }
+    }
+    let nowhere = dir.0.join("no-such-dir").join("k.pem");
+    let made = webcanon(&["keys", "generate", "--out", nowhere.to_str().unwrap()]);
+    assert_eq!(made.code, 2, "{}", made.stderr);
+    assert!(made.stderr.contains("does not exist"), "{}", made.stderr);
+    assert!(made.stderr.contains(dir.0.join("no-such-dir").to_str().unwrap()), "{}", made.stderr);
+    assert!(!made.stderr.contains("never overwritten"), "{}", made.stderr);
+}

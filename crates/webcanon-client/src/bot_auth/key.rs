@@ -90,6 +90,33 @@ impl SigningKey {
         SigningKey::parse(&text).map_err(|reason| KeyError::NotAKey { path: shown, reason })
     }
 
+    /// A warning when the key file at `path` can be read by its group or by
+    /// others (Unix permission bits `0o077`), naming the mode and the fix;
+    /// `None` when only its owner can read it, when it cannot be examined,
+    /// or on systems without such bits. A private key anyone on the machine
+    /// can read can sign as the agent.
+    pub fn exposure_warning(path: &Path) -> Option<String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+            (mode & 0o077 != 0).then(|| {
+                format!(
+                    "key file `{}` can be read by {} (mode {mode:04o}); anyone who reads it can sign as your agent: \
+                     run `chmod 600 {}`",
+                    path.display(),
+                    if mode & 0o007 != 0 { "other users" } else { "its group" },
+                    path.display()
+                )
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            None
+        }
+    }
+
     /// The key in `text` (PEM or JWK), or what is wrong with it.
     pub fn parse(text: &str) -> Result<SigningKey, String> {
         let trimmed = text.trim_start();

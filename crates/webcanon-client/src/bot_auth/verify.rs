@@ -241,6 +241,7 @@ impl Verifier {
     }
 
     fn check(&mut self, request: &RequestHead, now: i64) -> Result<Signer, Reason> {
+        repeated_single_field(request)?;
         if request.values("signature-input").next().is_none() || request.values("signature").next().is_none() {
             return Err(Reason::Unsigned);
         }
@@ -281,6 +282,41 @@ impl Verifier {
         }
         Ok(Signer { agent, key_id: params.key_id, expires: params.expires })
     }
+}
+
+/// The fields a request verified here may carry at most once, and why.
+///
+/// - `Host`: RFC 9112 §3.2 makes a request with more than one a 400; the
+///   signature covers `@authority` from the first, so a second could name
+///   another site unseen.
+/// - `Signature-Agent`, `Signature-Input`, `Signature`: a Web Bot Auth
+///   signer sends one line of each. RFC 9421 reads several lines as one
+///   combined field, where a second line can add a signature or replace the
+///   signed label's value: which one a server acts on then depends on the
+///   implementation, so a request that repeats them is refused rather than
+///   read one way here and another way elsewhere.
+const SINGLE_FIELDS: [(&str, &str); 4] = [
+    ("host", "RFC 9112 §3.2: a request with more than one Host is answered 400"),
+    ("signature-agent", "a Web Bot Auth request names one agent"),
+    ("signature-input", "a second line could add or replace a signature"),
+    ("signature", "a second line could add or replace a signature"),
+];
+
+/// Refuses a request that repeats a field of [`SINGLE_FIELDS`].
+fn repeated_single_field(request: &RequestHead) -> Result<(), Reason> {
+    for (name, why) in SINGLE_FIELDS {
+        let count = request.values(name).count();
+        if count > 1 {
+            let shown = match name {
+                "host" => "Host",
+                "signature-agent" => "Signature-Agent",
+                "signature-input" => "Signature-Input",
+                _ => "Signature",
+            };
+            return Err(Reason::Malformed(format!("`{shown}` appears {count} times ({why})")));
+        }
+    }
+    Ok(())
 }
 
 /// The parameters of the request's Web Bot Auth signature.
@@ -382,6 +418,46 @@ mod tests {
         // Past their expiry, nonces are dropped as new ones come.
         assert!(cache.insert("e".into(), 300, 200));
         assert_eq!(cache.len(), 1);
+    }
+
+    /// Issue 30, defect 13: a valid signed request with a second `Host`
+    /// (or a second signature field) after the signed one was valid. Each
+    /// repeated field is malformed; the request as signed is valid.
+    #[test]
+    fn a_request_repeating_a_single_field_is_malformed() {
+        let key = super::super::SigningKey::from_seed(&[9; 32]);
+        let directory = KeyDirectory::parse(&super::super::directory::jwks(std::slice::from_ref(&key)).to_string())
+            .expect("a directory of the key");
+        let signer = super::super::RequestSigner::new(key, "https://bot.example").unwrap();
+        let signed = signer.sign(&url::Url::parse("http://a.example/x").unwrap()).unwrap();
+        let header = |v: &reqwest::header::HeaderValue| v.to_str().unwrap().to_string();
+        let (agent, input, signature) =
+            (header(&signed.signature_agent), header(&signed.signature_input), header(&signed.signature));
+        let head = format!(
+            "GET /x HTTP/1.1\nHost: a.example\nSignature-Agent: {agent}\nSignature-Input: {input}\nSignature: {signature}\n"
+        );
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let verdict = |text: &str| {
+            let request = RequestHead::parse_many(text).unwrap().remove(0);
+            Verifier::new(directory.clone()).verify(&request, now)
+        };
+        assert!(matches!(verdict(&head), Verdict::Valid(_)), "{:?}", verdict(&head));
+        let rows = [
+            ("Host: b.example", "`Host` appears 2 times"),
+            ("Host: a.example", "`Host` appears 2 times"),
+            (&*format!("Signature-Agent: {agent}"), "`Signature-Agent` appears 2 times"),
+            (&*format!("Signature-Input: {input}"), "`Signature-Input` appears 2 times"),
+            (&*format!("Signature: {signature}"), "`Signature` appears 2 times"),
+        ];
+        for (extra, expected) in rows {
+            match verdict(&format!("{head}{extra}\n")) {
+                Verdict::Invalid(reason @ Reason::Malformed(_)) => {
+                    assert!(reason.to_string().contains(expected), "{extra}: {reason}");
+                    assert_eq!(reason.code(), "malformed");
+                }
+                other => panic!("{extra}: {other:?}"),
+            }
+        }
     }
 
     #[test]
