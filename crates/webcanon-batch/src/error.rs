@@ -138,6 +138,22 @@ impl BatchError {
         }
     }
 
+    /// Whether a write failed because the file would grow past the
+    /// process's file-size limit (`ulimit -f`; EFBIG).
+    pub fn is_file_too_large(&self) -> bool {
+        match self {
+            BatchError::Io { source, .. } => source.kind() == std::io::ErrorKind::FileTooLarge,
+            BatchError::Parquet { source: parquet::errors::ParquetError::External(e), .. } => {
+                e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::FileTooLarge)
+            }
+            BatchError::Arrow { source: arrow::error::ArrowError::IoError(_, e), .. } => {
+                e.kind() == std::io::ErrorKind::FileTooLarge
+            }
+            BatchError::Input(inner) => inner.is_file_too_large(),
+            _ => false,
+        }
+    }
+
     /// An Arrow error while doing `context`.
     pub fn arrow(context: impl Into<String>, source: arrow::error::ArrowError) -> BatchError {
         BatchError::Arrow { context: context.into(), source }

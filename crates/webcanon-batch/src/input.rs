@@ -6,6 +6,10 @@
 //! text file each line is one URL, trimmed; blank lines are skipped (they
 //! are not rows). In CSV and Parquet every row of the column is a row,
 //! empty or null cells included (they become `invalid_url` rows).
+//!
+//! Text and CSV are read through [`Utf8Repair`]: a line with bytes that
+//! are not UTF-8 is one `invalid_url` row, and [`UrlReader::undecodable`]
+//! names the lines, instead of the whole input being refused.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -18,6 +22,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::BatchError;
+use crate::undecodable::{SharedLines, UndecodableLines, Utf8Repair};
 
 /// The rows per batch read by default.
 pub const DEFAULT_BATCH_ROWS: usize = 64 * 1024;
@@ -54,10 +59,11 @@ impl InputFormat {
 pub struct UrlReader {
     path: PathBuf,
     inner: Inner,
+    undecodable: SharedLines,
 }
 
 enum Inner {
-    Text { lines: std::io::Lines<BufReader<File>>, batch_rows: usize },
+    Text { lines: std::io::Lines<BufReader<Utf8Repair<File>>>, batch_rows: usize },
     Batches(Box<dyn Iterator<Item = Result<ArrayRef, BatchError>> + Send>),
 }
 
@@ -73,12 +79,22 @@ impl UrlReader {
     pub fn open(path: &Path, column: &str, batch_rows: usize) -> Result<UrlReader, BatchError> {
         let batch_rows = batch_rows.max(1);
         let file = File::open(path).map_err(|e| BatchError::io(path, e))?;
+        let undecodable = SharedLines::default();
         let inner = match InputFormat::from_path(path)? {
-            InputFormat::Text => Inner::Text { lines: BufReader::with_capacity(1 << 20, file).lines(), batch_rows },
-            InputFormat::Csv => Inner::Batches(csv_batches(path, file, column, batch_rows)?),
+            InputFormat::Text => {
+                let repaired = Utf8Repair::new(file, undecodable.clone());
+                Inner::Text { lines: BufReader::with_capacity(1 << 20, repaired).lines(), batch_rows }
+            }
+            InputFormat::Csv => Inner::Batches(csv_batches(path, file, column, batch_rows, &undecodable)?),
             InputFormat::Parquet => Inner::Batches(parquet_batches(path, file, column, batch_rows)?),
         };
-        Ok(UrlReader { path: path.to_path_buf(), inner })
+        Ok(UrlReader { path: path.to_path_buf(), inner, undecodable })
+    }
+
+    /// The lines read so far that held bytes that are not UTF-8 (each is an
+    /// `invalid_url` row).
+    pub fn undecodable(&self) -> UndecodableLines {
+        self.undecodable.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Counts the rows of `path` (a pass over the file; Parquet from its
@@ -155,10 +171,18 @@ fn column_index(path: &Path, schema: &Schema, column: &str) -> Result<usize, Bat
 
 type Batches = Box<dyn Iterator<Item = Result<ArrayRef, BatchError>> + Send>;
 
-fn csv_batches(path: &Path, file: File, column: &str, batch_rows: usize) -> Result<Batches, BatchError> {
+fn csv_batches(
+    path: &Path,
+    file: File,
+    column: &str,
+    batch_rows: usize,
+    undecodable: &SharedLines,
+) -> Result<Batches, BatchError> {
     let context = path.display().to_string();
     let mut header = String::new();
-    BufReader::new(&file).read_line(&mut header).map_err(|e| BatchError::io(path, e))?;
+    BufReader::new(Utf8Repair::new(&file, SharedLines::default()))
+        .read_line(&mut header)
+        .map_err(|e| BatchError::io(path, e))?;
     let (inferred, _) = arrow::csv::reader::Format::default()
         .with_header(true)
         .infer_schema(header.as_bytes(), Some(0))
@@ -172,7 +196,7 @@ fn csv_batches(path: &Path, file: File, column: &str, batch_rows: usize) -> Resu
         .with_header(true)
         .with_batch_size(batch_rows)
         .with_projection(vec![index])
-        .build(BufReader::with_capacity(1 << 20, file))
+        .build(BufReader::with_capacity(1 << 20, Utf8Repair::new(file, undecodable.clone())))
         .map_err(|e| BatchError::arrow(context.clone(), e))?;
     Ok(Box::new(reader.map(move |batch| {
         let batch = batch.map_err(|e| BatchError::arrow(context.clone(), e))?;

@@ -47,6 +47,7 @@ pub mod output;
 pub mod partition;
 pub mod run;
 pub mod snapshot;
+pub mod undecodable;
 pub mod verdict;
 
 pub use error::{BatchError, FailureKind};

@@ -22,12 +22,20 @@
 //!
 //! The partition hash is FNV-1a 64 of the lower-cased host, its upper 32
 //! bits modulo the count.
+//!
+//! A spill is durable before it counts: every partition file is flushed and
+//! synced, then the `complete` marker is written (synced, renamed into
+//! place, the directory synced) with each file's size and FNV-1a 64 digest.
+//! A resume checks every partition file still on disk against the marker
+//! ([`Partitions::open`]); a file cut short or garbled by a crash or a full
+//! disk is not read as a partition with fewer origins: the spill is redone.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use arrow::array::Array;
+use serde::{Deserialize, Serialize};
 
 use crate::BatchError;
 use crate::input::{InputFormat, UrlReader};
@@ -84,6 +92,73 @@ pub struct Partitions {
     count: u32,
 }
 
+/// What a spill directory holds, as [`Partitions::open`] finds it.
+#[derive(Debug)]
+pub enum SpillState {
+    /// No complete spill: none was made, or it was cut short.
+    Missing,
+    /// A complete spill whose partition files match its marker.
+    Complete(Partitions),
+    /// A spill whose marker or one of whose files no longer matches what
+    /// was written. The spill must be redone.
+    Damaged {
+        /// The partition count the marker recorded, when it is readable
+        /// (the partitions already fetched are numbered by it).
+        count: Option<u32>,
+        /// What does not match, naming the file.
+        why: String,
+    },
+}
+
+/// The `complete` marker: the partition count and, for each partition
+/// file, its size and FNV-1a 64 digest as written.
+#[derive(Debug, Serialize, Deserialize)]
+struct Marker {
+    count: u32,
+    files: Vec<FileSeal>,
+}
+
+/// A partition file's size and digest as the spill wrote it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct FileSeal {
+    bytes: u64,
+    fnv1a: u64,
+}
+
+impl FileSeal {
+    const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+    fn new() -> FileSeal {
+        FileSeal { bytes: 0, fnv1a: FileSeal::FNV_OFFSET }
+    }
+
+    fn add(&mut self, data: &[u8]) {
+        self.bytes += data.len() as u64;
+        for &b in data {
+            self.fnv1a ^= u64::from(b);
+            self.fnv1a = self.fnv1a.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// The seal of the file at `path`, read in full.
+    fn of_file(path: &Path) -> std::io::Result<FileSeal> {
+        let mut file = File::open(path)?;
+        let mut seal = FileSeal::new();
+        let mut buffer = vec![0; 1 << 16];
+        loop {
+            match file.read(&mut buffer)? {
+                0 => return Ok(seal),
+                n => seal.add(&buffer[..n]),
+            }
+        }
+    }
+}
+
+/// Makes the entries of `dir` (a file created or renamed in it) durable.
+fn sync_dir(dir: &Path) -> Result<(), BatchError> {
+    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| BatchError::io(dir, e))
+}
+
 impl Partitions {
     /// The file of partition `index`.
     fn file(dir: &Path, index: u32) -> PathBuf {
@@ -122,6 +197,7 @@ impl Partitions {
         // The last origin written to each partition: runs of URLs of one
         // origin (the common case) are written once.
         let mut last: Vec<String> = vec![String::new(); count as usize];
+        let mut seals = vec![FileSeal::new(); count as usize];
         let mut origin = String::new();
         progress.begin(Pass::Origins, None, 0);
         for urls in UrlReader::open(input, column, batch_rows).map_err(BatchError::input)? {
@@ -139,24 +215,69 @@ impl Partitions {
                 let path = || Partitions::file(dir, p as u32);
                 writers[p].write_all(origin.as_bytes()).map_err(|e| BatchError::io(path(), e))?;
                 writers[p].write_all(b"\n").map_err(|e| BatchError::io(path(), e))?;
+                seals[p].add(origin.as_bytes());
+                seals[p].add(b"\n");
                 last[p].clone_from(&origin);
             }
             progress.advance(Pass::Origins, urls.len() as u64);
         }
+        // Every partition on disk before the marker says so: a crash after
+        // the marker must not leave a file cut short.
         for (i, writer) in writers.into_iter().enumerate() {
             let path = Partitions::file(dir, i as u32);
-            writer.into_inner().map_err(|e| BatchError::io(&path, e.into_error()))?;
+            let file = writer.into_inner().map_err(|e| BatchError::io(&path, e.into_error()))?;
+            file.sync_all().map_err(|e| BatchError::io(&path, e))?;
         }
         let marker = dir.join("complete");
-        std::fs::write(&marker, count.to_string()).map_err(|e| BatchError::io(&marker, e))?;
+        let tmp = dir.join("complete.tmp");
+        let json = serde_json::to_vec(&Marker { count, files: seals }).expect("the marker serialises");
+        let mut file = File::create(&tmp).map_err(|e| BatchError::io(&tmp, e))?;
+        file.write_all(&json).and_then(|()| file.sync_all()).map_err(|e| BatchError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &marker).map_err(|e| BatchError::io(&marker, e))?;
+        sync_dir(dir)?;
         progress.end(Pass::Origins);
         Ok(Partitions { dir: dir.to_path_buf(), count })
     }
 
-    /// The partitions a complete spill left in `dir`, if there is one.
-    pub fn open(dir: &Path) -> Option<Partitions> {
-        let count = std::fs::read_to_string(dir.join("complete")).ok()?.trim().parse().ok()?;
-        Some(Partitions { dir: dir.to_path_buf(), count })
+    /// What the spill in `dir` holds: a complete one whose partition files
+    /// still on disk each match the size and digest its marker recorded
+    /// (a partition whose origins are all recorded has had its file
+    /// removed), none, or a damaged one. This reads every partition file
+    /// once, on resume only.
+    pub fn open(dir: &Path) -> SpillState {
+        let Ok(text) = std::fs::read(dir.join("complete")) else { return SpillState::Missing };
+        let marker = match serde_json::from_slice::<Marker>(&text) {
+            Ok(marker) if marker.files.len() == marker.count as usize && marker.count > 0 => marker,
+            _ => {
+                let why = format!("{}: not a spill marker", dir.join("complete").display());
+                return SpillState::Damaged { count: None, why };
+            }
+        };
+        let damaged = |why: String| SpillState::Damaged { count: Some(marker.count), why };
+        for (index, expected) in marker.files.iter().enumerate() {
+            let path = Partitions::file(dir, index as u32);
+            match FileSeal::of_file(&path) {
+                Ok(found) if found == *expected => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Ok(found) => {
+                    return damaged(format!(
+                        "{}: {} bytes where the spill wrote {}{}",
+                        path.display(),
+                        found.bytes,
+                        expected.bytes,
+                        if found.bytes == expected.bytes { " with other contents" } else { "" }
+                    ));
+                }
+                Err(e) => return damaged(format!("{}: {e}", path.display())),
+            }
+        }
+        SpillState::Complete(Partitions { dir: dir.to_path_buf(), count: marker.count })
+    }
+
+    /// Whether partition `index`'s file is still on disk (it is removed
+    /// once its origins are all recorded).
+    pub fn is_present(&self, index: u32) -> bool {
+        Partitions::file(&self.dir, index).exists()
     }
 
     /// The distinct origins of partition `index`, sorted.
@@ -165,7 +286,14 @@ impl Partitions {
         let file = File::open(&path).map_err(|e| BatchError::io(&path, e))?;
         let mut origins = Vec::new();
         for line in BufReader::with_capacity(1 << 20, file).lines() {
-            let line = line.map_err(|e| BatchError::io(&path, e))?;
+            let line = line.map_err(|e| BatchError::Resume {
+                path: path.clone(),
+                reason: format!(
+                    "a partition of origins is unreadable ({e}); remove {} and run the same command again to spill \
+                     the origins anew (what was fetched is kept)",
+                    self.dir.display()
+                ),
+            })?;
             origins.push(line);
         }
         origins.sort_unstable();
@@ -228,7 +356,7 @@ mod tests {
             let spill = dir.path().join(format!("spill-{}", shard.index));
             let partitions =
                 Partitions::spill(&input, "url", 4096, shard, &spill, count, &crate::run::NoProgress).unwrap();
-            let reopened = Partitions::open(&spill).expect("a complete spill");
+            let SpillState::Complete(reopened) = Partitions::open(&spill) else { panic!("a complete spill") };
             assert_eq!(reopened.count(), count);
             let mut all = Vec::new();
             let mut largest = 0u64;
@@ -253,7 +381,48 @@ mod tests {
         }
         // A spill cut short (no marker) is not taken for a complete one.
         std::fs::remove_file(dir.path().join("spill-0").join("complete")).unwrap();
-        assert!(Partitions::open(&dir.path().join("spill-0")).is_none());
+        assert!(matches!(Partitions::open(&dir.path().join("spill-0")), SpillState::Missing));
+    }
+
+    /// A partition file that no longer matches the marker (cut short,
+    /// garbled with its size kept, grown) makes the spill damaged, naming
+    /// the file; a removed one (its origins recorded) does not.
+    #[test]
+    fn a_partition_that_does_not_match_its_marker_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("urls.txt");
+        let urls: String = (0..300).map(|i| format!("https://h{i}.test/a\n")).collect();
+        std::fs::write(&input, urls).unwrap();
+        let spill = dir.path().join("spill");
+        let first = Partitions::file(&spill, 1);
+        type Damage = fn(&Path);
+        let damages: [(&str, Damage, bool); 5] = [
+            ("untouched", |_| {}, false),
+            ("removed", |p| std::fs::remove_file(p).unwrap(), false),
+            ("cut short", |p| File::options().write(true).open(p).unwrap().set_len(5).unwrap(), true),
+            (
+                "garbled",
+                |p| {
+                    let mut bytes = std::fs::read(p).unwrap();
+                    bytes[3] = 0xFF;
+                    std::fs::write(p, bytes).unwrap()
+                },
+                true,
+            ),
+            ("grown", |p| File::options().append(true).open(p).unwrap().write_all(b"x\n").unwrap(), true),
+        ];
+        for (what, damage, damaged) in damages {
+            Partitions::spill(&input, "url", 64, Shard::ALL, &spill, 4, &crate::run::NoProgress).unwrap();
+            damage(&first);
+            match Partitions::open(&spill) {
+                SpillState::Damaged { count, why } => {
+                    assert!(damaged && count == Some(4), "{what}: {why}");
+                    assert!(why.contains("origins-00001.txt"), "{what}: {why}");
+                }
+                SpillState::Complete(p) => assert!(!damaged && p.count() == 4, "{what}"),
+                SpillState::Missing => panic!("{what}: the marker is there"),
+            }
+        }
     }
 
     #[test]

@@ -54,7 +54,7 @@ use crate::input::UrlReader;
 use crate::journal::Journal;
 use crate::origin::{Shard, origin_of, parse_url, write_origin};
 use crate::output::{OutputProgress, OutputWriter};
-use crate::partition::{MAX_PARTITIONS, Partitions, partition_count, url_bytes};
+use crate::partition::{MAX_PARTITIONS, Partitions, SpillState, partition_count, url_bytes};
 use crate::snapshot::{Snapshot, SnapshotWriter, tmp_path};
 use crate::verdict::VerdictPass;
 
@@ -137,6 +137,11 @@ pub trait Progress: Sync {
     fn advance(&self, pass: Pass, n: u64);
     /// The pass ended.
     fn end(&self, pass: Pass);
+    /// The run met something it recovered from (a damaged checkpoint redone),
+    /// said in a sentence; it is in [`BatchSummary::warnings`] too.
+    fn warn(&self, message: &str) {
+        let _ = message;
+    }
 }
 
 /// Progress nobody watches.
@@ -178,6 +183,9 @@ pub struct BatchSummary {
     pub verdict_seconds: f64,
     /// The snapshot the verdicts came from.
     pub snapshot: PathBuf,
+    /// What the run recovered from, one sentence each (see
+    /// [`Progress::warn`]).
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -393,18 +401,62 @@ fn fetch_pass(
     summary: &mut BatchSummary,
 ) -> Result<(), BatchError> {
     let spill = dir.join("origins");
-    let partitions = match Partitions::open(&spill) {
+    let parts = dir.join("parts");
+    let part_path = |p: u32| parts.join(format!("{p:05}.parquet"));
+    let (partitions, damage) = match Partitions::open(&spill) {
+        // A partition's file goes only once its part is in place.
+        SpillState::Complete(partitions) => {
+            match (0..partitions.count()).find(|&p| !partitions.is_present(p) && !part_path(p).exists()) {
+                None => (Some(partitions), None),
+                Some(p) => {
+                    let why = format!("partition {p} has neither its file of origins nor its fetched part");
+                    (None, Some((Some(partitions.count()), why)))
+                }
+            }
+        }
+        SpillState::Damaged { count, why } => (None, Some((count, why))),
+        SpillState::Missing => (None, None),
+    };
+    let partitions = match partitions {
         Some(partitions) => partitions,
         None => {
-            let bytes = url_bytes(&config.input, &config.column).map_err(BatchError::input)?;
-            let count = partition_count(bytes, config.partition_bytes, max_partitions());
+            let count = match damage {
+                Some((Some(count), why)) => {
+                    warn(
+                        progress,
+                        summary,
+                        format!(
+                            "the origins spilled by the interrupted run are damaged ({why}); reading the input again \
+                         for them (the robots.txt already fetched are kept)"
+                        ),
+                    );
+                    count
+                }
+                damage => {
+                    if let Some((_, why)) = damage {
+                        // Without the count, the parts cannot be matched to
+                        // partitions: they are fetched again.
+                        warn(
+                            progress,
+                            summary,
+                            format!(
+                                "the origins spilled by the interrupted run are damaged ({why}); reading the input again \
+                             and fetching every origin again"
+                            ),
+                        );
+                        if parts.exists() {
+                            std::fs::remove_dir_all(&parts).map_err(|e| BatchError::io(&parts, e))?;
+                        }
+                    }
+                    let bytes = url_bytes(&config.input, &config.column).map_err(BatchError::input)?;
+                    partition_count(bytes, config.partition_bytes, max_partitions())
+                }
+            };
             Partitions::spill(&config.input, &config.column, config.batch_rows, config.shard, &spill, count, progress)?
         }
     };
     summary.partitions = partitions.count();
-    let parts = dir.join("parts");
     std::fs::create_dir_all(&parts).map_err(|e| BatchError::io(&parts, e))?;
-    let part_path = |p: u32| parts.join(format!("{p:05}.parquet"));
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -471,6 +523,13 @@ fn fetch_pass(
         }
     }
     snapshot.finish()
+}
+
+/// Tells the watcher of the run, and records in the summary, something the
+/// run recovered from.
+fn warn(progress: &dyn Progress, summary: &mut BatchSummary, message: String) {
+    progress.warn(&message);
+    summary.warnings.push(message);
 }
 
 fn remove_if_present(path: &Path) -> Result<(), BatchError> {
@@ -604,7 +663,9 @@ fn verdict_pass(
         let mut writer = OutputWriter::open(&config.output, dir, state.output)?;
         let mut skip = state.output.rows;
         progress.begin(Pass::Verdict, total, skip);
-        for urls in UrlReader::open(&config.input, &config.column, config.batch_rows).map_err(BatchError::input)? {
+        let mut reader =
+            UrlReader::open(&config.input, &config.column, config.batch_rows).map_err(BatchError::input)?;
+        for urls in &mut reader {
             let mut urls = shard_rows(config.shard, urls.map_err(BatchError::input)?)?;
             if skip > 0 {
                 let skipped = (skip as usize).min(urls.len());
@@ -631,6 +692,9 @@ fn verdict_pass(
         save_state(dir, state)?;
         writer.finish()?;
         progress.end(Pass::Verdict);
+        if let Some(warning) = reader.undecodable().warning(&config.input) {
+            warn(progress, summary, warning);
+        }
     }
     summary.rows = state.output.rows;
     summary.allowed = state.counts.allowed;

@@ -114,6 +114,14 @@ impl Progress for Bars {
             bar.finish_and_clear();
         }
     }
+
+    fn warn(&self, message: &str) {
+        // Above the bar when one is drawn; said even under `-q`.
+        match &*self.current.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(bar) if !bar.is_hidden() => bar.suspend(|| eprintln!("warning: {message}")),
+            _ => eprintln!("warning: {message}"),
+        }
+    }
 }
 
 /// Runs `webcanon batch`.
@@ -171,7 +179,9 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
                 .with_hint(format!("the state of the interrupted run is in {}", state.display())),
             FailureKind::Run => {
                 let err = CliError::new(EXIT_FAILED, e.to_string());
-                if state.join("state.json").is_file() {
+                if e.is_file_too_large() {
+                    err.with_hint(format!("{}; then the same command resumes", crate::file_limit::HINT))
+                } else if state.join("state.json").is_file() {
                     err.with_hint("run the same command again to resume where this run stopped")
                 } else {
                     err

@@ -93,6 +93,7 @@ impl From<std::io::Error> for CliError {
         if err.kind() == std::io::ErrorKind::BrokenPipe {
             return CliError { message: String::new(), hint: None, exit_code: 0 };
         }
-        CliError::usage(format!("i/o error: {err}"))
+        let shown = CliError::usage(format!("i/o error: {err}"));
+        if crate::file_limit::is_file_too_large(&err) { shown.with_hint(crate::file_limit::HINT) } else { shown }
     }
 }

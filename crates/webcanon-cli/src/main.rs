@@ -15,6 +15,7 @@ mod diagnostics;
 mod docs_cmd;
 mod error;
 mod fetch_cmd;
+mod file_limit;
 mod input;
 mod keys_cmd;
 mod listen_args;
@@ -126,6 +127,7 @@ fn main() -> ExitCode {
         Err(err) => err.exit(),
     };
     output::init(&cli.global, matches!(cli.command, Command::Serve(_)));
+    file_limit::report_oversized_writes();
     if let Err(err) = client_args::check_flag_conflicts(&matches) {
         err.report();
         return ExitCode::from(err.exit_code());

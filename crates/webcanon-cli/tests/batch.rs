@@ -867,3 +867,169 @@ async fn thousands_of_origins_under_a_low_open_file_limit_get_the_sites_verdicts
     }
     assert_eq!(server.hits("/robots.txt"), origins);
 }
+
+/// How a test damages a partition file of origins left by a killed run.
+#[derive(Debug, Clone, Copy)]
+enum Damage {
+    /// Cut short, as a crash before the data reached the disk leaves it.
+    Truncated,
+    /// The same size, other bytes (one not UTF-8).
+    Garbled,
+}
+
+/// Issue 30, defects 11 and 12: a run killed right after spilling its
+/// origins, one of whose partition files is then damaged, resumes with a
+/// warning, spills again, and decides every row as a clean run does
+/// (before, a truncated partition lost most origins and the rows became
+/// `unknown_unreachable`/`missing` with exit 0; a garbled one failed every
+/// rerun with "run the same command again").
+async fn a_damaged_partition_is_spilled_again(name: &str, damage: Damage) {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /no\n").delay(Duration::from_millis(10)));
+    let dir = temp_dir(name);
+    let port = server.port();
+    let hosts = 300;
+    let mut urls = Vec::new();
+    for j in 0..3 {
+        for i in 0..hosts {
+            urls.push(format!("http://h{i}.test:{port}/no/{j}"));
+            urls.push(format!("http://h{i}.test:{port}/a/{j}"));
+        }
+    }
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let out = dir.join("out.csv");
+    let mut a = args(&["batch", &path_str(&input), "-o", &path_str(&out), "--json"], &client_args(&server));
+    a.extend(["--concurrency".into(), "2".into(), "--partition-bytes".into(), "4000".into()]);
+    let origins = dir.join("out.csv.batch").join("origins");
+    let mut child = spawn(&a);
+    kill_when(&mut child, "the spill's marker", || origins.join("complete").exists()).await;
+
+    // The last partition still on disk is one the fetch pass has not reached.
+    let mut files: Vec<_> = std::fs::read_dir(&origins)
+        .unwrap()
+        .map(|f| f.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("origins-"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "several partitions: {files:?}");
+    let victim = files.last().unwrap();
+    let mut bytes = std::fs::read(victim).unwrap();
+    assert!(bytes.len() > 100, "{}: {} bytes", victim.display(), bytes.len());
+    match damage {
+        Damage::Truncated => bytes.truncate(bytes.len() / 10),
+        Damage::Garbled => {
+            let middle = bytes.len() / 2;
+            bytes[middle] = 0xFF;
+        }
+    }
+    std::fs::write(victim, bytes).unwrap();
+
+    let done = run(a.clone()).await;
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    assert!(done.stderr.contains("warning: the origins spilled by the interrupted run are damaged"), "{}", done.stderr);
+    assert!(done.stderr.contains(victim.file_name().unwrap().to_str().unwrap()), "{}", done.stderr);
+    let summary: serde_json::Value = serde_json::from_str(&done.stdout).unwrap();
+    assert_eq!(summary["origins"], hosts, "{summary}");
+    assert_eq!(summary["warnings"].as_array().map(Vec::len), Some(1), "{summary}");
+    let batch = read_output(&out);
+    assert_eq!(strings(&batch, "url").into_iter().map(Option::unwrap).collect::<Vec<_>>(), urls);
+    let verdicts = strings(&batch, "verdict");
+    for (url, verdict) in urls.iter().zip(&verdicts) {
+        let expected = if url.contains("/no/") { "disallowed_explicit" } else { "allowed_implicit" };
+        assert_eq!(verdict.as_deref(), Some(expected), "{url}");
+    }
+    assert!(strings(&batch, "robots_status").iter().all(|s| s.as_deref() == Some("200")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_30_a_truncated_partition_is_spilled_again_on_resume() {
+    a_damaged_partition_is_spilled_again("batch-truncated-partition", Damage::Truncated).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_30_a_garbled_partition_is_spilled_again_on_resume() {
+    a_damaged_partition_is_spilled_again("batch-garbled-partition", Damage::Garbled).await;
+}
+
+/// Issue 30, defect 12: a byte that is not UTF-8 in a text or CSV input
+/// made the whole run fail (exit 2, no line). Its row is `invalid_url`, the
+/// other rows are decided (through the fetch pass too), and a warning names
+/// the line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_30_bytes_that_are_not_utf8_make_one_invalid_row_each() {
+    let server = server().await;
+    let port = server.port();
+    let dir = temp_dir("batch-not-utf8");
+    let good = |path: &str| format!("http://rules.test:{port}{path}");
+    let text = [
+        good("/private/x").into_bytes(),
+        format!("http://rules.test:{port}/caf").into_bytes().into_iter().chain(*b"\xe9").collect(),
+        good("/public").into_bytes(),
+        b"\xff\xfe".to_vec(),
+        good("/private/ok").into_bytes(),
+    ]
+    .join(&b'\n');
+    let csv: Vec<u8> = [
+        b"id,link,other".to_vec(),
+        format!("1,{},x", good("/private/x")).into_bytes(),
+        [format!("2,{}/caf", good("")).into_bytes(), b"\xe9,x".to_vec()].concat(),
+        [format!("3,{},", good("/public")).into_bytes(), b"\xe9".to_vec()].concat(),
+    ]
+    .join(&b'\n');
+    let cases: [(&str, Vec<u8>, &str, Vec<&str>, &str); 2] = [
+        (
+            "urls.txt",
+            text,
+            "url",
+            vec!["disallowed_explicit", "invalid_url", "allowed_implicit", "invalid_url", "allowed_explicit"],
+            "2 lines are not valid UTF-8 (lines 2, 4)",
+        ),
+        (
+            "urls.csv",
+            csv,
+            "link",
+            vec!["disallowed_explicit", "invalid_url", "allowed_implicit"],
+            "2 lines are not valid UTF-8 (lines 3, 4)",
+        ),
+    ];
+    for (name, bytes, column, verdicts, warning) in cases {
+        let input = dir.join(name);
+        std::fs::write(&input, bytes).unwrap();
+        let out = dir.join(format!("{name}.jsonl"));
+        let a = args(&["batch", &path_str(&input), "-o", &path_str(&out), "--column", column], &client_args(&server));
+        let done = run(a).await;
+        assert_eq!(done.code, 0, "{name}: {}", done.stderr);
+        assert!(done.stderr.contains(warning), "{name}: {}", done.stderr);
+        let batch = read_output(&out);
+        let found: Vec<Option<String>> = strings(&batch, "verdict");
+        assert_eq!(found, verdicts.iter().map(|v| Some(v.to_string())).collect::<Vec<_>>(), "{name}");
+        let errors = strings(&batch, "error");
+        assert!(errors[1].as_deref().is_some_and(|e| e.contains("not valid UTF-8")), "{name}: {errors:?}");
+    }
+}
+
+/// Issue 30, defect 12: under a file-size limit the process died of
+/// SIGXFSZ with no message. The write fails instead, and the error names
+/// the file, says it is too large and how to go on.
+#[test]
+fn issue_30_a_write_past_the_file_size_limit_is_reported() {
+    let dir = temp_dir("batch-file-size-limit");
+    let urls: Vec<String> = (0..2000).map(|i| format!("https://h{i}.test/some/long/path/{i}")).collect();
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let out = dir.join("out.jsonl");
+    let run = Command::new("prlimit")
+        .arg("--fsize=16384:16384")
+        .arg(env!("CARGO_BIN_EXE_webcanon"))
+        .args(["batch", &path_str(&input), "-o", &path_str(&out), "--mode", "ignore", "--agent", "TestBot"])
+        .output()
+        .expect("prlimit runs (util-linux)");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+    assert!(stderr.contains(&path_str(&dir.join("out.jsonl.batch"))), "{stderr}");
+    assert!(stderr.contains("ulimit -f"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
