@@ -239,8 +239,19 @@ async fn check_url_json_has_the_documented_shape() {
     let r = run(args("check", &["--json", &server.url("")])).await;
     assert_eq!(r.code, 1, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    for key in ["source", "content_type", "title", "summary", "not_llms", "sections", "diagnostics", "links", "totals"]
-    {
+    let keys = [
+        "source",
+        "max_links",
+        "content_type",
+        "title",
+        "summary",
+        "not_llms",
+        "sections",
+        "diagnostics",
+        "links",
+        "totals",
+    ];
+    for key in keys {
         assert!(v.get(key).is_some(), "missing {key}: {v}");
     }
     assert_eq!(v["source"], server.url("/llms.txt"));
@@ -324,9 +335,10 @@ async fn check_url_json_has_the_documented_shape() {
         v["totals"],
         serde_json::json!({
             "errors": 0, "warnings": 2, "infos": 0, "links": 9, "checked": 8, "ok": 4, "broken": 1,
-            "not_markdown": 2, "refused": 2, "unreachable": 0, "invalid": 0, "redirected": 1
+            "not_markdown": 2, "refused": 2, "unreachable": 0, "invalid": 0, "redirected": 1, "left_out": 0
         })
     );
+    assert_eq!(v["max_links"], 1000);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -572,4 +584,94 @@ async fn reading_llms_txt_shows_progress_on_a_terminal() {
         };
         assert!(terminal.contains(&format!("reading {}", server.url("/llms.txt"))), "{sub}: {terminal}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// the cap on links requested
+
+/// A server whose llms.txt lists `links` distinct pages `/p/N.md`, the
+/// first `served` of them served as Markdown, the rest 404.
+async fn many_links_site(links: usize, served: usize) -> TestServer {
+    let server = TestServer::start().await;
+    let base = server.url("");
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    let mut llms = String::from("# Many\n\n> A long list.\n\n## Docs\n\n");
+    for i in 0..links {
+        llms.push_str(&format!("- [Page {i}]({base}/p/{i}.md): Page {i}.\n"));
+    }
+    server.route("/llms.txt", Route::bytes(200, MARKDOWN, llms.into_bytes()));
+    for i in 0..served {
+        server.route(&format!("/p/{i}.md"), Route::bytes(200, MARKDOWN, format!("# Page {i}\n").into_bytes()));
+    }
+    server
+}
+
+/// The requests the server saw for linked pages.
+fn page_requests(server: &TestServer) -> Vec<String> {
+    server.requests().into_iter().map(|r| r.path_and_query).filter(|p| p.starts_with("/p/")).collect()
+}
+
+/// Issue 30, defect 15: `llms check` on an llms.txt of very many links
+/// requested every one of them. It requests the first `--max-links`
+/// (default 1,000) and says how many it left out.
+#[tokio::test(flavor = "multi_thread")]
+async fn check_requests_at_most_the_link_cap() {
+    for (links, cap, flag) in [(1_200, 1_000, None), (90, 30, Some("30"))] {
+        let server = many_links_site(links, links).await;
+        let mut extra = vec!["--json"];
+        if let Some(flag) = flag {
+            extra.extend(["--max-links", flag]);
+        }
+        let target = server.url("/llms.txt");
+        extra.push(&target);
+        let r = run(args("check", &extra)).await;
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let requested = page_requests(&server);
+        assert_eq!(requested.len(), cap, "{links} links");
+        let expected: Vec<String> = (0..cap).map(|i| format!("/p/{i}.md")).collect();
+        let mut sorted = requested.clone();
+        sorted.sort_by_key(|p| p[3..p.len() - 3].parse::<usize>().unwrap());
+        assert_eq!(sorted, expected, "the first links in the file's order");
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(v["max_links"], cap, "{links}");
+        assert_eq!(v["totals"]["checked"], cap);
+        assert_eq!(v["totals"]["ok"], cap);
+        assert_eq!(v["totals"]["left_out"], links - cap);
+        assert_eq!(v["links"][cap]["outcome"], serde_json::Value::Null);
+        assert!(v["links"][cap]["message"].as_str().unwrap().contains("--max-links"));
+        let note = format!("requested the first {cap} of {links} distinct links; {} left out", links - cap);
+        assert!(r.stderr.contains(&note), "{}", r.stderr);
+    }
+    // The text summary says it too.
+    let server = many_links_site(12, 12).await;
+    let r = run(args("check", &["--max-links", "5", &server.url("/llms.txt")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("links: 5 ok, 0 broken, 0 not Markdown, 0 refused, 0 unreachable, 7 left out"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(page_requests(&server).len(), 5);
+}
+
+/// Issue 30, defect 15: `llms full` fetched every page an llms.txt listed.
+/// It fetches the first `--max-links` and says how many it left out.
+#[tokio::test(flavor = "multi_thread")]
+async fn full_fetches_at_most_the_link_cap() {
+    let server = many_links_site(60, 60).await;
+    let r = run(args("full", &["--json", "--max-links", "25", &server.url("/llms.txt")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut requested = page_requests(&server);
+    requested.sort();
+    requested.dedup();
+    assert_eq!(requested.len(), 25, "{requested:?}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        (v["included"].clone(), v["max_links"].clone(), v["left_out"].clone()),
+        (25.into(), 25.into(), 35.into())
+    );
+    assert_eq!(v["pages"].as_array().unwrap().len(), 25);
+    assert!(v["content"].as_str().unwrap().contains("# Page 24"));
+    assert!(!v["content"].as_str().unwrap().contains("# Page 25"));
+    assert!(r.stderr.contains("requested the first 25 of 60 distinct pages; 35 left out"), "{}", r.stderr);
 }

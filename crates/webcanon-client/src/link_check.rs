@@ -20,6 +20,12 @@ pub const LINK_ACCEPT: &str = "text/markdown, text/plain;q=0.9, text/html;q=0.2,
 /// How much of a linked page is read: enough to judge what it is.
 pub const LINK_MAX_BYTES: usize = 256 * 1024;
 
+/// The most distinct links of one llms.txt a command requests unless told
+/// otherwise (`webcanon llms check` and `full`, `--max-links`): an llms.txt
+/// is the site's text, and one of a million links must not turn a check into
+/// a million requests. The links past the cap are listed as left out.
+pub const DEFAULT_MAX_LINKS: usize = 1_000;
+
 /// What requesting a link gave.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,7 +1,7 @@
 //! `webcanon llms check`: validate an llms.txt file and check that its
 //! links serve Markdown.
 //!
-//! # `webcanon llms check FILE|URL [--json] [--no-links]`
+//! # `webcanon llms check FILE|URL [--json] [--no-links] [--max-links N]`
 //!
 //! A FILE (`-` for standard input) is parsed and its diagnostics printed,
 //! compiler-style, with their stable `L…` codes; its links are listed, never
@@ -13,7 +13,10 @@
 //! requested once with `Accept: text/markdown, text/plain`, at most four
 //! requests in flight and one at a time per host, each through the same
 //! guard and robots.txt admission as a fetch (`Client::check_links`). llms.txt never overrides a
-//! robots.txt disallow: a refused link is reported, not requested.
+//! robots.txt disallow: a refused link is reported, not requested. At most
+//! `--max-links` distinct URLs (default 1,000), the first in the file's
+//! order, are requested; the rest are left out, said in a note on stderr,
+//! in the summary line and in the JSON (`outcome` null, `left_out`).
 //!
 //! Link outcomes (the client's one classification,
 //! `webcanon_client::link_check`, which the audit uses too):
@@ -46,6 +49,7 @@
 //! ```text
 //! {
 //!   "source": "https://example.com/llms.txt",  // final URL, file path or "<stdin>"
+//!   "max_links": 1000 | null,                  // the cap on distinct URLs requested; null when none were
 //!   "content_type": "text/markdown" | null,    // of the fetched file; null for a FILE
 //!   "title": "Example" | null,                 // the H1
 //!   "summary": "…" | null,                     // the blockquote after the H1
@@ -57,7 +61,7 @@
 //!     "url": "guide.md",                           // as written in the file
 //!     "resolved_url": "https://example.com/guide.md" | null,  // absolute, without #fragment
 //!     "title": "Guide", "section": "Docs" | null, "optional": false, "line": 8,
-//!     "outcome": "ok" | … | null,                  // null when links were not checked
+//!     "outcome": "ok" | … | null,                  // null when links were not checked, or left out by the cap
 //!     "status": 200 | null, "final_url": "…" | null, "redirected": false,
 //!     "content_type": "text/markdown" | null, "message": "…" | null,
 //!     "rule": {"line": 2, "directive": "disallow", "pattern": "/private"} | null,
@@ -66,7 +70,8 @@
 //!   "totals": {"errors", "warnings", "infos",        // diagnostics
 //!              "links",                              // link list items in the file
 //!              "checked",                            // distinct URLs requested
-//!              "ok", "broken", "not_markdown", "refused", "unreachable", "invalid", "redirected"}
+//!              "ok", "broken", "not_markdown", "refused", "unreachable", "invalid", "redirected",
+//!              "left_out"}                           // link list items not requested (past --max-links)
 //! }
 //! ```
 //!
@@ -115,11 +120,13 @@ struct Totals {
     unreachable: usize,
     invalid: usize,
     redirected: usize,
+    left_out: usize,
 }
 
 #[derive(Serialize)]
 struct CheckJson<'a> {
     source: &'a str,
+    max_links: Option<usize>,
     content_type: Option<&'a str>,
     title: Option<&'a str>,
     summary: Option<&'a str>,
@@ -163,8 +170,11 @@ struct Report<'a> {
     body: &'a [u8],
     file: &'a LlmsTxt,
     plan: &'a Plan,
-    /// Per distinct URL, when the links were requested.
+    /// Per distinct URL requested (the first ones of the plan), when the
+    /// links were requested.
     results: Option<&'a [LinkCheck]>,
+    /// The cap on distinct URLs requested, when the links were requested.
+    max_links: Option<usize>,
 }
 
 impl Report<'_> {
@@ -179,7 +189,10 @@ impl Report<'_> {
                 totals.invalid += 1;
                 continue;
             };
-            let checked = &results[*index];
+            let Some(checked) = results.get(*index) else {
+                totals.left_out += 1;
+                continue;
+            };
             match checked.outcome {
                 Outcome::Ok => totals.ok += 1,
                 Outcome::NotMarkdown => totals.not_markdown += 1,
@@ -225,6 +238,9 @@ impl Report<'_> {
                 };
                 if let Some(results) = self.results {
                     match slot {
+                        Ok(index) if *index >= results.len() => {
+                            json.message = Some("not requested: past the --max-links cap");
+                        }
                         Ok(index) => {
                             let c = &results[*index];
                             json.outcome = Some(c.outcome);
@@ -247,6 +263,7 @@ impl Report<'_> {
             .collect();
         let report = CheckJson {
             source: self.source,
+            max_links: self.max_links,
             content_type: self.content_type,
             title: file.title.as_deref(),
             summary: file.summary.as_deref(),
@@ -269,6 +286,8 @@ impl Report<'_> {
         if let Some(results) = self.results {
             for (link, slot) in file.links().zip(&self.plan.slots) {
                 let (outcome, url, detail) = match slot {
+                    // Left out by the cap: counted in the summary line.
+                    Ok(index) if *index >= results.len() => continue,
                     Ok(index) => {
                         let c = &results[*index];
                         if c.outcome == Outcome::Ok && !c.redirected {
@@ -308,6 +327,9 @@ impl Report<'_> {
             if t.invalid > 0 {
                 write!(out, ", {} invalid", t.invalid)?;
             }
+            if t.left_out > 0 {
+                write!(out, ", {} left out (--max-links)", t.left_out)?;
+            }
         }
         writeln!(out)
     }
@@ -334,7 +356,15 @@ pub(super) fn check(args: CheckArgs) -> Result<ExitCode, CliError> {
     let source = if args.target == "-" { "<stdin>".to_string() } else { args.target.clone() };
     let file = LlmsTxt::parse(&body);
     let plan = Plan::new(file.links(), None);
-    let report = Report { source: &source, content_type: None, body: &body, file: &file, plan: &plan, results: None };
+    let report = Report {
+        source: &source,
+        content_type: None,
+        body: &body,
+        file: &file,
+        plan: &plan,
+        results: None,
+        max_links: None,
+    };
     print_report(&report, args.json)
 }
 
@@ -369,18 +399,19 @@ fn check_url(args: CheckArgs) -> Result<ExitCode, CliError> {
         };
         let base = Url::parse(&response.final_url).unwrap_or_else(|_| url.clone());
         let file = LlmsTxt::parse(&response.body);
-        let plan = Plan::new(file.links(), Some(&base));
+        let plan = Plan::new(file.links(), Some(&base)).capped(args.cap);
         let results: Option<Vec<LinkCheck>> = if args.no_links {
             None
         } else if plan.urls.is_empty() {
             Some(Vec::new())
         } else {
-            let bar = crate::progress::bar(Some(plan.urls.len() as u64), "links");
+            plan.note_left_out("links");
+            let bar = crate::progress::bar(Some(plan.requested as u64), "links");
             let on_done = {
                 let bar = bar.clone();
                 move || bar.inc(1)
             };
-            let results = client.check_links(&plan.urls, on_done).await;
+            let results = client.check_links(plan.to_request(), on_done).await;
             bar.finish_and_clear();
             Some(results)
         };
@@ -398,6 +429,7 @@ fn check_url(args: CheckArgs) -> Result<ExitCode, CliError> {
             body: &response.body,
             file: &file,
             plan: &plan,
+            max_links: results.as_ref().map(|_| args.cap.max_links),
             results: results.as_deref(),
         };
         print_report(&report, args.json)

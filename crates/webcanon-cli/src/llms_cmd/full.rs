@@ -1,7 +1,7 @@
 //! `webcanon llms full`: build llms-full.txt from the pages an llms.txt
 //! links to.
 //!
-//! # `webcanon llms full URL [--optional] [--json] [-o FILE]`
+//! # `webcanon llms full URL [--optional] [--json] [-o FILE] [--max-links N]`
 //!
 //! Loads the llms.txt as `check` does, then fetches each linked page with the
 //! client's fetch (robots.txt respected, SSRF-guarded, HTML converted to
@@ -12,7 +12,9 @@
 //! a `Source: URL` line; the pages' own headings and links are kept as they
 //! are (links inline and images kept, whatever the fetch default) (a code fence a page leaves open is closed, a leading YAML front
 //! matter block is dropped). A page that fails is skipped with a `warning:`
-//! line on stderr.
+//! line on stderr. At most `--max-links` distinct pages (default 1,000),
+//! the first in the file's order, are fetched; the rest are left out, said
+//! in a note on stderr and in the JSON (`max_links`, `left_out`).
 //!
 //! With `--json`, one object on stdout:
 //!
@@ -22,6 +24,7 @@
 //!   "pages": [{"url", "title", "section", "optional", "fetched_url", "status",
 //!              "ok", "error", "error_kind", "bytes"}],   // error_kind: policy, ssrf, fetch, invalid
 //!   "included": 3, "skipped_optional": 2,
+//!   "max_links": 1000, "left_out": 0,                  // distinct pages past the cap, not fetched
 //!   "output": "llms-full.txt" | null,                 // the -o file
 //!   "content": "# …" | null                           // null with -o or when no page was included
 //! }
@@ -55,6 +58,8 @@ struct FullJson<'a> {
     pages: Vec<PageJson<'a>>,
     included: usize,
     skipped_optional: usize,
+    max_links: usize,
+    left_out: usize,
     output: Option<String>,
     content: Option<&'a str>,
 }
@@ -97,9 +102,10 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
         let all: Vec<LinkRef<'_>> = file.links().collect();
         let skipped_optional = if args.optional { 0 } else { all.iter().filter(|l| l.optional).count() };
         let chosen: Vec<LinkRef<'_>> = all.iter().copied().filter(|l| args.optional || !l.optional).collect();
-        let plan = Plan::new(chosen.iter().copied(), Some(&base));
+        let plan = Plan::new(chosen.iter().copied(), Some(&base)).capped(args.cap);
         let entries = distinct_entries(&chosen, &plan);
-        let results = fetch_pages(&client, &plan.urls).await;
+        plan.note_left_out("pages");
+        let results = fetch_pages(&client, plan.to_request()).await;
         let (pages, blocks) = judge_pages(&entries, &plan, &results);
         for page in pages.iter().filter(|p| !p.ok) {
             eprintln!("warning: skipped {}: {}", page.url, page.error.as_deref().unwrap_or("failed"));
@@ -119,6 +125,8 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
             pages,
             included,
             skipped_optional,
+            max_links: args.cap.max_links,
+            left_out: plan.left_out(),
             output: args.output.as_ref().filter(|_| content.is_some()).map(|p| p.display().to_string()),
             content: content.as_deref().filter(|_| args.output.is_none()),
         };
@@ -145,13 +153,14 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-/// Each distinct URL once, in llms.txt order; unresolvable links are
-/// entries too (pages that failed).
+/// Each distinct URL to fetch once, in llms.txt order; unresolvable links
+/// are entries too (pages that failed); URLs past the cap are not.
 fn distinct_entries<'a>(chosen: &[LinkRef<'a>], plan: &Plan) -> Vec<Entry<'a>> {
     let mut first_of: HashMap<usize, usize> = HashMap::new();
     let mut entries: Vec<Entry<'a>> = Vec::new();
     for (link, slot) in chosen.iter().zip(&plan.slots) {
         match slot {
+            Ok(index) if *index >= plan.requested => {}
             Ok(index) => {
                 if first_of.insert(*index, entries.len()).is_none() {
                     entries.push((*link, Ok(*index)));

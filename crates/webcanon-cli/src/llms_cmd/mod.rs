@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use webcanon_client::web_url::WebUrlError;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Subcommand};
 use url::Url;
 use webcanon_client::error::{Error, FetchError};
@@ -55,7 +56,19 @@ pub struct CheckArgs {
     #[arg(long)]
     no_links: bool,
     #[command(flatten)]
+    cap: LinkCap,
+    #[command(flatten)]
     client: ClientArgs,
+}
+
+/// The cap on the links one command requests, shared by `check` and `full`.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct LinkCap {
+    /// Request at most N distinct links, in the file's order; the rest are
+    /// reported as left out.
+    #[arg(long, value_name = "N", default_value_t = webcanon_client::link_check::DEFAULT_MAX_LINKS,
+          value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
+    max_links: usize,
 }
 
 /// Arguments of `webcanon llms full`.
@@ -76,6 +89,8 @@ pub struct FullArgs {
     /// The body limit of each page in bytes, counted after decompression.
     #[arg(long, value_name = "N", default_value_t = webcanon_client::DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+    #[command(flatten)]
+    cap: LinkCap,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -163,6 +178,9 @@ fn resolve(base: Option<&Url>, href: &str) -> Result<Url, String> {
 struct Plan {
     urls: Vec<Url>,
     slots: Vec<Result<usize, String>>,
+    /// How many of `urls` (the first ones) are requested: all of them, or
+    /// the `--max-links` cap.
+    requested: usize,
 }
 
 impl Plan {
@@ -179,7 +197,37 @@ impl Plan {
                 })
             })
             .collect();
-        Plan { urls, slots }
+        let requested = urls.len();
+        Plan { urls, slots, requested }
+    }
+
+    /// The plan with at most `cap.max_links` URLs requested.
+    fn capped(mut self, cap: LinkCap) -> Plan {
+        self.requested = self.urls.len().min(cap.max_links);
+        self
+    }
+
+    /// The URLs to request.
+    fn to_request(&self) -> &[Url] {
+        &self.urls[..self.requested]
+    }
+
+    /// How many distinct URLs are left out by the cap.
+    fn left_out(&self) -> usize {
+        self.urls.len() - self.requested
+    }
+
+    /// Says on stderr (unless `-q`) how many distinct links the cap left out.
+    fn note_left_out(&self, what: &str) {
+        if self.left_out() > 0 {
+            crate::output::note!(
+                "note: requested the first {} of {} distinct {what}; {} left out (--max-links {} raises the cap)",
+                self.requested,
+                self.urls.len(),
+                self.left_out(),
+                self.urls.len()
+            );
+        }
     }
 }
 
