@@ -978,23 +978,31 @@ async fn issue_30_bytes_that_are_not_utf8_make_one_invalid_row_each() {
         [format!("3,{},", good("/public")).into_bytes(), b"\xe9".to_vec()].concat(),
     ]
     .join(&b'\n');
-    let cases: [(&str, Vec<u8>, &str, Vec<&str>, &str); 2] = [
-        (
-            "urls.txt",
-            text,
-            "url",
-            vec!["disallowed_explicit", "invalid_url", "allowed_implicit", "invalid_url", "allowed_explicit"],
-            "2 lines are not valid UTF-8 (lines 2, 4)",
-        ),
-        (
-            "urls.csv",
-            csv,
-            "link",
-            vec!["disallowed_explicit", "invalid_url", "allowed_implicit"],
-            "2 lines are not valid UTF-8 (lines 3, 4)",
-        ),
+    /// An input, its URL column, the verdicts of its rows and the warning.
+    struct Case {
+        name: &'static str,
+        bytes: Vec<u8>,
+        column: &'static str,
+        verdicts: &'static [&'static str],
+        warning: &'static str,
+    }
+    let cases = [
+        Case {
+            name: "urls.txt",
+            bytes: text,
+            column: "url",
+            verdicts: &["disallowed_explicit", "invalid_url", "allowed_implicit", "invalid_url", "allowed_explicit"],
+            warning: "2 lines are not valid UTF-8 (lines 2, 4)",
+        },
+        Case {
+            name: "urls.csv",
+            bytes: csv,
+            column: "link",
+            verdicts: &["disallowed_explicit", "invalid_url", "allowed_implicit"],
+            warning: "2 lines are not valid UTF-8 (lines 3, 4)",
+        },
     ];
-    for (name, bytes, column, verdicts, warning) in cases {
+    for Case { name, bytes, column, verdicts, warning } in cases {
         let input = dir.join(name);
         std::fs::write(&input, bytes).unwrap();
         let out = dir.join(format!("{name}.jsonl"));

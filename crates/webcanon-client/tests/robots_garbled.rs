@@ -1,6 +1,7 @@
 //! A robots.txt that is not clean text, fetched from a real loopback server:
 //! a body from which a group with rules parses is obeyed whatever garbage it
-//! also holds (a NUL byte, control bytes, an HTML comment), and only a body
+//! also holds (a NUL byte, control bytes, an HTML comment; a UTF-16 file is
+//! decoded first), and only a body
 //! from which no group parses is `unknown_parse_error`. The refused page is
 //! checked on the server side: it is never requested.
 
@@ -42,6 +43,9 @@ const GARBLED: &[(&str, &[u8])] = &[
     ("an HTML comment first", b"<!-- a comment with <head> in it -->\nUser-agent: *\nDisallow: /private\n"),
     ("a gzip magic number first", b"\x1f\x8b\nUser-agent: *\nDisallow: /private\n"),
     ("an Allow cut by a control byte", b"User-agent: *\nDisallow: /private\nAllow: /private/secret\x01x\n"),
+    // Issue 30, defect 10: UTF-16 with its byte order mark was binary data.
+    ("UTF-16LE with its byte order mark", b"\xff\xfeU\0s\0e\0r\0-\0a\0g\0e\0n\0t\0:\0 \0*\0\n\0D\0i\0s\0a\0l\0l\0o\0w\0:\0 \0/\0p\0r\0i\0v\0a\0t\0e\0\n\0"),
+    ("UTF-16BE with its byte order mark", b"\xfe\xff\0U\0s\0e\0r\0-\0a\0g\0e\0n\0t\0:\0 \0*\0\n\0D\0i\0s\0a\0l\0l\0o\0w\0:\0 \0/\0p\0r\0i\0v\0a\0t\0e\0\n"),
 ];
 
 #[tokio::test]
