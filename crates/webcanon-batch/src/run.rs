@@ -403,58 +403,7 @@ fn fetch_pass(
     let spill = dir.join("origins");
     let parts = dir.join("parts");
     let part_path = |p: u32| parts.join(format!("{p:05}.parquet"));
-    let (partitions, damage) = match Partitions::open(&spill) {
-        // A partition's file goes only once its part is in place.
-        SpillState::Complete(partitions) => {
-            match (0..partitions.count()).find(|&p| !partitions.is_present(p) && !part_path(p).exists()) {
-                None => (Some(partitions), None),
-                Some(p) => {
-                    let why = format!("partition {p} has neither its file of origins nor its fetched part");
-                    (None, Some((Some(partitions.count()), why)))
-                }
-            }
-        }
-        SpillState::Damaged { count, why } => (None, Some((count, why))),
-        SpillState::Missing => (None, None),
-    };
-    let partitions = match partitions {
-        Some(partitions) => partitions,
-        None => {
-            let count = match damage {
-                Some((Some(count), why)) => {
-                    warn(
-                        progress,
-                        summary,
-                        format!(
-                            "the origins spilled by the interrupted run are damaged ({why}); reading the input again \
-                         for them (the robots.txt already fetched are kept)"
-                        ),
-                    );
-                    count
-                }
-                damage => {
-                    if let Some((_, why)) = damage {
-                        // Without the count, the parts cannot be matched to
-                        // partitions: they are fetched again.
-                        warn(
-                            progress,
-                            summary,
-                            format!(
-                                "the origins spilled by the interrupted run are damaged ({why}); reading the input again \
-                             and fetching every origin again"
-                            ),
-                        );
-                        if parts.exists() {
-                            std::fs::remove_dir_all(&parts).map_err(|e| BatchError::io(&parts, e))?;
-                        }
-                    }
-                    let bytes = url_bytes(&config.input, &config.column).map_err(BatchError::input)?;
-                    partition_count(bytes, config.partition_bytes, max_partitions())
-                }
-            };
-            Partitions::spill(&config.input, &config.column, config.batch_rows, config.shard, &spill, count, progress)?
-        }
-    };
+    let partitions = spilled_origins(config, &spill, &parts, progress, summary)?;
     summary.partitions = partitions.count();
     std::fs::create_dir_all(&parts).map_err(|e| BatchError::io(&parts, e))?;
 
@@ -523,6 +472,55 @@ fn fetch_pass(
         }
     }
     snapshot.finish()
+}
+
+/// The shard's origins spilled in `spill`: those an intact, complete spill
+/// left there, or a new spill. A damaged spill is redone with a warning,
+/// with the partition count its marker recorded, so that the parts already
+/// fetched in `parts` keep their numbers; when the count is lost, so are
+/// the parts.
+fn spilled_origins(
+    config: &BatchConfig,
+    spill: &Path,
+    parts: &Path,
+    progress: &dyn Progress,
+    summary: &mut BatchSummary,
+) -> Result<Partitions, BatchError> {
+    let (count, damage) = match Partitions::open(spill) {
+        SpillState::Complete(partitions) => {
+            // A partition's file goes only once its part is in place.
+            let has_part = |p: u32| parts.join(format!("{p:05}.parquet")).exists();
+            match (0..partitions.count()).find(|&p| !partitions.is_present(p) && !has_part(p)) {
+                None => return Ok(partitions),
+                Some(p) => (
+                    Some(partitions.count()),
+                    Some(format!("partition {p} has neither its file of origins nor its fetched part")),
+                ),
+            }
+        }
+        SpillState::Damaged { count, why } => (count, Some(why)),
+        SpillState::Missing => (None, None),
+    };
+    if let Some(why) = damage {
+        let kept = match count {
+            Some(_) => "the robots.txt already fetched are kept",
+            None => "its partition count is lost, so every origin is fetched again",
+        };
+        let message =
+            format!("the origins spilled by the interrupted run are damaged ({why}); reading the input again ({kept})");
+        warn(progress, summary, message);
+        if count.is_none() && parts.exists() {
+            std::fs::remove_dir_all(parts).map_err(|e| BatchError::io(parts, e))?;
+        }
+    }
+    let count = match count {
+        Some(count) => count,
+        None => {
+            let bytes = url_bytes(&config.input, &config.column).map_err(BatchError::input)?;
+            partition_count(bytes, config.partition_bytes, max_partitions())
+        }
+    };
+    Partitions::spill(&config.input, &config.column, config.batch_rows, config.shard, spill, count, progress)
 }
 
 /// Tells the watcher of the run, and records in the summary, something the
