@@ -437,3 +437,33 @@ async fn refresh_robots_reads_an_edited_robots_txt_again() {
     assert_eq!(server.hits("/robots.txt"), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The PDFs of issue 30 that attack the reader itself, each with what
+/// `webcanon fetch` must answer: an outcome (the exit status, and the
+/// error message or warning it names), never a crash of its own.
+fn pdf_bombs() -> Vec<(&'static str, Vec<u8>)> {
+    use webcanon_test::pdf::bombs;
+    vec![
+        ("nested-resources", bombs::nested_resources(4_000)),
+        ("nested-info", bombs::nested_info(4_000)),
+        ("deep-page-tree", bombs::nested_page_tree(100_000)),
+        ("shared-to-unicode", bombs::shared_to_unicode(200, 255)),
+        ("bfrange", bombs::bfrange_expansion(13_000)),
+        ("page-graph", bombs::page_graph(30)),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn issue_30_pdf_bombs_are_outcomes_not_crashes() {
+    let server = TestServer::start().await;
+    let bombs = pdf_bombs();
+    for (name, pdf) in &bombs {
+        server.route(&format!("/{name}.pdf"), Route::bytes(200, "application/pdf", pdf.clone()));
+    }
+    for (name, pdf) in &bombs {
+        let started = std::time::Instant::now();
+        let r = run(fetch_args(&["--no-cache", "--json", &server.url(&format!("/{name}.pdf"))])).await;
+        let took = started.elapsed();
+        eprintln!("{name} ({} KiB): exit {} in {took:?}: {}{}", pdf.len() >> 10, r.code, &r.stdout[..r.stdout.len().min(600)], r.stderr);
+    }
+}

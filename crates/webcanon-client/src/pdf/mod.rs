@@ -32,6 +32,8 @@ mod fonts;
 mod layout;
 mod read;
 mod text;
+mod tree;
+mod worker;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -39,9 +41,14 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use budget::{CHARS_PER_CODE, MAX_FORM_DEPTH, MAX_PAGE_CHARS, MAX_PAGE_CONTENT};
+pub use budget::{CHARS_PER_CODE, CMAP_ENTRY_COST, MAX_CMAP_BYTES, MAX_FORM_DEPTH, MAX_PAGE_CHARS, MAX_PAGE_CONTENT};
 pub use read::MAX_CONTENT_PER_OPENING;
 pub use text::page_marker;
+pub use tree::MAX_PAGE_TREE_DEPTH;
+pub use worker::{
+    DEFAULT_WORKER_MEMORY, MAX_ANSWER, MAX_INFO_FRAME, MAX_INFO_TEXT, MAX_PAGE_FRAME, PdfWorker, REQUEST_MAGIC,
+    WORKER_STACK, run_worker,
+};
 
 /// Caps on one conversion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +148,32 @@ pub enum PdfError {
     /// The reader failed on it (a panic, caught).
     #[error("the PDF reader failed on it")]
     ReaderFailed,
+    /// The worker process reading it died before it had read it, or
+    /// answered out of protocol ([`PdfWorker`]).
+    #[error("the PDF reader {0}")]
+    ReaderDied(ReaderDeath),
+    /// No worker process could be started to read it.
+    #[error("the PDF reader could not be started: {0}")]
+    WorkerUnavailable(String),
+}
+
+/// What a worker process reading a PDF died of.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReaderDeath {
+    /// It reached its address-space limit ([`PdfWorker::memory_limit`]).
+    #[error("ran out of memory")]
+    OutOfMemory,
+    /// It used up its CPU time, or the time limit passed before it had
+    /// opened the document.
+    #[error("ran past its time")]
+    OutOfTime,
+    /// It crashed (a stack overflow, a signal, an exit without an answer).
+    #[error("crashed ({0})")]
+    Crashed(String),
+    /// Its answer broke the protocol (what was wrong with it).
+    #[error("gave an answer out of protocol ({0})")]
+    BadAnswer(String),
 }
 
 /// Whether an answer is a PDF: its media type, or for no type (or a
@@ -156,6 +189,19 @@ pub fn is_pdf(media_type: Option<&str>, body: &[u8]) -> bool {
     }
 }
 
+/// Where the reader puts what it reads, page by page: a [`Progress`] in
+/// this process, the worker's answer frames in a worker.
+pub(crate) trait PageSink {
+    /// The document's metadata, before any page.
+    fn info(&self, info: PdfInfo);
+    /// The next page's text.
+    fn page(&self, text: String);
+    /// The next page, left out for its cost.
+    fn skipped(&self, page: SkippedPage);
+    /// Whether whoever waits has stopped waiting.
+    fn stopped(&self) -> bool;
+}
+
 /// What the reading thread has done so far, shared with whoever waits.
 #[derive(Debug, Default)]
 struct Progress {
@@ -169,12 +215,31 @@ struct Progress {
     stop: AtomicBool,
 }
 
+impl PageSink for Progress {
+    fn info(&self, info: PdfInfo) {
+        *lock(&self.info) = info;
+    }
+
+    fn page(&self, text: String) {
+        lock(&self.pages).push(text);
+    }
+
+    fn skipped(&self, page: SkippedPage) {
+        lock(&self.skipped).push(page);
+        lock(&self.pages).push(String::new());
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Reads `bytes` into `progress`, catching the reader's panics.
-fn read_caught(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
+fn read_caught(bytes: Vec<u8>, limits: &PdfLimits, progress: &dyn PageSink) -> Result<Option<PdfCut>, PdfError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read::read(bytes, limits, progress)))
         .unwrap_or(Err(PdfError::ReaderFailed))
 }
@@ -200,15 +265,29 @@ pub fn pdf_to_markdown(bytes: &[u8], limits: &PdfLimits) -> Result<ConvertedPdf,
     Ok(finish(&progress, cut))
 }
 
-/// Converts a PDF on the blocking pool; past the time limit, the pages
-/// read by then (the reader is told to stop, and stops after the page it
-/// is on).
+/// Converts a PDF in a worker process started by `worker` (see
+/// [`PdfWorker`]): past the time limit the worker is killed and the pages
+/// it sent by then come back; a worker that dies is
+/// [`PdfError::ReaderDied`].
+pub async fn convert_in_worker(worker: &PdfWorker, bytes: Vec<u8>, limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
+    worker::convert_in_worker(worker, bytes, limits).await
+}
+
+/// Converts a PDF on the blocking pool, in this process; past the time
+/// limit, the pages read by then (the reader is told to stop, and stops
+/// after the page it is on, still holding its conversion permit).
+///
+/// The reader's own bounds ([`MAX_PAGE_CHARS`], [`MAX_PAGE_CONTENT`], the
+/// page-tree and nesting caps) hold here, but nothing bounds what a PDF
+/// finds past them: an allocation the reader makes that no cap foresaw
+/// aborts the process, and a page that takes minutes keeps a blocking
+/// thread that long. Serve untrusted PDFs with [`convert_in_worker`].
 pub async fn convert(bytes: Vec<u8>, limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
     let progress = Arc::new(Progress::default());
     let permit = crate::page::conversion_permit().await;
     let shared = progress.clone();
     let reading = tokio::task::spawn_blocking(move || {
-        let outcome = read_caught(bytes, &limits, &shared);
+        let outcome = read_caught(bytes, &limits, &*shared);
         drop(permit);
         outcome
     });
