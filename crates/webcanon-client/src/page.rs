@@ -221,7 +221,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
 async fn convert_pdf(answer: &Answer, agent: &str, worker: Option<&PdfWorker>) -> Result<Page, FetchError> {
     let limits = PdfLimits::default();
     let converted = match worker {
-        Some(worker) => crate::pdf::convert_in_worker(worker, answer.body.clone(), limits).await,
+        Some(worker) => crate::pdf::convert_in_worker(worker, &answer.body, limits).await,
         None => crate::pdf::convert(answer.body.clone(), limits).await,
     };
     let converted = converted

@@ -269,7 +269,7 @@ pub fn pdf_to_markdown(bytes: &[u8], limits: &PdfLimits) -> Result<ConvertedPdf,
 /// [`PdfWorker`]): past the time limit the worker is killed and the pages
 /// it sent by then come back; a worker that dies is
 /// [`PdfError::ReaderDied`].
-pub async fn convert_in_worker(worker: &PdfWorker, bytes: Vec<u8>, limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
+pub async fn convert_in_worker(worker: &PdfWorker, bytes: &[u8], limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
     worker::convert_in_worker(worker, bytes, limits).await
 }
 

@@ -22,7 +22,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// Converts `bytes` in a worker started by `worker`, within `limits`.
 pub(in crate::pdf) async fn convert_in_worker(
     worker: &PdfWorker,
-    bytes: Vec<u8>,
+    bytes: &[u8],
     limits: PdfLimits,
 ) -> Result<ConvertedPdf, PdfError> {
     let permit = crate::page::conversion_permit().await;
@@ -39,7 +39,7 @@ pub(in crate::pdf) async fn convert_in_worker(
     let exchange = async {
         let sent = async {
             stdin.write_all(&head).await?;
-            stdin.write_all(&bytes).await?;
+            stdin.write_all(bytes).await?;
             stdin.flush().await
         };
         if sent.await.is_err() {
