@@ -224,8 +224,7 @@ async fn convert_pdf(answer: &Answer, agent: &str, worker: Option<&PdfWorker>) -
         Some(worker) => crate::pdf::convert_in_worker(worker, &answer.body, limits).await,
         None => crate::pdf::convert(answer.body.clone(), limits).await,
     };
-    let converted = converted
-        .map_err(|e| FetchError::Pdf { url: answer.url.to_string(), message: e.to_string() })?;
+    let converted = converted.map_err(|e| FetchError::Pdf { url: answer.url.to_string(), message: e.to_string() })?;
     let mut warnings = header_warnings(answer, agent);
     warnings.extend(pdf_warnings(&converted, &limits));
     Ok(dedupe(Page {

@@ -402,7 +402,8 @@ impl Client {
         if answer.status >= 400 {
             return Err(FetchError::Status { url: answer.url.to_string(), status: answer.status }.into());
         }
-        let mut page = page::convert(&answer, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
+        let mut page =
+            page::convert(&answer, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
         if hints && alternatives.is_empty() {
             if page::is_markdown(&answer) && answer.header("content-type").is_some_and(|t| t.contains("markdown")) {
                 alternatives.push(Alternative {
@@ -417,7 +418,9 @@ impl Client {
                 let (outcome, alternative) = self.try_candidate(&candidate).await;
                 alternatives.push(outcome);
                 if let Some(Taken { answer: md, redirects: md_redirects, warnings: md_warnings }) = alternative {
-                    let md_page = page::convert(&md, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
+                    let md_page = page::convert(&md, &self.inner.agent, self.inner.pdf_worker.as_deref())
+                        .await
+                        .map_err(Error::Fetch)?;
                     merge_warnings(&mut warnings, md_warnings);
                     // The HTML page's own signals (meta robots, headers) still
                     // describe this content.
@@ -531,7 +534,8 @@ impl Client {
             body: html.into_bytes(),
             truncated: false,
         };
-        let page = page::convert(&dom, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
+        let page =
+            page::convert(&dom, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
         Ok((outcome.report, Some(page), outcome.warnings))
     }
 

@@ -27,7 +27,8 @@ pub(in crate::pdf) async fn convert_in_worker(
 ) -> Result<ConvertedPdf, PdfError> {
     let permit = crate::page::conversion_permit().await;
     let mut child = worker.command().spawn().map_err(|e| PdfError::WorkerUnavailable(e.to_string()))?;
-    let (Some(mut stdin), Some(mut stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    let (Some(mut stdin), Some(mut stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         return Err(PdfError::WorkerUnavailable("its standard streams are not piped".into()));
     };
@@ -42,9 +43,9 @@ pub(in crate::pdf) async fn convert_in_worker(
             stdin.write_all(bytes).await?;
             stdin.flush().await
         };
-        if sent.await.is_err() {
-            return Err(AnswerError::Ended);
-        }
+        // A worker that stops reading has died or answered early: what it
+        // wrote says which.
+        let _ = sent.await;
         read_answer(&mut stdout, &progress).await
     };
     let answer = tokio::time::timeout(limits.time_limit, exchange).await;

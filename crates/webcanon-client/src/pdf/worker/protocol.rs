@@ -265,7 +265,9 @@ pub(super) async fn read_answer(input: &mut (impl AsyncRead + Unpin), sink: &Pro
             }
             PAGE => sink.page(String::from_utf8(payload).map_err(|_| garbled("a page's text"))?),
             SKIPPED => {
-                let [n0, n1, n2, n3, n4, n5, n6, n7, over] = payload[..] else { return Err(garbled("a page left out")) };
+                let [n0, n1, n2, n3, n4, n5, n6, n7, over] = payload[..] else {
+                    return Err(garbled("a page left out"));
+                };
                 let over = match over {
                     b'C' => PageCap::Characters,
                     b'B' => PageCap::Content,
@@ -350,7 +352,10 @@ mod tests {
         let mut bytes = request_head(&limits, 1 << 20, 5);
         bytes.extend_from_slice(b"%PDF-");
         let request = read_request(&mut bytes.as_slice()).unwrap();
-        assert_eq!((request.limits, request.memory_limit, request.document.as_slice()), (limits, 1 << 20, &b"%PDF-"[..]));
+        assert_eq!(
+            (request.limits, request.memory_limit, request.document.as_slice()),
+            (limits, 1 << 20, &b"%PDF-"[..])
+        );
         let mut over = request_head(&limits, 4, 5);
         over.extend_from_slice(b"%PDF-");
         assert!(read_request(&mut over.as_slice()).is_err());
