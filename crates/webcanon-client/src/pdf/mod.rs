@@ -15,6 +15,9 @@
 //! | not readable (broken, truncated past repair) | [`PdfError::Broken`] |
 //! | no pages | [`PdfError::NoPages`] |
 //! | the reader panics | [`PdfError::ReaderFailed`] (the panic is caught) |
+//! | a page tree that lists a node twice, or is more than [`MAX_PAGE_TREE_DEPTH`] deep | [`PdfError::Broken`], before the reader walks it |
+//! | a page whose fonts' `/ToUnicode` CMaps cost more than [`MAX_PAGE_CONTENT`] ([`CMAP_ENTRY_COST`] a code a `bfrange` maps) | that page is not read, [`ConvertedPdf::skipped`] |
+//! | in a worker ([`convert_in_worker`]): the reader runs out of memory, past its CPU time, overflows its stack or crashes | [`PdfError::ReaderDied`], this process untouched |
 //! | pages without any text (scanned) | empty content, [`ConvertedPdf::no_text_layer`] |
 //!
 //! Memory: a page is read only once its budget has bounded what it can
@@ -23,9 +26,12 @@
 //! reader's caches, once the pages read have handed it
 //! [`MAX_CONTENT_PER_OPENING`] bytes of content.
 //!
-//! [`convert`] runs the reader on the blocking pool and stops waiting at
-//! the time limit; [`pdf_to_markdown`] is the same work on the caller's
-//! thread (the fuzz target and the benchmark call it).
+//! [`convert_in_worker`] runs the reader in a worker process (the
+//! [`worker`] module: limits, protocol), which every face of webcanon
+//! uses; [`convert`] runs it on the blocking pool of this process and
+//! stops waiting at the time limit; [`pdf_to_markdown`] is the same work
+//! on the caller's thread (the worker, the fuzz target and the benchmark
+//! call it).
 
 mod budget;
 mod fonts;
@@ -33,7 +39,7 @@ mod layout;
 mod read;
 mod text;
 mod tree;
-mod worker;
+pub mod worker;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

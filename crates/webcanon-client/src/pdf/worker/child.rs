@@ -40,11 +40,15 @@ pub fn run_worker() -> u8 {
     }
     // The parent holds standard input open until it has the answer: its
     // end means the parent is gone, or done.
-    std::thread::spawn(move || {
+    let watching = std::thread::Builder::new().name("pdf-worker-stdin".into()).spawn(move || {
         let mut rest = [0; 64];
         while matches!(input.read(&mut rest), Ok(n) if n > 0) {}
         std::process::exit(EXIT_PARENT_GONE);
     });
+    if let Err(e) = watching {
+        eprintln!("webcanon pdf worker: cannot start: {e}");
+        return EXIT_BAD_REQUEST;
+    }
     let reading = std::thread::Builder::new().name("pdf-worker".into()).stack_size(WORKER_STACK).spawn(move || {
         let writer = FrameWriter::new(BufWriter::new(io::stdout()));
         let outcome = crate::pdf::read_caught(request.document, &request.limits, &writer);
