@@ -10,6 +10,7 @@ use clap::Args;
 use webcanon_client::ClientBuilder;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson};
 use webcanon_client::options::{CacheChoice, ClientOptions};
+use webcanon_client::pdf::PdfWorker;
 use webcanon_client::ssrf::{SsrfError, SsrfReason};
 use webcanon_core::policy::{RobotsMode, Verdict};
 
@@ -98,12 +99,16 @@ pub struct ClientArgs {
 }
 
 impl ClientArgs {
-    /// A client builder configured from these options.
+    /// A client builder configured from these options; PDFs are read in
+    /// worker processes of this executable.
     pub fn builder(&self) -> Result<ClientBuilder, CliError> {
         if let Some(key) = &self.sign_key {
             warn_if_exposed(key);
         }
-        self.options().builder().map_err(|e| CliError::usage(e.message(&format!("--{}", e.option.replace('_', "-")))))
+        let worker = PdfWorker::current_exe()
+            .map_err(|e| CliError::usage(format!("cannot find this executable to read PDFs with: {e}")))?;
+        let options = ClientOptions { pdf_worker: Some(worker), ..self.options() };
+        options.builder().map_err(|e| CliError::usage(e.message(&format!("--{}", e.option.replace('_', "-")))))
     }
 
     /// The flags as the client's one options type (checked by its builder).

@@ -119,6 +119,12 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
+    // A PDF worker (`ClientArgs` names this executable as every client's):
+    // before the command line is parsed, so it is in no help, completion
+    // or manual page, and before any thread or runtime starts.
+    if std::env::args_os().nth(1).is_some_and(|arg| arg == webcanon_client::pdf::PdfWorker::CLI_ARGUMENT) {
+        return ExitCode::from(webcanon_client::pdf::run_worker());
+    }
     let color = output::color_from_args(std::env::args_os());
     let matches = command().color(color).get_matches();
     let json = asks_for_json(&matches);

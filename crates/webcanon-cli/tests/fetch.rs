@@ -437,3 +437,36 @@ async fn refresh_robots_reads_an_edited_robots_txt_again() {
     assert_eq!(server.hits("/robots.txt"), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 30: the PDFs that attack the reader itself, each with the
+/// outcome `webcanon fetch` must give (an exit status and what the JSON
+/// names), in seconds. Before PDFs were read in a worker and the page
+/// tree and fonts were bounded, the first three aborted the process
+/// (stack overflow), the fonts took gigabytes, and the `bfrange` lines and
+/// the page graph ran for minutes past the 10 s limit.
+#[tokio::test(flavor = "multi_thread")]
+async fn issue_30_pdf_bombs_are_outcomes_not_crashes() {
+    use webcanon_test::pdf::bombs;
+    let skipped = "page 1 has more than 64 MiB of decoded content; its text is left out";
+    let cases: [(&str, Vec<u8>, i32, &str); 7] = [
+        ("nested-resources", bombs::nested_resources(4_000), 0, "Bombed."),
+        ("nested-info", bombs::nested_info(4_000), 0, "Bombed."),
+        ("deep-page-tree", bombs::nested_page_tree(100_000), 5, "its page tree is nested deeper than 64"),
+        ("eight-fonts", bombs::shared_to_unicode(8, 255), 0, skipped),
+        ("two-hundred-fonts", bombs::shared_to_unicode(200, 255), 0, skipped),
+        ("bfrange", bombs::bfrange_expansion(13_000), 0, skipped),
+        ("page-graph", bombs::page_graph(30), 5, "its page tree lists object 5 more than once"),
+    ];
+    let server = TestServer::start().await;
+    for (name, pdf, _, _) in &cases {
+        server.route(&format!("/{name}.pdf"), Route::bytes(200, "application/pdf", pdf.clone()));
+    }
+    for (name, _, code, expected) in &cases {
+        let started = std::time::Instant::now();
+        let r = run(fetch_args(&["--no-cache", "--json", &server.url(&format!("/{name}.pdf"))])).await;
+        let took = started.elapsed();
+        assert_eq!(r.code, *code, "{name}: {}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains(expected), "{name}: {}", r.stdout);
+        assert!(took < Duration::from_secs(8), "{name} took {took:?}");
+    }
+}

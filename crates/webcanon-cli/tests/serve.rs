@@ -414,3 +414,80 @@ fn mcp_request_bodies_over_1_mib_are_refused_unread() {
     let listed = mcp_post(&addr, r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#, Some(&session));
     assert!(listed.contains("check_url"), "{listed}");
 }
+
+/// Issue 30: four requests at once of each PDF that attacks the reader
+/// (objects nested 4,000 deep, a page tree 100,000 deep or a graph of
+/// 2^30 leaves, fonts sharing a ToUnicode stream of 255 MiB, `bfrange`
+/// lines of 10,001 codes each), twice over, with a plain HTML fetch among
+/// them: each is answered, the page within seconds, `serve` stays up and
+/// under the README's ceiling, and the second round leaves it within
+/// 64 MiB of the first (nothing of a PDF is kept). PDFs are read in worker
+/// processes, whose memory is theirs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue_30_pdf_bombs_neither_take_down_nor_bloat_serve() {
+    use webcanon_test::pdf::bombs;
+    const CEILING_MIB: u64 = 256;
+    let site = TestServer::start().await;
+    let pdfs = [
+        ("nested-resources", bombs::nested_resources(4_000)),
+        ("nested-info", bombs::nested_info(4_000)),
+        ("deep-page-tree", bombs::nested_page_tree(100_000)),
+        ("page-graph", bombs::page_graph(30)),
+        ("eight-fonts", bombs::shared_to_unicode(8, 255)),
+        ("two-hundred-fonts", bombs::shared_to_unicode(200, 255)),
+        ("bfrange", bombs::bfrange_expansion(13_000)),
+    ];
+    for (name, pdf) in &pdfs {
+        site.route(&format!("/{name}.pdf"), Route::bytes(200, "application/pdf", pdf.clone()));
+    }
+    site.route("/page", Route::html(200, "<html><body><p>A plain page among the PDFs.</p></body></html>"));
+    let base = site.url("");
+    let (served, addr, _stderr) = spawn_serve(&["--allow-private", "127.0.0.0/8", "--no-cache", "--timeout", "30"]);
+    let pid = served.child.id();
+    let names: Vec<&'static str> = pdfs.iter().map(|(name, _)| *name).collect();
+    let round = move || {
+        let started = Instant::now();
+        let mut requests = Vec::new();
+        for name in names.iter().cycle().take(4 * names.len()) {
+            let (addr, body) = (addr.clone(), format!(r#"{{"url":"{base}/{name}.pdf"}}"#));
+            requests.push((*name, std::thread::spawn(move || request(&addr, "POST", "/v1/fetch", &body))));
+        }
+        // The page, once the PDFs are all in.
+        std::thread::sleep(Duration::from_millis(200));
+        let asked = Instant::now();
+        let (status, page) = request(&addr, "POST", "/v1/fetch", &format!(r#"{{"url":"{base}/page"}}"#));
+        let page_took = asked.elapsed();
+        assert_eq!(status, 200, "{page}");
+        assert!(page.contains("A plain page among the PDFs."), "{page}");
+        assert!(page_took < Duration::from_secs(15), "the page took {page_took:?}");
+        for (name, answer) in requests {
+            let (status, body) = answer.join().unwrap();
+            assert!(matches!(status, 200 | 502), "{name}: {status} {body}");
+            let expected = match name {
+                "deep-page-tree" => "its page tree is nested deeper than 64",
+                "page-graph" => "its page tree lists object 5 more than once",
+                "eight-fonts" | "two-hundred-fonts" | "bfrange" => "has more than 64 MiB of decoded content",
+                _ => "Bombed.",
+            };
+            assert!(body.contains(expected), "{name}: {body}");
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        let rss = memory_kib(pid, "VmRSS");
+        eprintln!("a round in {:?}, the page in {page_took:?}; serve RSS {} MiB after", started.elapsed(), rss >> 10);
+        rss
+    };
+    let drive = std::thread::spawn(move || {
+        let before = memory_kib(pid, "VmRSS");
+        let first = round();
+        let second = round();
+        (before, first, second, memory_kib(pid, "VmHWM"))
+    });
+    let (before, first, second, peak) = tokio::task::spawn_blocking(move || drive.join().unwrap()).await.unwrap();
+    eprintln!("serve RSS {} MiB before, peak {} MiB", before >> 10, peak >> 10);
+    assert!(second > 0, "serve is gone");
+    assert!(peak >> 10 < CEILING_MIB, "peak {} MiB over the {CEILING_MIB} MiB ceiling", peak >> 10);
+    // The allocator's own retention of 10 MiB bodies moves by a few MiB
+    // a round; a PDF's decoded fonts kept (the reader's process-wide
+    // cache) grew it by gigabytes.
+    assert!(second < first + (64 << 10), "serve grew from {} to {} MiB", first >> 10, second >> 10);
+}

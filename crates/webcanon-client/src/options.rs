@@ -11,6 +11,7 @@ use webcanon_core::policy::RobotsMode;
 use crate::browser::RenderMode;
 use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT};
 use crate::markdown::ContentShape;
+use crate::pdf::PdfWorker;
 use crate::ssrf::{ResolveOverride, SsrfPolicy};
 
 /// The longest timeout, interval or delay accepted, in seconds (a day).
@@ -80,6 +81,9 @@ pub struct ClientOptions {
     /// Whether robots.txt outcomes cached before the client started are
     /// read again (each origin once, then cached as usual).
     pub refresh_robots: bool,
+    /// The worker process PDFs are read in (see [`PdfWorker`]); none reads
+    /// them in this process, within the reader's own bounds only.
+    pub pdf_worker: Option<PdfWorker>,
 }
 
 impl Default for ClientOptions {
@@ -105,6 +109,7 @@ impl Default for ClientOptions {
             render: RenderMode::Off,
             chromium: None,
             refresh_robots: false,
+            pdf_worker: None,
         }
     }
 }
@@ -234,6 +239,9 @@ impl ClientOptions {
                 return Err(OptionError::new("chromium", " must name the Chromium executable, not be empty".into()));
             }
             builder = builder.chromium(path);
+        }
+        if let Some(worker) = &self.pdf_worker {
+            builder = builder.pdf_worker(worker.clone());
         }
         Ok(builder)
     }

@@ -11,7 +11,7 @@ use url::Url;
 use crate::error::FetchError;
 use crate::http::Answer;
 use crate::markdown::{HtmlLimits, html_to_markdown};
-use crate::pdf::{ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfLimits, SkippedPage};
+use crate::pdf::{ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfLimits, PdfWorker, SkippedPage};
 use crate::warning::{Warning, WarningCode, WarningSource};
 
 /// What the client asks for when it takes no hints: HTML or Markdown,
@@ -149,12 +149,13 @@ async fn convert_html_with(
     }
 }
 
-/// Converts an answer for `agent`.
-pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
+/// Converts an answer for `agent`, a PDF in a worker process when there is
+/// one.
+pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&PdfWorker>) -> Result<Page, FetchError> {
     let content_type = answer.header("content-type");
     let essence = essence(content_type);
     if crate::pdf::is_pdf(essence.as_deref(), &answer.body) {
-        return convert_pdf(answer, agent).await;
+        return convert_pdf(answer, agent, pdf_worker).await;
     }
     let kind = kind_of(essence.as_deref(), &answer.body).ok_or_else(|| FetchError::UnsupportedContent {
         url: answer.url.to_string(),
@@ -217,11 +218,13 @@ pub(crate) async fn convert(answer: &Answer, agent: &str) -> Result<Page, FetchE
 /// A PDF answer: its text on the blocking pool within [`PdfLimits`], the
 /// usage signals its headers carry (`X-Robots-Tag` is the only one a PDF
 /// can), and a warning when it was cut or has no text layer.
-async fn convert_pdf(answer: &Answer, agent: &str) -> Result<Page, FetchError> {
+async fn convert_pdf(answer: &Answer, agent: &str, worker: Option<&PdfWorker>) -> Result<Page, FetchError> {
     let limits = PdfLimits::default();
-    let converted = crate::pdf::convert(answer.body.clone(), limits)
-        .await
-        .map_err(|e| FetchError::Pdf { url: answer.url.to_string(), message: e.to_string() })?;
+    let converted = match worker {
+        Some(worker) => crate::pdf::convert_in_worker(worker, &answer.body, limits).await,
+        None => crate::pdf::convert(answer.body.clone(), limits).await,
+    };
+    let converted = converted.map_err(|e| FetchError::Pdf { url: answer.url.to_string(), message: e.to_string() })?;
     let mut warnings = header_warnings(answer, agent);
     warnings.extend(pdf_warnings(&converted, &limits));
     Ok(dedupe(Page {

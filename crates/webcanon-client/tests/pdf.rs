@@ -10,11 +10,14 @@ use std::time::{Duration, Instant};
 
 use webcanon_client::error::{Error, FetchError};
 use webcanon_client::markdown::{ContentFormat, ContentShape};
-use webcanon_client::pdf::{MAX_PAGE_CHARS, PageCap, PdfCut, PdfError, PdfLimits, convert, pdf_to_markdown};
+use webcanon_client::pdf::{
+    MAX_PAGE_CHARS, PageCap, PdfCut, PdfError, PdfLimits, PdfWorker, ReaderDeath, SkippedPage, convert,
+    convert_in_worker, pdf_to_markdown,
+};
 use webcanon_client::ssrf::SsrfPolicy;
 use webcanon_client::{CacheSetting, Client, FetchOptions};
 use webcanon_test::memory::peak_kib;
-use webcanon_test::pdf::{PdfSpec, characters};
+use webcanon_test::pdf::{PdfSpec, bombs, characters};
 use webcanon_test::{Route, TestServer};
 
 fn report() -> Vec<u8> {
@@ -425,4 +428,85 @@ fn pdf_conversions_stay_within_the_stated_memory_ceiling() {
         eprintln!("{case}: peak grew by {} KiB for a {} KiB PDF", grown >> 10, size >> 10);
         assert!(grown <= (320 << 20) + 2 * size, "{case}: peak grew by {} MiB", grown >> 20);
     }
+}
+
+/// Issue 30: page trees the reader would walk without end (a graph of
+/// 2^30 leaves in 3 KB took 25 minutes) or by deep recursion are refused
+/// before it walks them.
+#[test]
+fn issue_30_page_trees_that_are_graphs_or_too_deep_are_refused_unwalked() {
+    let started = Instant::now();
+    let graph = pdf_to_markdown(&bombs::page_graph(30), &PdfLimits::default());
+    assert_eq!(graph.unwrap_err(), PdfError::Broken("its page tree lists object 5 more than once".into()));
+    let deep = pdf_to_markdown(&bombs::nested_page_tree(1_000), &PdfLimits::default());
+    assert_eq!(deep.unwrap_err(), PdfError::Broken("its page tree is nested deeper than 64".into()));
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
+/// Issue 30: fonts that share one ToUnicode stream inflating to 255 MiB
+/// (each font decoded it again: gigabytes for eight), and `bfrange` lines
+/// of 10,001 codes each (1.8 GB and 20 s for 15 KB), count against the
+/// page's content cap: the page is left out, unread.
+#[test]
+fn issue_30_fonts_whose_cmaps_cost_more_than_the_page_cap_are_left_out() {
+    let left_out = [SkippedPage { page: 1, over: PageCap::Content }];
+    for (name, pdf) in [
+        ("eight fonts", bombs::shared_to_unicode(8, 255)),
+        ("two hundred fonts", bombs::shared_to_unicode(200, 255)),
+        ("bfrange", bombs::bfrange_expansion(13_000)),
+        ("bfrange, 700 lines", bombs::bfrange_expansion(700)),
+    ] {
+        let started = Instant::now();
+        let converted = pdf_to_markdown(&pdf, &PdfLimits::default()).unwrap();
+        assert_eq!(converted.skipped, left_out, "{name}");
+        assert!(started.elapsed() < Duration::from_secs(8), "{name}: {:?}", started.elapsed());
+    }
+    // Within the cap: read.
+    let converted = pdf_to_markdown(&bombs::shared_to_unicode(2, 1), &PdfLimits::default()).unwrap();
+    assert_eq!(converted.skipped, []);
+    let converted = pdf_to_markdown(&bombs::bfrange_expansion(50), &PdfLimits::default()).unwrap();
+    assert_eq!(converted.skipped, []);
+}
+
+/// A worker played by the shell, running `script`.
+fn shell_worker(script: &str) -> PdfWorker {
+    PdfWorker::new("/bin/sh").arg("-c").arg(script)
+}
+
+/// Issue 30: whatever a worker does (dies by a signal, runs out of
+/// memory, writes garbage, stalls, is not there), the conversion ends in
+/// an outcome by its time limit; a worker that stalls is killed at the
+/// limit and the pages it sent come back.
+#[tokio::test]
+async fn issue_30_workers_that_die_misbehave_or_stall_are_outcomes() {
+    let pdf = report();
+    let limits = PdfLimits { time_limit: Duration::from_secs(2), ..PdfLimits::default() };
+    let died = |death| PdfError::ReaderDied(death);
+    let cases = [
+        ("printf Zgarbage", died(ReaderDeath::BadAnswer("a frame of kind 90 where it cannot be".into()))),
+        ("kill -SEGV $$", died(ReaderDeath::Crashed("signal 11".into()))),
+        ("echo 'memory allocation of 1073741824 bytes failed' >&2; kill -ABRT $$", died(ReaderDeath::OutOfMemory)),
+        (
+            "echo \"thread 'pdf-worker' has overflowed its stack\" >&2; kill -ABRT $$",
+            died(ReaderDeath::Crashed("a stack overflow".into())),
+        ),
+        ("exit 0", died(ReaderDeath::Crashed("exit status 0".into()))),
+        ("kill -XCPU $$", died(ReaderDeath::OutOfTime)),
+        ("exec sleep 30", died(ReaderDeath::OutOfTime)),
+    ];
+    for (script, expected) in cases {
+        let started = Instant::now();
+        let outcome = convert_in_worker(&shell_worker(script), &pdf, limits).await;
+        assert_eq!(outcome.unwrap_err(), expected, "{script}");
+        assert!(started.elapsed() < Duration::from_secs(4), "{script}: {:?}", started.elapsed());
+    }
+    let missing = convert_in_worker(&PdfWorker::new("/nonexistent/pdf-worker"), &pdf, limits).await;
+    assert!(matches!(missing, Err(PdfError::WorkerUnavailable(_))), "{missing:?}");
+    // The metadata and one page of three, then a stall.
+    let stalls = r#"printf 'I&\000\000\000{"title":null,"author":null,"pages":3}P\003\000\000\000one'; exec sleep 30"#;
+    let started = Instant::now();
+    let converted = convert_in_worker(&shell_worker(stalls), &pdf, limits).await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert_eq!(converted.cut, Some(PdfCut::Time));
+    assert_eq!((converted.info.pages, converted.info.pages_read, converted.markdown.as_str()), (3, 1, "one"));
 }

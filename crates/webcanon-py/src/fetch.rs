@@ -9,6 +9,7 @@ use webcanon_batch::origin::origin_of;
 use webcanon_batch::snapshot;
 use webcanon_client::markdown::ContentShape;
 use webcanon_client::options::{CacheChoice, ClientOptions};
+use webcanon_client::pdf::PdfWorker;
 use webcanon_client::{DEFAULT_AGENT, DEFAULT_MAX_BYTES};
 
 use crate::batch::{Snapshot, parse_mode};
@@ -16,7 +17,30 @@ use crate::errors::{client_error, usage_error};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Client>()?;
+    m.add_function(wrap_pyfunction!(run_pdf_worker, m)?)?;
     Ok(())
+}
+
+/// The module that runs this interpreter as a PDF worker
+/// (`python -m webcanon._pdf_worker`).
+const PDF_WORKER_MODULE: &str = "webcanon._pdf_worker";
+
+/// Runs this process as the worker a client reads a PDF in (one request on
+/// standard input, the pages on standard output); the exit status.
+/// `python -m webcanon._pdf_worker` calls it.
+#[pyfunction]
+fn run_pdf_worker(py: Python<'_>) -> u8 {
+    py.detach(webcanon_client::pdf::run_worker)
+}
+
+/// The worker PDFs are read in: this interpreter running
+/// [`PDF_WORKER_MODULE`]; none (PDFs read in this process) for an
+/// interpreter that does not know its own executable (an embedded one).
+fn pdf_worker(py: Python<'_>) -> PyResult<Option<PdfWorker>> {
+    let executable: Option<PathBuf> = py.import("sys")?.getattr("executable")?.extract()?;
+    Ok(executable
+        .filter(|path| !path.as_os_str().is_empty())
+        .map(|python| PdfWorker::new(python).arg("-m").arg(PDF_WORKER_MODULE)))
 }
 
 /// A client that loads robots.txt before every fetch (llms.txt candidates
@@ -143,6 +167,7 @@ impl Client {
             render,
             chromium,
             refresh_robots,
+            pdf_worker: pdf_worker(py)?,
         };
         // The client's options type checks them all; Python names them as given.
         let builder = options.builder().map_err(|e| usage_error(py, e.message(e.option)))?;

@@ -12,6 +12,8 @@
 use std::fmt::Write;
 use std::io::Write as _;
 
+pub mod bombs;
+
 /// What the PDF holds.
 #[derive(Debug, Clone, Default)]
 pub struct PdfSpec {

@@ -17,6 +17,7 @@ use crate::http::{Http, Pacing};
 use crate::llms_hint::LlmsCache;
 use crate::markdown::ContentShape;
 use crate::pacing::{Pacer, PacingConfig};
+use crate::pdf::PdfWorker;
 use crate::robots_cache::{RobotsCache, RobotsCacheConfig};
 use crate::ssrf::{NameLookup, SsrfGuard, SsrfPolicy};
 use crate::store::{MemoryStore, RobotsStore, SqliteStore};
@@ -109,6 +110,7 @@ pub struct ClientBuilder {
     render: RenderMode,
     chromium: Option<PathBuf>,
     render_limits: RenderLimits,
+    pdf_worker: Option<PdfWorker>,
 }
 
 /// Whether and how the client signs its requests.
@@ -147,6 +149,7 @@ impl Default for ClientBuilder {
             render: RenderMode::Off,
             chromium: None,
             render_limits: RenderLimits::default(),
+            pdf_worker: None,
         }
     }
 }
@@ -336,6 +339,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Reads PDFs in worker processes started by `worker`, each under an
+    /// address-space, CPU-time and stack limit, so that no PDF can crash
+    /// or bloat this process (see [`PdfWorker`]). Without one, PDFs are
+    /// read in this process, within the reader's own bounds only
+    /// ([`crate::pdf::convert`] says what they leave open).
+    pub fn pdf_worker(mut self, worker: PdfWorker) -> Self {
+        self.pdf_worker = Some(worker);
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<Client, BuildError> {
         let no_cache = matches!(self.cache, CacheSetting::None);
@@ -415,6 +428,7 @@ impl ClientBuilder {
                 max_bytes: self.max_bytes,
                 max_redirects: self.max_redirects,
                 auth_disallows: self.auth_disallows,
+                pdf_worker: self.pdf_worker.map(Arc::new),
             }),
         })
     }

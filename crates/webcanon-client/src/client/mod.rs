@@ -58,6 +58,8 @@ struct Inner {
     max_bytes: usize,
     max_redirects: usize,
     auth_disallows: bool,
+    /// Where PDFs are read: a worker process, or this one.
+    pdf_worker: Option<Arc<crate::pdf::PdfWorker>>,
 }
 
 /// Adds `more` to `warnings`, leaving out those already there.
@@ -136,6 +138,7 @@ impl Client {
                 max_bytes: inner.max_bytes,
                 max_redirects: inner.max_redirects,
                 auth_disallows: inner.auth_disallows,
+                pdf_worker: inner.pdf_worker.clone(),
             }),
         })
     }
@@ -160,6 +163,7 @@ impl Client {
                 max_bytes: options.max_bytes,
                 max_redirects: inner.max_redirects,
                 auth_disallows: inner.auth_disallows,
+                pdf_worker: inner.pdf_worker.clone(),
             }),
         }
     }
@@ -398,7 +402,8 @@ impl Client {
         if answer.status >= 400 {
             return Err(FetchError::Status { url: answer.url.to_string(), status: answer.status }.into());
         }
-        let mut page = page::convert(&answer, &self.inner.agent).await.map_err(Error::Fetch)?;
+        let mut page =
+            page::convert(&answer, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
         if hints && alternatives.is_empty() {
             if page::is_markdown(&answer) && answer.header("content-type").is_some_and(|t| t.contains("markdown")) {
                 alternatives.push(Alternative {
@@ -413,7 +418,9 @@ impl Client {
                 let (outcome, alternative) = self.try_candidate(&candidate).await;
                 alternatives.push(outcome);
                 if let Some(Taken { answer: md, redirects: md_redirects, warnings: md_warnings }) = alternative {
-                    let md_page = page::convert(&md, &self.inner.agent).await.map_err(Error::Fetch)?;
+                    let md_page = page::convert(&md, &self.inner.agent, self.inner.pdf_worker.as_deref())
+                        .await
+                        .map_err(Error::Fetch)?;
                     merge_warnings(&mut warnings, md_warnings);
                     // The HTML page's own signals (meta robots, headers) still
                     // describe this content.
@@ -527,7 +534,8 @@ impl Client {
             body: html.into_bytes(),
             truncated: false,
         };
-        let page = page::convert(&dom, &self.inner.agent).await.map_err(Error::Fetch)?;
+        let page =
+            page::convert(&dom, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
         Ok((outcome.report, Some(page), outcome.warnings))
     }
 

@@ -15,6 +15,9 @@
 //! | not readable (broken, truncated past repair) | [`PdfError::Broken`] |
 //! | no pages | [`PdfError::NoPages`] |
 //! | the reader panics | [`PdfError::ReaderFailed`] (the panic is caught) |
+//! | a page tree that lists a node twice, or is more than [`MAX_PAGE_TREE_DEPTH`] deep | [`PdfError::Broken`], before the reader walks it |
+//! | a page whose fonts' `/ToUnicode` CMaps cost more than [`MAX_PAGE_CONTENT`] ([`CMAP_ENTRY_COST`] a code a `bfrange` maps) | that page is not read, [`ConvertedPdf::skipped`] |
+//! | in a worker ([`convert_in_worker`]): the reader runs out of memory, past its CPU time, overflows its stack or crashes | [`PdfError::ReaderDied`], this process untouched |
 //! | pages without any text (scanned) | empty content, [`ConvertedPdf::no_text_layer`] |
 //!
 //! Memory: a page is read only once its budget has bounded what it can
@@ -23,15 +26,20 @@
 //! reader's caches, once the pages read have handed it
 //! [`MAX_CONTENT_PER_OPENING`] bytes of content.
 //!
-//! [`convert`] runs the reader on the blocking pool and stops waiting at
-//! the time limit; [`pdf_to_markdown`] is the same work on the caller's
-//! thread (the fuzz target and the benchmark call it).
+//! [`convert_in_worker`] runs the reader in a worker process (the
+//! [`worker`] module: limits, protocol), which every face of webcanon
+//! uses; [`convert`] runs it on the blocking pool of this process and
+//! stops waiting at the time limit; [`pdf_to_markdown`] is the same work
+//! on the caller's thread (the worker, the fuzz target and the benchmark
+//! call it).
 
 mod budget;
 mod fonts;
 mod layout;
 mod read;
 mod text;
+mod tree;
+pub mod worker;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -39,9 +47,14 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use budget::{CHARS_PER_CODE, MAX_FORM_DEPTH, MAX_PAGE_CHARS, MAX_PAGE_CONTENT};
+pub use budget::{CHARS_PER_CODE, CMAP_ENTRY_COST, MAX_CMAP_BYTES, MAX_FORM_DEPTH, MAX_PAGE_CHARS, MAX_PAGE_CONTENT};
 pub use read::MAX_CONTENT_PER_OPENING;
 pub use text::page_marker;
+pub use tree::MAX_PAGE_TREE_DEPTH;
+pub use worker::{
+    DEFAULT_WORKER_MEMORY, MAX_ANSWER, MAX_INFO_FRAME, MAX_INFO_TEXT, MAX_PAGE_FRAME, PdfWorker, REQUEST_MAGIC,
+    WORKER_STACK, run_worker,
+};
 
 /// Caps on one conversion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +154,32 @@ pub enum PdfError {
     /// The reader failed on it (a panic, caught).
     #[error("the PDF reader failed on it")]
     ReaderFailed,
+    /// The worker process reading it died before it had read it, or
+    /// answered out of protocol ([`PdfWorker`]).
+    #[error("the PDF reader {0}")]
+    ReaderDied(ReaderDeath),
+    /// No worker process could be started to read it.
+    #[error("the PDF reader could not be started: {0}")]
+    WorkerUnavailable(String),
+}
+
+/// What a worker process reading a PDF died of.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReaderDeath {
+    /// It reached its address-space limit ([`PdfWorker::memory_limit`]).
+    #[error("ran out of memory")]
+    OutOfMemory,
+    /// It used up its CPU time, or the time limit passed before it had
+    /// opened the document.
+    #[error("ran past its time")]
+    OutOfTime,
+    /// It crashed (a stack overflow, a signal, an exit without an answer).
+    #[error("crashed ({0})")]
+    Crashed(String),
+    /// Its answer broke the protocol (what was wrong with it).
+    #[error("gave an answer out of protocol ({0})")]
+    BadAnswer(String),
 }
 
 /// Whether an answer is a PDF: its media type, or for no type (or a
@@ -156,6 +195,19 @@ pub fn is_pdf(media_type: Option<&str>, body: &[u8]) -> bool {
     }
 }
 
+/// Where the reader puts what it reads, page by page: a [`Progress`] in
+/// this process, the worker's answer frames in a worker.
+pub(crate) trait PageSink {
+    /// The document's metadata, before any page.
+    fn info(&self, info: PdfInfo);
+    /// The next page's text.
+    fn page(&self, text: String);
+    /// The next page, left out for its cost.
+    fn skipped(&self, page: SkippedPage);
+    /// Whether whoever waits has stopped waiting.
+    fn stopped(&self) -> bool;
+}
+
 /// What the reading thread has done so far, shared with whoever waits.
 #[derive(Debug, Default)]
 struct Progress {
@@ -169,12 +221,31 @@ struct Progress {
     stop: AtomicBool,
 }
 
+impl PageSink for Progress {
+    fn info(&self, info: PdfInfo) {
+        *lock(&self.info) = info;
+    }
+
+    fn page(&self, text: String) {
+        lock(&self.pages).push(text);
+    }
+
+    fn skipped(&self, page: SkippedPage) {
+        lock(&self.skipped).push(page);
+        lock(&self.pages).push(String::new());
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Reads `bytes` into `progress`, catching the reader's panics.
-fn read_caught(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
+fn read_caught(bytes: Vec<u8>, limits: &PdfLimits, progress: &dyn PageSink) -> Result<Option<PdfCut>, PdfError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read::read(bytes, limits, progress)))
         .unwrap_or(Err(PdfError::ReaderFailed))
 }
@@ -200,15 +271,29 @@ pub fn pdf_to_markdown(bytes: &[u8], limits: &PdfLimits) -> Result<ConvertedPdf,
     Ok(finish(&progress, cut))
 }
 
-/// Converts a PDF on the blocking pool; past the time limit, the pages
-/// read by then (the reader is told to stop, and stops after the page it
-/// is on).
+/// Converts a PDF in a worker process started by `worker` (see
+/// [`PdfWorker`]): past the time limit the worker is killed and the pages
+/// it sent by then come back; a worker that dies is
+/// [`PdfError::ReaderDied`].
+pub async fn convert_in_worker(worker: &PdfWorker, bytes: &[u8], limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
+    worker::convert_in_worker(worker, bytes, limits).await
+}
+
+/// Converts a PDF on the blocking pool, in this process; past the time
+/// limit, the pages read by then (the reader is told to stop, and stops
+/// after the page it is on, still holding its conversion permit).
+///
+/// The reader's own bounds ([`MAX_PAGE_CHARS`], [`MAX_PAGE_CONTENT`], the
+/// page-tree and nesting caps) hold here, but nothing bounds what a PDF
+/// finds past them: an allocation the reader makes that no cap foresaw
+/// aborts the process, and a page that takes minutes keeps a blocking
+/// thread that long. Serve untrusted PDFs with [`convert_in_worker`].
 pub async fn convert(bytes: Vec<u8>, limits: PdfLimits) -> Result<ConvertedPdf, PdfError> {
     let progress = Arc::new(Progress::default());
     let permit = crate::page::conversion_permit().await;
     let shared = progress.clone();
     let reading = tokio::task::spawn_blocking(move || {
-        let outcome = read_caught(bytes, &limits, &shared);
+        let outcome = read_caught(bytes, &limits, &*shared);
         drop(permit);
         outcome
     });

@@ -1,12 +1,11 @@
 //! The reader: `pdf_oxide`'s characters page by page, put in reading
-//! order by [`layout`], into a [`Progress`], between pages
+//! order by [`layout`], into a [`PageSink`], between pages
 //! checking the page limit, the time limit and the waiter's stop flag;
 //! each page first checked by [`budget`](super::budget), and the document
 //! opened again once the reader's caches may hold
 //! [`MAX_CONTENT_PER_OPENING`].
 
 use std::collections::HashSet;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use pdf_oxide::PdfDocument;
@@ -14,7 +13,7 @@ use pdf_oxide::object::Object;
 
 use super::budget::Budget;
 use super::fonts::Fonts;
-use super::{PdfCut, PdfError, PdfInfo, PdfLimits, Progress, SkippedPage, lock};
+use super::{PageSink, PdfCut, PdfError, PdfInfo, PdfLimits, SkippedPage};
 use super::{layout, text};
 
 /// The decoded content the pages read may hand one opening of the document
@@ -26,7 +25,7 @@ pub const MAX_CONTENT_PER_OPENING: u64 = super::MAX_PAGE_CONTENT;
 
 /// Reads the document's metadata and pages into `progress`; why it stopped
 /// early, if it did.
-pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> Result<Option<PdfCut>, PdfError> {
+pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &dyn PageSink) -> Result<Option<PdfCut>, PdfError> {
     read_opening_again(bytes, limits, progress, MAX_CONTENT_PER_OPENING, &mut 0)
 }
 
@@ -36,7 +35,7 @@ pub(super) fn read(bytes: Vec<u8>, limits: &PdfLimits, progress: &Progress) -> R
 fn read_opening_again(
     bytes: Vec<u8>,
     limits: &PdfLimits,
-    progress: &Progress,
+    progress: &dyn PageSink,
     per_opening: u64,
     reopened: &mut usize,
 ) -> Result<Option<PdfCut>, PdfError> {
@@ -48,25 +47,27 @@ fn read_opening_again(
     if encrypted && !doc.is_authenticated() {
         return Err(PdfError::Encrypted);
     }
+    super::tree::check_page_tree(&doc)?;
     let pages = doc.page_count().map_err(|e| if encrypted { PdfError::Encrypted } else { opening_error(&e) })?;
     if pages == 0 {
         return Err(PdfError::NoPages);
     }
-    *lock(&progress.info) = PdfInfo {
+    progress.info(PdfInfo {
         title: info_text(&doc, "Title"),
         author: info_text(&doc, "Author"),
         pages,
         pages_read: 0,
         pages_skipped: Vec::new(),
-    };
+    });
     let mut first_failure = None;
+    let mut read_nothing = true;
     let mut fonts = Fonts::default();
     let wanted = pages.min(limits.max_pages);
     let mut budget = Budget::new(&doc);
     // Decoded content the reader has been handed since it was opened.
     let mut handed: u64 = 0;
     for index in 0..wanted {
-        if progress.stop.load(Ordering::Relaxed) || started.elapsed() >= limits.time_limit {
+        if progress.stopped() || started.elapsed() >= limits.time_limit {
             return Ok(Some(PdfCut::Time));
         }
         match budget.page(&doc, index) {
@@ -83,8 +84,7 @@ fn read_opening_again(
                 handed = handed.saturating_add(bound.content);
             }
             Err(over) => {
-                lock(&progress.skipped).push(SkippedPage { page: index + 1, over });
-                lock(&progress.pages).push(String::new());
+                progress.skipped(SkippedPage { page: index + 1, over });
                 continue;
             }
         }
@@ -104,9 +104,9 @@ fn read_opening_again(
                 String::new()
             }
         };
-        lock(&progress.pages).push(text);
+        read_nothing &= text.is_empty();
+        progress.page(text);
     }
-    let read_nothing = lock(&progress.pages).iter().all(|p| p.is_empty());
     match first_failure {
         Some(_) if read_nothing && encrypted => Err(PdfError::Encrypted),
         Some(message) if read_nothing => Err(PdfError::Broken(message)),
@@ -143,6 +143,7 @@ fn info_text(doc: &PdfDocument, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pdf::{Progress, lock};
     use webcanon_test::pdf::PdfSpec;
 
     #[test]

@@ -25,6 +25,7 @@ __all__ = [
     "WebcanonError",
     "__version__",
     "lint",
+    "run_pdf_worker",
     "verdicts",
 ]
 
@@ -116,6 +117,11 @@ class Robots:
 
 def lint(body: Union[str, bytes]) -> list[Diagnostic]:
     """The lint findings of a robots.txt body."""
+
+def run_pdf_worker() -> int:
+    """Runs this process as the worker a ``Client`` reads a PDF in (one
+    request on standard input, the pages on standard output): the exit
+    status. ``python -m webcanon._pdf_worker`` calls it."""
 
 @final
 class Snapshot:

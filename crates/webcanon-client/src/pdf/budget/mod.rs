@@ -45,8 +45,10 @@ use rustc_hash::FxHashMap;
 
 use super::PageCap;
 
+mod cmaps;
 mod lexer;
 
+pub use cmaps::{CMAP_ENTRY_COST, MAX_CMAP_BYTES};
 use lexer::Lexer;
 
 /// The most characters a page may be able to make for it to be read.
@@ -106,6 +108,8 @@ pub(super) struct Names {
     /// The most characters the `/ActualText` of one `/Properties` entry
     /// can make.
     actual_text: u64,
+    /// The `/ToUnicode` CMap of each of its fonts that has one.
+    to_unicode: Vec<ObjectRef>,
 }
 
 impl Names {
@@ -125,6 +129,9 @@ impl Names {
                     names.long.push(at);
                 }
             }
+        }
+        if let Some(fonts) = dict.get("Font") {
+            names.to_unicode = cmaps::to_unicode_streams(doc, fonts);
         }
         let longest = dict
             .get("Properties")
@@ -250,6 +257,8 @@ pub(super) struct Budget {
     heads: HashMap<ObjectRef, Head>,
     /// Each form read, by the context its names are looked up in.
     forms: HashMap<(ObjectRef, usize), FormOutcome>,
+    /// What each `/ToUnicode` CMap read costs.
+    cmaps: HashMap<ObjectRef, Result<u64, PageCap>>,
 }
 
 impl Budget {
@@ -261,6 +270,7 @@ impl Budget {
             context_keys: HashMap::new(),
             heads: HashMap::new(),
             forms: HashMap::new(),
+            cmaps: HashMap::new(),
         }
     }
 
@@ -271,7 +281,9 @@ impl Budget {
         if self.contexts.len() > MAX_REMEMBERED
             || self.forms.len() > MAX_REMEMBERED
             || self.heads.len() > MAX_REMEMBERED
+            || self.cmaps.len() > MAX_REMEMBERED
         {
+            self.cmaps.clear();
             self.contexts.clear();
             self.context_keys.clear();
             self.heads.clear();
@@ -294,6 +306,13 @@ impl Budget {
             return Err(cap);
         }
         let (mut chars, mut size) = (lexer.chars(), lexer.size);
+        // The fonts of the page and of each form with fonts of its own,
+        // counted once a page (the reader loads a font once a page).
+        size = size.saturating_add(self.fonts_cost(doc, context)?);
+        let mut fonts_counted = std::collections::HashSet::from([context]);
+        if size > MAX_PAGE_CONTENT {
+            return Err(PageCap::Content);
+        }
         let mut drawn: HashMap<(ObjectRef, usize), u64> = HashMap::new();
         for (at, count) in lexer.calls() {
             *drawn.entry((names.targets[at], context)).or_default() += count;
@@ -306,6 +325,9 @@ impl Budget {
                 let Some(form) = self.form(doc, target, caller)? else { continue };
                 chars = chars.saturating_add(count.saturating_mul(form.chars));
                 size = size.saturating_add(count.saturating_mul(form.size));
+                if fonts_counted.insert(form.names) {
+                    size = size.saturating_add(self.fonts_cost(doc, form.names)?);
+                }
                 if chars > MAX_PAGE_CHARS {
                     return Err(PageCap::Characters);
                 }
@@ -683,7 +705,7 @@ mod tests {
     fn two_forms() -> Names {
         let targets = vec![ObjectRef::new(5, 0), ObjectRef::new(6, 0)];
         let index = [("Fm1".to_string(), 0), ("Fm2".to_string(), 1)].into_iter().collect();
-        Names { index, targets, long: Vec::new(), actual_text: 0 }
+        Names { index, targets, long: Vec::new(), actual_text: 0, to_unicode: Vec::new() }
     }
 
     /// (string bytes, numbers in arrays, BDCs) of `content`, fed whole and
@@ -778,6 +800,7 @@ mod tests {
             targets: vec![ObjectRef::new(5, 0)],
             long: vec![0],
             actual_text: 0,
+            to_unicode: Vec::new(),
         };
         let mut lexer = Lexer::new(&long);
         lexer.feed(format!("/{} Do /{} Do", "F".repeat(300), "G".repeat(400)).as_bytes());
