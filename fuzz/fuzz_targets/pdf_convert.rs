@@ -1,4 +1,7 @@
-//! PDF to Markdown on arbitrary bytes, under the default limits.
+//! PDF to Markdown on arbitrary bytes, under the default limits, read as
+//! the worker process reads it: on a thread with the worker's stack
+//! ([`WORKER_STACK`]; the worker's address-space and CPU limits are the
+//! containment around what this finds).
 //!
 //! Properties: nothing panics out of the conversion (the reader's panics
 //! are caught and become `ReaderFailed`, and only reported here); every
@@ -12,7 +15,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-use webcanon_client::pdf::{PdfLimits, pdf_to_markdown};
+use webcanon_client::pdf::{PdfLimits, WORKER_STACK, pdf_to_markdown};
 
 /// libFuzzer's panic hook aborts on every panic, caught or not. The
 /// reader's panics are caught and become `PdfError::ReaderFailed`, an
@@ -25,7 +28,14 @@ fuzz_target!(|data: &[u8]| {
     REPORT_PANICS.call_once(|| std::panic::set_hook(Box::new(|info| eprintln!("panic: {info}"))));
     let limits = PdfLimits::default();
     let started = Instant::now();
-    let outcome = pdf_to_markdown(data, &limits);
+    let outcome = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(WORKER_STACK)
+            .spawn_scoped(scope, || pdf_to_markdown(data, &limits))
+            .expect("a reading thread")
+            .join()
+            .expect("the conversion catches the reader's panics")
+    });
     // Instrumented builds are slow: the margin bounds one page past the cap.
     assert!(
         started.elapsed() < limits.time_limit + Duration::from_secs(20),
