@@ -18,6 +18,11 @@ use std::time::{Duration, Instant};
 use webcanon_test::{Route, TestServer, chromium, processes};
 
 /// Ten thousand timers, each asking for a resource every millisecond.
+/// The tests of this file one at a time: every browser start removes the
+/// profiles of processes that are gone, so a render started by one test
+/// would remove the profile another test is about to look for.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 const TIMER_FLOOD: &str = "<!doctype html><html><head><title>Timers</title></head><body><p>Timers.</p><script>\
      for (let i = 0; i < 10000; i++) setInterval(() => fetch('/tick?' + i), 1);</script></body></html>";
 
@@ -117,6 +122,7 @@ async fn exit_of(child: &mut Child, limit: Duration) -> std::process::ExitStatus
 #[tokio::test(flavor = "multi_thread")]
 async fn a_render_that_ends_normally_leaves_no_process_and_no_profile() {
     let Some(chromium) = chromium() else { return };
+    let _turn = ONE_AT_A_TIME.lock().await;
     let server = site().await;
     let mark = mark("normal");
     let mut child = start_render(&chromium, &server.url("/timers"), &mark);
@@ -130,6 +136,7 @@ async fn a_render_that_ends_normally_leaves_no_process_and_no_profile() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_render_stopped_by_sigterm_leaves_no_process_and_no_profile() {
     let Some(chromium) = chromium() else { return };
+    let _turn = ONE_AT_A_TIME.lock().await;
     let server = site().await;
     let mark = mark("sigterm");
     let mut child = start_render(&chromium, &server.url("/timers"), &mark);
@@ -145,6 +152,7 @@ async fn a_render_stopped_by_sigterm_leaves_no_process_and_no_profile() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_render_killed_outright_takes_its_browser_along_and_the_next_start_removes_its_profile() {
     let Some(chromium) = chromium() else { return };
+    let _turn = ONE_AT_A_TIME.lock().await;
     let server = site().await;
     let mark = mark("sigkill");
     let mut child = start_render(&chromium, &server.url("/timers"), &mark);
