@@ -139,9 +139,18 @@ struct SetOutcome {
     leaks: Vec<String>,
 }
 
-/// The default content shape of each page's Markdown.
-fn default_shape(converted: HashMap<String, String>) -> HashMap<String, String> {
-    converted.into_iter().map(|(key, markdown)| (key, ContentShape::default().apply(&markdown))).collect()
+/// A set's pages (`KEY` → `FOLDER/KEY.html.gz`, with the page's URL)
+/// converted: each page's text in the default content shape, and the pages
+/// whose shapes leak Markdown ([`shape_leaks`]).
+fn convert_set<'a>(
+    pages: impl Iterator<Item = (&'a String, &'a PathBuf, Option<String>)>,
+) -> (HashMap<String, String>, Vec<String>) {
+    let pages: Vec<(String, PathBuf, Option<String>)> =
+        pages.map(|(key, folder, url)| (key.clone(), folder.join(format!("{key}.html.gz")), url)).collect();
+    let converted = convert_all(&pages);
+    let leaks = shape_leaks(&converted);
+    let texts = converted.into_iter().map(|(key, markdown)| (key, ContentShape::default().apply(&markdown))).collect();
+    (texts, leaks)
 }
 
 /// The pages whose shape without links and images still holds link or
@@ -212,13 +221,8 @@ fn dev_set() -> SetOutcome {
     let folder = Path::new(CORPUS).join("extraction");
     let snippets: BTreeMap<String, DevPage> =
         serde_json::from_slice(&std::fs::read(folder.join("snippets.json")).expect("snippets.json")).expect("snippets");
-    let pages: Vec<(String, PathBuf, Option<String>)> = snippets
-        .iter()
-        .map(|(key, page)| (key.clone(), folder.join("pages").join(format!("{key}.html.gz")), page.url.clone()))
-        .collect();
-    let converted = convert_all(&pages);
-    let leaks = shape_leaks(&converted);
-    let texts = default_shape(converted);
+    let pages = folder.join("pages");
+    let (texts, leaks) = convert_set(snippets.iter().map(|(key, page)| (key, &pages, page.url.clone())));
     let (mut tp, mut fn_, mut fp) = (0usize, 0usize, 0usize);
     let mut failing = Vec::new();
     let mut cases = 0;
@@ -267,13 +271,8 @@ fn article_set() -> SetOutcome {
     let truth: BTreeMap<String, Article> =
         serde_json::from_slice(&std::fs::read(folder.join("ground-truth.json")).expect("ground-truth.json"))
             .expect("ground truth");
-    let pages: Vec<(String, PathBuf, Option<String>)> = truth
-        .iter()
-        .map(|(key, article)| (key.clone(), folder.join("html").join(format!("{key}.html.gz")), article.url.clone()))
-        .collect();
-    let converted = convert_all(&pages);
-    let leaks = shape_leaks(&converted);
-    let texts = default_shape(converted);
+    let pages = folder.join("html");
+    let (texts, leaks) = convert_set(truth.iter().map(|(key, article)| (key, &pages, article.url.clone())));
     let (mut precisions, mut recalls) = (Vec::new(), Vec::new());
     let mut failing = Vec::new();
     for (key, article) in &truth {
