@@ -45,6 +45,7 @@ pub mod markdown;
 pub mod options;
 pub mod os_limits;
 pub mod pacing;
+pub mod payment;
 mod page;
 pub mod pdf;
 pub mod polite;
