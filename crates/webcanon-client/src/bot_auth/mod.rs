@@ -38,6 +38,7 @@
 //!   verified as of when it was written) and keeps the nonces of valid
 //!   requests until their signatures expire.
 
+pub mod card;
 pub mod directory;
 mod key;
 mod sign;
@@ -45,7 +46,7 @@ mod verify;
 
 pub use directory::{DirectoryError, KeyDirectory};
 pub use key::{KeyError, MAX_KEY_FILE_BYTES, SigningKey, thumbprint};
-pub use sign::{AHEAD_FRESH, AHEAD_HOSTS, RequestSigner, SignError, SignedHeaders};
+pub use sign::{AHEAD_FRESH, AHEAD_HOSTS, RequestSigner, SignError, SignatureAgentForm, SignedHeaders};
 pub use verify::{
     CLOCK_SKEW_SECONDS, MAX_HEADER_LINES, MAX_LINE_BYTES, MAX_NONCES, Reason, RequestError, RequestHead, Signer,
     Verdict, Verifier,
