@@ -351,19 +351,20 @@ impl CachedRobots {
     }
 }
 
-/// The warnings of one robots.txt `Content-Usage` rule: one per category
-/// it disallows, or one saying it is unreadable.
+/// The warning of one robots.txt `Content-Usage` rule: the categories it
+/// disallows, or that it is unreadable.
 fn content_usage_rule_warnings(rule: &ContentUsageRule) -> Vec<Warning> {
     let scope = rule.path.as_deref().map(|p| format!(" for {p}")).unwrap_or_default();
     let line = rule.line;
     match &rule.statement {
-        Ok(statement) => statement
-            .disallowed()
-            .map(|category| {
-                let detail = format!("robots.txt line {line}: Content-Usage {category}=n{scope}");
-                Warning::new(WarningCode::ContentUsage, WarningSource::RobotsTxt, detail)
-            })
-            .collect(),
+        Ok(statement) => {
+            let refused: Vec<String> = statement.disallowed().map(|c| format!("{c}=n")).collect();
+            if refused.is_empty() {
+                return Vec::new();
+            }
+            let detail = format!("robots.txt line {line}: Content-Usage {}{scope}", refused.join(", "));
+            vec![Warning::new(WarningCode::ContentUsage, WarningSource::RobotsTxt, detail)]
+        }
         Err(unreadable) => vec![Warning::new(
             WarningCode::ContentUsageUnreadable,
             WarningSource::RobotsTxt,

@@ -187,20 +187,24 @@ pub fn parse_preferences(value: &str) -> Vec<UsagePreference> {
         .collect()
 }
 
-/// The warnings of a statement of AI preferences from `source` (`Content-Usage`
+/// The warning of a statement of AI preferences from `source` (`Content-Usage`
 /// header lines, or a robots.txt line, `scope` naming it): one
-/// [`WarningCode::ContentUsage`] per category it disallows, or one
-/// [`WarningCode::ContentUsageUnreadable`] when it is not a Dictionary.
+/// [`WarningCode::ContentUsage`] naming every category it disallows
+/// (`train-ai=n, search=n`), or one [`WarningCode::ContentUsageUnreadable`]
+/// when it is not a Dictionary; none when it disallows nothing.
 pub fn content_usage_warnings(
     statement: &Result<UsageStatement, UnreadableStatement>,
     source: WarningSource,
     scope: &str,
 ) -> Vec<UsageWarning> {
     match statement {
-        Ok(statement) => statement
-            .disallowed()
-            .map(|c| UsageWarning::new(WarningCode::ContentUsage, source, format!("{scope} says {c}=n")))
-            .collect(),
+        Ok(statement) => {
+            let refused: Vec<String> = statement.disallowed().map(|c| format!("{c}=n")).collect();
+            if refused.is_empty() {
+                return Vec::new();
+            }
+            vec![UsageWarning::new(WarningCode::ContentUsage, source, format!("{scope} says {}", refused.join(", ")))]
+        }
         Err(unreadable) => vec![UsageWarning::new(
             WarningCode::ContentUsageUnreadable,
             source,
