@@ -28,7 +28,7 @@ pub enum KeysCommand {
     /// Print the agent's Signature Agent Card (draft-meunier-webbotauth-registry-03):
     /// its name, contacts, robots.txt product token and key directory, to
     /// serve at --client-id.
-    Card(CardArgs),
+    Card(Box<CardArgs>),
 }
 
 /// Arguments of `webcanon keys card`.
@@ -129,7 +129,7 @@ pub fn run(command: KeysCommand) -> Result<ExitCode, CliError> {
                  answering 200 itself: verifiers follow no redirect"
             );
         }
-        KeysCommand::Card(args) => print_card(args)?,
+        KeysCommand::Card(args) => print_card(*args)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -433,8 +433,10 @@ fn an_exposed_sign_key_is_warned_about_and_a_missing_directory_named() {
 #[test]
 fn verify_request_names_the_signature_agent_form() {
     let dir = TempDir::new("verify-forms");
-    let directory =
-        dir.file("keys.json", r#"{"keys":[{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}]}"#);
+    let directory = dir.file(
+        "keys.json",
+        r#"{"keys":[{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}]}"#,
+    );
     let vectors = "GET /foo HTTP/1.1\nHost: example.com\nSignature-Agent: sig2=\"https://signature-agent.test\"\n\
 Signature-Input: sig2=(\"@authority\" \"signature-agent\";key=\"sig2\");created=1735689600;keyid=\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\";alg=\"ed25519\";expires=4889289600;nonce=\"n9p433xm+NJ3ph3upfBIGmsuwHw387YV7Q/F+6BSpGCVjYCqQw6rznNA8PVVLySrAWsv0hQtFioQb6E1YsauiA==\";tag=\"web-bot-auth\"\n\
 Signature: sig2=:CGokAoY/FrPpyuzTe1Fb2kLTAH9Idw6qSFd1+D77r1firsMRCxeuLu5e6O+ek3zQgDMAzjiXtLVfqE00xnABCQ==:\n\n\
@@ -462,8 +464,20 @@ fn keys_card_writes_the_registry_drafts_card() {
     let key = key.to_str().unwrap();
     assert_eq!(webcanon(&["keys", "generate", "--out", key]).code, 0);
     let card = webcanon(&[
-        "keys", "card", "--client-id", "https://bot.example/card.json", "--product-token", "ExampleBot",
-        "--name", "Example Bot", "--contact", "mailto:ops@bot.example", "--trigger", "crawler", "--purpose", "search",
+        "keys",
+        "card",
+        "--client-id",
+        "https://bot.example/card.json",
+        "--product-token",
+        "ExampleBot",
+        "--name",
+        "Example Bot",
+        "--contact",
+        "mailto:ops@bot.example",
+        "--trigger",
+        "crawler",
+        "--purpose",
+        "search",
     ]);
     assert_eq!(card.code, 0, "{}", card.stderr);
     let json: serde_json::Value = serde_json::from_str(&card.stdout).unwrap();
@@ -473,7 +487,8 @@ fn keys_card_writes_the_registry_drafts_card() {
     assert_eq!(json["web_bot_auth"]["rfc9309-product-token"], "ExampleBot");
     assert_eq!(json["web_bot_auth"]["trigger"], "crawler");
     assert!(card.stderr.contains("answering 200 itself: clients follow no redirect"), "{}", card.stderr);
-    let inline = webcanon(&["keys", "card", "--client-id", "https://bot.example/c", "--product-token", "B", "--key", key]);
+    let inline =
+        webcanon(&["keys", "card", "--client-id", "https://bot.example/c", "--product-token", "B", "--key", key]);
     assert_eq!(inline.code, 0, "{}", inline.stderr);
     let json: serde_json::Value = serde_json::from_str(&inline.stdout).unwrap();
     assert!(json["jwks"]["keys"][0]["kid"].is_string() && json.get("jwks_uri").is_none(), "{json}");

@@ -3,8 +3,7 @@
 
 use webcanon_core::signals::{
     UsageWarning, content_usage_warnings, parse_content_usage_header, parse_meta_robots, parse_preferences,
-    parse_tdm_reservation, parse_x_robots_tag, preference_warnings,
-    robots_warnings,
+    parse_tdm_reservation, parse_x_robots_tag, preference_warnings, robots_warnings,
 };
 
 use url::Url;

@@ -32,7 +32,9 @@ fn codes(warnings: &[webcanon_client::warning::Warning]) -> Vec<(&str, &str)> {
 async fn content_usage_headers_are_read_as_the_vocabulary_says() {
     let server = TestServer::start().await;
     server.route("/robots.txt", Route::text(404, ""));
-    let rows: &[(&str, &[&str], &[(&str, &str)])] = &[
+    // (path, its Content-Usage header lines, the warnings expected)
+    type Row<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+    let rows: &[Row] = &[
         ("/no-training", &["train-ai=n"], &[("content_usage", "content_usage_header")]),
         ("/both", &["search=n, train-ai=n"], &[("content_usage", "content_usage_header")]),
         // A String "N" and a Token N are not the Token n: unknown, no warning.
@@ -110,7 +112,9 @@ async fn raw_server(status: &'static str, headers: &'static str) -> (String, Arc
                 let answer = if robots {
                     "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_string()
                 } else {
-                    format!("HTTP/1.1 {status}\r\n{headers}content-type: text/html\r\ncontent-length: 7\r\nconnection: close\r\n\r\npay me.")
+                    format!(
+                        "HTTP/1.1 {status}\r\n{headers}content-type: text/html\r\ncontent-length: 7\r\nconnection: close\r\n\r\npay me."
+                    )
                 };
                 let _ = socket.write_all(answer.as_bytes()).await;
             });

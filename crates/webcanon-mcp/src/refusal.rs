@@ -59,7 +59,8 @@ impl Failure {
                 Failure { text, body: Box::new(ErrorBody::from_error(err, url)) }
             }
             Error::Fetch(FetchError::PaymentRequired { url: asking, price }) => {
-                let price = price.as_ref().map(|p| format!(" {p}")).unwrap_or_else(|| " a price it does not state".into());
+                let price =
+                    price.as_ref().map(|p| format!(" {p}")).unwrap_or_else(|| " a price it does not state".into());
                 let text = format!(
                     "Payment required: {asking} asks{price} for access (HTTP 402, pay per crawl; reason: \
                      payment_required).\nNothing was paid and the page was not read; webcanon never pays."

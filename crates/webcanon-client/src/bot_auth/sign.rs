@@ -31,8 +31,7 @@ pub const AHEAD_HOSTS: usize = 1024;
 /// signers must send that form. Earlier drafts (up to
 /// draft-meunier-web-bot-auth-architecture-03) sent a bare String, which
 /// verifiers may still accept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SignatureAgentForm {
     /// `Signature-Agent: sig1="https://bot.example/.well-known/http-message-signatures-directory"`,
@@ -355,9 +354,12 @@ mod tests {
 
     #[test]
     fn headers_carry_every_parameter_and_a_fresh_nonce() {
-        let signer =
-            RequestSigner::with_form(SigningKey::from_seed(&[7; 32]), "https://bot.example", SignatureAgentForm::Legacy)
-                .unwrap();
+        let signer = RequestSigner::with_form(
+            SigningKey::from_seed(&[7; 32]),
+            "https://bot.example",
+            SignatureAgentForm::Legacy,
+        )
+        .unwrap();
         let url = Url::parse("http://127.0.0.1:8080/robots.txt").unwrap();
         let a = signer.sign(&url).unwrap();
         let b = signer.sign(&url).unwrap();

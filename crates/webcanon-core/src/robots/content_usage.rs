@@ -127,7 +127,8 @@ mod tests {
                     Content-Usage: /ai-ok/ train-ai=y\n\nUser-Agent: ExampleBot\nAllow: /\nContent-Usage: train-ai=y\n";
         let robots = Robots::parse(body.as_bytes());
         let other = robots.rules_for("OtherBot");
-        let train = |rules: &crate::robots::AgentRules, path: &str| rules.content_usage(path).unwrap().statement.train_ai;
+        let train =
+            |rules: &crate::robots::AgentRules, path: &str| rules.content_usage(path).unwrap().statement.train_ai;
         // Table 1: /test -> train-ai=n; /ai-ok/test -> train-ai=y.
         assert_eq!(train(&other, "/test"), Disallowed);
         assert_eq!(train(&other, "/ai-ok/test"), Allowed);

@@ -114,9 +114,8 @@ impl UsageStatement {
     /// assert!(UsageStatement::parse(b"Train-AI=n").is_err());
     /// ```
     pub fn parse(bytes: &[u8]) -> Result<UsageStatement, UnreadableStatement> {
-        let dictionary = sfv::Parser::new(bytes)
-            .parse_dictionary()
-            .map_err(|e| UnreadableStatement { reason: e.to_string() })?;
+        let dictionary =
+            sfv::Parser::new(bytes).parse_dictionary().map_err(|e| UnreadableStatement { reason: e.to_string() })?;
         let preference = |category: UsageCategory| match dictionary.get(category.label()) {
             Some(sfv::ListEntry::Item(item)) => match item.bare_item.as_token().map(|t| t.as_str()) {
                 Some("y") => Preference::Allowed,

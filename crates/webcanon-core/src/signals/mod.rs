@@ -19,9 +19,7 @@
 mod aipref;
 mod warning;
 
-pub use self::aipref::{
-    Preference, UnreadableStatement, UsageCategory, UsageStatement, parse_content_usage_header,
-};
+pub use self::aipref::{Preference, UnreadableStatement, UsageCategory, UsageStatement, parse_content_usage_header};
 pub use self::warning::{UsageWarning, WarningCode, WarningSource};
 
 /// One directive of a meta robots tag or `X-Robots-Tag` value, lower-cased

@@ -15,6 +15,7 @@ __all__ = [
     "Diagnostic",
     "FetchFailed",
     "InvalidUrlError",
+    "PaymentRequired",
     "PolicyRefused",
     "Robots",
     "Rule",
