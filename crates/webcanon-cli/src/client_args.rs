@@ -98,7 +98,6 @@ pub struct ClientArgs {
     #[arg(
         long,
         value_name = "FORM",
-        env = "WEBCANON_SIGNATURE_AGENT_FORM",
         default_value = "dictionary",
         value_parser = signature_agent_form,
         requires = "sign_key"
