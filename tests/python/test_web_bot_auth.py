@@ -114,7 +114,14 @@ def run(webcanon_bin, *args: object) -> subprocess.CompletedProcess:
     return subprocess.run([webcanon_bin, *map(str, args)], capture_output=True, text=True, timeout=60)
 
 
-def test_every_kind_of_request_is_signed_and_verified_independently(webcanon_bin, tmp_path, origins):
+DIRECTORY_URL = f"{AGENT_URL}/.well-known/http-message-signatures-directory"
+
+
+# The dictionary form is the current draft's and the default
+# (draft-ietf-webbotauth-httpsig-protocol §5.2.1: `sig1="<directory URL>"`,
+# covered as `"signature-agent";key="sig1"`); the legacy bare string is an option.
+@pytest.mark.parametrize("form", ["dictionary", "legacy"])
+def test_every_kind_of_request_is_signed_and_verified_independently(webcanon_bin, tmp_path, origins, form):
     a, b = origins
     old, new = tmp_path / "old.pem", tmp_path / "new.pem"
     for key in (old, new):
@@ -132,6 +139,9 @@ def test_every_kind_of_request_is_signed_and_verified_independently(webcanon_bin
     new_kid = json.loads(new_kid.stdout)["keys"][0]["kid"]
 
     sign = ["--allow-private", "127.0.0.1", "--no-cache", "--sign-key", new, "--signature-agent", AGENT_URL]
+    if form == "legacy":
+        sign += ["--signature-agent-form", "legacy"]
+    covered_agent = '"signature-agent";key="sig1"' if form == "dictionary" else "signature-agent"
     fetched = run(webcanon_bin, "fetch", *sign, "--json", f"{a.base}/start")
     assert fetched.returncode == 0, fetched.stderr
     listed_urls = run(webcanon_bin, "sitemap", *sign, f"{a.base}/")
@@ -161,12 +171,15 @@ def test_every_kind_of_request_is_signed_and_verified_independently(webcanon_bin
             results = verifier.verify(
                 message,
                 expect_tag="web-bot-auth",
-                require_components=("@authority", "signature-agent"),
+                require_components=("@authority", covered_agent),
                 max_age=datetime.timedelta(minutes=5),
             )
             (result,) = results
             params = result.parameters
-            assert headers["signature-agent"] == f'"{AGENT_URL}"'
+            if form == "legacy":
+                assert headers["signature-agent"] == f'"{AGENT_URL}"'
+            else:
+                assert headers["signature-agent"] == f'sig1="{DIRECTORY_URL}"'
             assert params["keyid"] == new_kid and params["alg"] == "ed25519"
             assert 0 < params["expires"] - params["created"] <= 300
             assert headers["host"] == f"127.0.0.1:{origin.port}", "each hop signs its own authority"
@@ -189,10 +202,10 @@ def test_verify_request_says_why_a_signature_fails(webcanon_bin, tmp_path, origi
     directory.write_text(run(webcanon_bin, "keys", "directory", "--key", key).stdout)
     a.routes["/page"] = (200, "text/plain", "plain text page", {})
 
-    def capture(sign_key) -> dict[str, str]:
+    def capture(sign_key, form="legacy") -> dict[str, str]:
         a.log.clear()
         done = run(webcanon_bin, "fetch", "--allow-private", "127.0.0.1", "--no-cache", "--sign-key", sign_key,
-                   "--signature-agent", AGENT_URL, f"{a.base}/page")
+                   "--signature-agent", AGENT_URL, "--signature-agent-form", form, f"{a.base}/page")
         assert done.returncode == 0, done.stderr
         return dict(next(h for p, h in a.log if p == "/page"))
 
@@ -220,12 +233,39 @@ def test_verify_request_says_why_a_signature_fails(webcanon_bin, tmp_path, origi
         assert done.returncode == status, (expected, done.stdout, done.stderr)
         for piece in expected:
             assert piece in done.stdout, (piece, done.stdout)
+    # The dictionary form (the default): verified, and named in text and JSON.
+    dictionary = capture(key, "dictionary")
+    moved_member = dict(dictionary, **{"signature-agent": dictionary["signature-agent"].replace("sig1=", "sig2=")})
+    uncovered_member = dict(dictionary)
+    uncovered_member["signature-input"] = dictionary["signature-input"].replace(';key="sig1"', "")
+    dictionary_cases = [
+        (head(dictionary), 0, [f"valid: signed by {DIRECTORY_URL}", "(Signature-Agent: dictionary form)"]),
+        (head(good), 0, ["valid: signed by https://bot.example", "(Signature-Agent: legacy form)"]),
+        (head(moved_member), 1, ["invalid (malformed)", "no member `sig1`"]),
+        (head(uncovered_member), 1, ["invalid (missing_component)", "signature-agent"]),
+    ]
+    for text, status, expected in dictionary_cases:
+        done = subprocess.run([webcanon_bin, "verify-request", "--directory", directory, "-"],
+                              input=text, capture_output=True, text=True, timeout=30)
+        assert done.returncode == status, (expected, done.stdout, done.stderr)
+        for piece in expected:
+            assert piece in done.stdout, (piece, done.stdout)
+    as_json = subprocess.run([webcanon_bin, "verify-request", "--json", "--directory", directory, "-"],
+                             input=head(dictionary), capture_output=True, text=True, timeout=30)
+    (line,) = [json.loads(x) for x in as_json.stdout.splitlines()]
+    assert line["valid"] is True and line["signature_agent_form"] == "dictionary", line
+    assert line["agent"] == DIRECTORY_URL, line
+
     # What the independent verifier says of the same cases.
     keys = public_keys(json.loads(directory.read_text()))
     verifier = HTTPMessageVerifier(signature_algorithm=algorithms.ED25519,
                                    key_resolver=MappingKeyResolver(public_keys=keys, private_keys={}))
     url = f"{a.base}/page"
     verifier.verify(types.SimpleNamespace(method="GET", url=url, headers=good), expect_tag="web-bot-auth")
+    (result,) = verifier.verify(types.SimpleNamespace(method="GET", url=url, headers=dictionary),
+                                expect_tag="web-bot-auth",
+                                require_components=("@authority", '"signature-agent";key="sig1"'))
+    assert result.label == "sig1"
     with pytest.raises(InvalidSignature):
         verifier.verify(types.SimpleNamespace(method="GET", url="http://127.0.0.1:1/page", headers=tampered),
                         expect_tag="web-bot-auth")

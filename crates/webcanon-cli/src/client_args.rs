@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use webcanon_client::ClientBuilder;
+use webcanon_client::bot_auth::SignatureAgentForm;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson};
 use webcanon_client::options::{CacheChoice, ClientOptions};
 use webcanon_client::pdf::PdfWorker;
@@ -91,6 +92,17 @@ pub struct ClientArgs {
     /// sent as Signature-Agent.
     #[arg(long, value_name = "URL", env = "WEBCANON_SIGNATURE_AGENT", requires = "sign_key")]
     pub signature_agent: Option<String>,
+    /// How Signature-Agent is sent: `dictionary` (`sig1="https://…"`, the
+    /// current Web Bot Auth draft; an origin names its well-known key
+    /// directory) or `legacy` (the bare string of earlier drafts).
+    #[arg(
+        long,
+        value_name = "FORM",
+        default_value = "dictionary",
+        value_parser = signature_agent_form,
+        requires = "sign_key"
+    )]
+    pub signature_agent_form: SignatureAgentForm,
     /// The Chromium executable that renders pages (`--render`); default:
     /// `chromium` or `chromium-browser` on PATH. Started only when a page is
     /// rendered.
@@ -136,6 +148,7 @@ impl ClientArgs {
             proxy: self.proxy.clone(),
             sign_key: self.sign_key.clone(),
             signature_agent: self.signature_agent.clone(),
+            signature_agent_form: self.signature_agent_form,
             chromium: self.chromium.clone(),
             refresh_robots: self.refresh_robots,
             ..ClientOptions::default()
@@ -242,4 +255,9 @@ fn warn_if_exposed(key: &std::path::Path) {
     if let Some(warning) = webcanon_client::bot_auth::SigningKey::exposure_warning(key) {
         WARNED.call_once(|| eprintln!("warning: {warning}"));
     }
+}
+
+/// Reads `--signature-agent-form`, offering its two values.
+fn signature_agent_form(text: &str) -> Result<SignatureAgentForm, String> {
+    text.parse()
 }

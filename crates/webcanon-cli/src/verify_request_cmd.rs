@@ -67,27 +67,37 @@ pub fn run(args: VerifyRequestArgs) -> Result<ExitCode, CliError> {
         let number = index + 1;
         let verdict = verifier.verify(head, now);
         all_valid &= matches!(verdict, Verdict::Valid(_));
+        // Which form of Signature-Agent the request used (draft §5.2.1):
+        // `dictionary`, `legacy`, or none.
+        let form = head.signature_agent_form();
         if args.json {
             let value = match &verdict {
                 Verdict::Valid(signer) => serde_json::json!({
                     "request": number, "valid": true, "agent": signer.agent,
-                    "key_id": signer.key_id, "expires": signer.expires,
+                    "signature_agent_form": form, "key_id": signer.key_id, "expires": signer.expires,
                 }),
                 Verdict::Invalid(reason) => serde_json::json!({
-                    "request": number, "valid": false, "reason": reason.code(), "message": reason.to_string(),
+                    "request": number, "valid": false, "signature_agent_form": form, "reason": reason.code(),
+                    "message": reason.to_string(),
                 }),
             };
             serde_json::to_writer(&mut out, &value).map_err(io::Error::from)?;
             out.write_all(b"\n")?;
         } else {
+            let seen = match form {
+                Some(form) => format!(" (Signature-Agent: {form} form)"),
+                None => String::new(),
+            };
             match &verdict {
                 Verdict::Valid(signer) => writeln!(
                     out,
-                    "request {number}: valid: signed by {} with key {}",
+                    "request {number}: valid: signed by {} with key {}{seen}",
                     signer.agent.as_deref().unwrap_or("(no Signature-Agent)"),
                     signer.key_id
                 )?,
-                Verdict::Invalid(reason) => writeln!(out, "request {number}: invalid ({}): {reason}", reason.code())?,
+                Verdict::Invalid(reason) => {
+                    writeln!(out, "request {number}: invalid ({}): {reason}{seen}", reason.code())?
+                }
             }
         }
     }

@@ -425,3 +425,74 @@ fn an_exposed_sign_key_is_warned_about_and_a_missing_directory_named() {
     assert!(made.stderr.contains(dir.0.join("no-such-dir").to_str().unwrap()), "{}", made.stderr);
     assert!(!made.stderr.contains("never overwritten"), "{}", made.stderr);
 }
+
+/// `verify-request` reads both forms of `Signature-Agent` and says which it
+/// saw: the protocol draft's own vectors (draft-ietf-webbotauth-httpsig-protocol
+/// Appendix E.2.1, dictionary, and E.2.2, legacy string), verified as of
+/// their `created`, with the key of RFC 9421 Appendix B.1.4.
+#[test]
+fn verify_request_names_the_signature_agent_form() {
+    let dir = TempDir::new("verify-forms");
+    let directory = dir.file(
+        "keys.json",
+        r#"{"keys":[{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}]}"#,
+    );
+    let vectors = "GET /foo HTTP/1.1\nHost: example.com\nSignature-Agent: sig2=\"https://signature-agent.test\"\n\
+Signature-Input: sig2=(\"@authority\" \"signature-agent\";key=\"sig2\");created=1735689600;keyid=\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\";alg=\"ed25519\";expires=4889289600;nonce=\"n9p433xm+NJ3ph3upfBIGmsuwHw387YV7Q/F+6BSpGCVjYCqQw6rznNA8PVVLySrAWsv0hQtFioQb6E1YsauiA==\";tag=\"web-bot-auth\"\n\
+Signature: sig2=:CGokAoY/FrPpyuzTe1Fb2kLTAH9Idw6qSFd1+D77r1firsMRCxeuLu5e6O+ek3zQgDMAzjiXtLVfqE00xnABCQ==:\n\n\
+GET /foo HTTP/1.1\nHost: example.com\nSignature-Agent: \"https://signature-agent.test\"\n\
+Signature-Input: sig2=(\"@authority\" \"signature-agent\");created=1735689600;keyid=\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\";alg=\"ed25519\";expires=1735693200;nonce=\"e8N7S2MFd/qrd6T2R3tdfAuuANngKI7LFtKYI/vowzk4lAZYadIX6wW25MwG7DCT9RUKAJ0qVkU0mEeLElW1qg==\";tag=\"web-bot-auth\"\n\
+Signature: sig2=:jdq0SqOwHdyHr9+r5jw3iYZH6aNGKijYp/EstF4RQTQdi5N5YYKrD+mCT1HA1nZDsi6nJKuHxUi/5Syp3rLWBA==:\n";
+    let requests = dir.file("requests.txt", vectors);
+    let text = webcanon(&["verify-request", "--directory", &directory, "--at", "1735689600", &requests]);
+    assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
+    assert!(text.stdout.contains("request 1: valid: signed by https://signature-agent.test with key poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U (Signature-Agent: dictionary form)"), "{}", text.stdout);
+    assert!(text.stdout.contains("request 2: valid: signed by https://signature-agent.test with key poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U (Signature-Agent: legacy form)"), "{}", text.stdout);
+    let json = webcanon(&["verify-request", "--json", "--directory", &directory, "--at", "1735689600", &requests]);
+    let lines: Vec<serde_json::Value> = json.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["signature_agent_form"], "dictionary");
+    assert_eq!(lines[1]["signature_agent_form"], "legacy");
+    assert_eq!((lines[0]["valid"].as_bool(), lines[1]["valid"].as_bool()), (Some(true), Some(true)));
+}
+
+/// `keys card` writes the Signature Agent Card of
+/// draft-meunier-webbotauth-registry-03 §3; https is required of its URLs.
+#[test]
+fn keys_card_writes_the_registry_drafts_card() {
+    let dir = TempDir::new("card");
+    let key = dir.0.join("agent.pem");
+    let key = key.to_str().unwrap();
+    assert_eq!(webcanon(&["keys", "generate", "--out", key]).code, 0);
+    let card = webcanon(&[
+        "keys",
+        "card",
+        "--client-id",
+        "https://bot.example/card.json",
+        "--product-token",
+        "ExampleBot",
+        "--name",
+        "Example Bot",
+        "--contact",
+        "mailto:ops@bot.example",
+        "--trigger",
+        "crawler",
+        "--purpose",
+        "search",
+    ]);
+    assert_eq!(card.code, 0, "{}", card.stderr);
+    let json: serde_json::Value = serde_json::from_str(&card.stdout).unwrap();
+    assert_eq!(json["client_id"], "https://bot.example/card.json");
+    assert_eq!(json["jwks_uri"], "https://bot.example/.well-known/http-message-signatures-directory");
+    assert_eq!(json["contacts"], serde_json::json!(["mailto:ops@bot.example"]));
+    assert_eq!(json["web_bot_auth"]["rfc9309-product-token"], "ExampleBot");
+    assert_eq!(json["web_bot_auth"]["trigger"], "crawler");
+    assert!(card.stderr.contains("answering 200 itself: clients follow no redirect"), "{}", card.stderr);
+    let inline =
+        webcanon(&["keys", "card", "--client-id", "https://bot.example/c", "--product-token", "B", "--key", key]);
+    assert_eq!(inline.code, 0, "{}", inline.stderr);
+    let json: serde_json::Value = serde_json::from_str(&inline.stdout).unwrap();
+    assert!(json["jwks"]["keys"][0]["kid"].is_string() && json.get("jwks_uri").is_none(), "{json}");
+    let http = webcanon(&["keys", "card", "--client-id", "http://bot.example/c", "--product-token", "B"]);
+    assert_eq!(http.code, 2);
+    assert!(http.stderr.contains("client_id `http://bot.example/c` must be an https URL"), "{}", http.stderr);
+}

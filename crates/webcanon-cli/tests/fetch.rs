@@ -470,3 +470,23 @@ async fn issue_30_pdf_bombs_are_outcomes_not_crashes() {
         assert!(took < Duration::from_secs(8), "{name} took {took:?}");
     }
 }
+
+/// A page that asks for payment (HTTP 402, pay per crawl) is exit 5 with
+/// reason `payment_required` and the price asked; it is requested once.
+#[tokio::test(flavor = "multi_thread")]
+async fn payment_asked_is_reported_with_its_price() {
+    let server = site().await;
+    server.route("/paid", Route::html(402, "<p>pay</p>").header("crawler-price", "USD 0.01"));
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/paid")])).await;
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "fetch");
+    assert_eq!(v["error"]["reason"], "payment_required");
+    assert_eq!(v["error"]["status"], 402);
+    assert_eq!(v["error"]["price"], serde_json::json!({"currency": "USD", "amount": "0.01"}));
+    assert_eq!(server.hits("/paid"), 1, "never retried");
+
+    let r = run(fetch_args(&["--no-cache", &server.url("/paid")])).await;
+    assert_eq!(r.code, 5);
+    assert!(r.stderr.contains("asks for payment (HTTP 402, crawler-price USD 0.01); nothing was paid"), "{}", r.stderr);
+}

@@ -79,7 +79,8 @@ async fn site() -> TestServer {
         .route("/sitemap.xml", Route::bytes(200, "application/xml", sitemap.into_bytes()))
         .route("/paper.pdf", Route::bytes(200, "application/pdf", paper()))
         .route("/old-paper.pdf", Route::redirect(302, "/paper.pdf"))
-        .route("/private/paper.pdf", Route::bytes(200, "application/pdf", paper()));
+        .route("/private/paper.pdf", Route::bytes(200, "application/pdf", paper()))
+        .route("/paid", Route::html(402, "<p>pay</p>").header("crawler-price", "USD 0.01"));
     server
 }
 
@@ -423,6 +424,22 @@ async fn refuses_what_robots_txt_disallows(session: &Session, site: &TestServer)
     assert_eq!(site.hits("/private/secret"), 0, "a refused page is never requested");
 }
 
+/// A page that asks for payment (HTTP 402): an error result saying so, with
+/// the price, reason `payment_required`; nothing paid, in both modes.
+async fn reports_payment_asked(session: &Session, site: &TestServer) {
+    for raw in [false, true] {
+        let result = call(session, "fetch", json!({"url": site.url("/paid"), "raw": raw})).await;
+        let text = assert_error(&result, "/paid");
+        assert!(text.starts_with(&format!("Payment required: {} asks USD 0.01", site.url("/paid"))), "{text}");
+        assert!(text.contains("Nothing was paid"), "{text}");
+        let error = &error_json(&result)["error"];
+        assert_eq!((error["kind"].as_str(), error["reason"].as_str()), (Some("fetch"), Some("payment_required")));
+        assert_eq!(error["price"], json!({"currency": "USD", "amount": "0.01"}));
+        assert_eq!(error["status"], 402);
+    }
+    assert_eq!(site.hits("/paid"), 2, "once per call, never retried");
+}
+
 async fn refuses_non_public_addresses(session: &Session) {
     let rows = [
         ("http://169.254.169.254/latest/meta-data/", "metadata"),
@@ -593,6 +610,7 @@ async fn exercise(session: &Session, site: &TestServer) {
     fetches_and_pages_a_pdf(session, site).await;
     rejects_bad_arguments(session, site).await;
     refuses_what_robots_txt_disallows(session, site).await;
+    reports_payment_asked(session, site).await;
     refuses_non_public_addresses(session).await;
     checks_urls_without_fetching(session, site).await;
     reads_llms_txt(session, site).await;

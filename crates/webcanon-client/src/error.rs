@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use webcanon_core::policy::PolicyError;
 
+use crate::payment::CrawlerPrice;
 use crate::ssrf::SsrfError;
 
 /// Why one HTTP exchange failed.
@@ -55,6 +56,15 @@ pub enum FetchError {
         url: String,
         /// The status.
         status: u16,
+    },
+    /// The page answered 402 Payment Required (pay per crawl): a price is
+    /// asked, none was paid, and the request is not retried.
+    #[error("{url} asks for payment (HTTP 402{}); nothing was paid", price.as_ref().map(|p| format!(", crawler-price {p}")).unwrap_or_default())]
+    PaymentRequired {
+        /// The URL that answered.
+        url: String,
+        /// The price its `crawler-price` header asks, when it is readable.
+        price: Option<CrawlerPrice>,
     },
     /// More redirects than the limit.
     #[error("more than {limit} redirects starting at {url}")]
@@ -152,8 +162,14 @@ impl FetchError {
         }
     }
 
+    /// A 402 answer from `url`, with the price of its `crawler-price`
+    /// header (pay per crawl) when it has a readable one.
+    pub fn payment_required(url: &str, price_header: Option<&str>) -> FetchError {
+        FetchError::PaymentRequired { url: url.to_string(), price: price_header.and_then(CrawlerPrice::parse) }
+    }
+
     /// Why the exchange failed, as a stable word: `ssrf`, `dns`, `timeout`,
-    /// `connect`, `protocol`, `status`, `too_many_redirects`,
+    /// `connect`, `protocol`, `status`, `payment_required`, `too_many_redirects`,
     /// `bad_redirect`, `unsupported_content`, `pdf_error`, `render_unavailable`
     /// or `local`.
     pub fn reason(&self) -> &'static str {
@@ -164,6 +180,7 @@ impl FetchError {
             FetchError::Connect { .. } => "connect",
             FetchError::Protocol { .. } => "protocol",
             FetchError::Status { .. } => "status",
+            FetchError::PaymentRequired { .. } => "payment_required",
             FetchError::TooManyRedirects { .. } => "too_many_redirects",
             FetchError::BadRedirect { .. } => "bad_redirect",
             FetchError::UnsupportedContent { .. } => "unsupported_content",
@@ -188,6 +205,7 @@ impl FetchError {
             | FetchError::Connect { url, .. }
             | FetchError::Protocol { url, .. }
             | FetchError::Status { url, .. }
+            | FetchError::PaymentRequired { url, .. }
             | FetchError::TooManyRedirects { url, .. }
             | FetchError::BadRedirect { url, .. }
             | FetchError::UnsupportedContent { url, .. }
@@ -201,6 +219,15 @@ impl FetchError {
     pub fn status(&self) -> Option<u16> {
         match self {
             FetchError::Status { status, .. } => Some(*status),
+            FetchError::PaymentRequired { .. } => Some(402),
+            _ => None,
+        }
+    }
+
+    /// The price a 402 answer asks, when it names a readable one.
+    pub fn price(&self) -> Option<&CrawlerPrice> {
+        match self {
+            FetchError::PaymentRequired { price, .. } => price.as_ref(),
             _ => None,
         }
     }
@@ -400,6 +427,10 @@ pub struct ErrorBody {
     /// For `fetch`: the HTTP status the page answered with.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
+    /// For `fetch` with reason `payment_required` (HTTP 402): the price the
+    /// page's `crawler-price` header asks. Nothing was paid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<CrawlerPrice>,
 }
 
 impl ErrorBody {
@@ -416,6 +447,7 @@ impl ErrorBody {
             rule: None,
             reason: None,
             status: None,
+            price: None,
         }
     }
 
@@ -434,6 +466,7 @@ impl ErrorBody {
             Error::Fetch(fetch) => {
                 body.reason = Some(fetch.reason().to_string());
                 body.status = fetch.status();
+                body.price = fetch.price().cloned();
             }
             Error::InvalidUrl { .. } => {}
         }

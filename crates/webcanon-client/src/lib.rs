@@ -46,6 +46,7 @@ pub mod options;
 pub mod os_limits;
 pub mod pacing;
 mod page;
+pub mod payment;
 pub mod pdf;
 pub mod polite;
 pub mod robots_cache;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use webcanon_core::policy::RobotsMode;
 
+use crate::bot_auth::SignatureAgentForm;
 use crate::browser::RenderMode;
 use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT};
 use crate::markdown::ContentShape;
@@ -71,8 +72,11 @@ pub struct ClientOptions {
     /// request (Web Bot Auth); needs `signature_agent`.
     pub sign_key: Option<PathBuf>,
     /// The `Signature-Agent` URL: the origin publishing the key directory
-    /// of `sign_key` (`https://bot.example`).
+    /// of `sign_key` (`https://bot.example`), or the directory's own URL.
     pub signature_agent: Option<String>,
+    /// The form `Signature-Agent` is sent in: the dictionary of the current
+    /// draft (default) or the legacy bare string.
+    pub signature_agent_form: SignatureAgentForm,
     /// Whether HTML pages are rendered in headless Chromium (default off).
     pub render: RenderMode,
     /// The Chromium executable rendering uses; `chromium` or
@@ -106,6 +110,7 @@ impl Default for ClientOptions {
             proxy: None,
             sign_key: None,
             signature_agent: None,
+            signature_agent_form: SignatureAgentForm::Dictionary,
             render: RenderMode::Off,
             chromium: None,
             refresh_robots: false,
@@ -222,7 +227,9 @@ impl ClientOptions {
             builder = builder.proxy(proxy_url(text)?);
         }
         match (&self.sign_key, &self.signature_agent) {
-            (Some(key), Some(agent)) => builder = builder.sign_with(key, agent),
+            (Some(key), Some(agent)) => {
+                builder = builder.sign_with(key, agent).signature_agent_form(self.signature_agent_form);
+            }
             (None, None) => {}
             (Some(_), None) => {
                 return Err(OptionError::new(

@@ -2,8 +2,8 @@
 //! usage signals from the headers and the `<head>`.
 
 use webcanon_core::signals::{
-    UsageWarning, parse_meta_robots, parse_preferences, parse_tdm_reservation, parse_x_robots_tag, preference_warnings,
-    robots_warnings,
+    UsageWarning, content_usage_warnings, parse_content_usage_header, parse_meta_robots, parse_preferences,
+    parse_tdm_reservation, parse_x_robots_tag, preference_warnings, robots_warnings,
 };
 
 use url::Url;
@@ -378,12 +378,11 @@ fn header_warnings(answer: &Answer, agent: &str) -> Vec<UsageWarning> {
             out.push(tdm_warning("the tdm-reservation header"));
         }
     }
-    for value in answer.header_all("content-usage") {
-        out.extend(preference_warnings(
-            &parse_preferences(value),
-            WarningCode::ContentUsage,
-            WarningSource::ContentUsageHeader,
-        ));
+    let usage: Vec<&str> = answer.header_all("content-usage").collect();
+    if !usage.is_empty() {
+        let statement = parse_content_usage_header(usage.iter().copied());
+        let scope = WarningSource::ContentUsageHeader.to_string();
+        out.extend(content_usage_warnings(&statement, WarningSource::ContentUsageHeader, &scope));
     }
     for value in answer.header_all("content-signal") {
         out.extend(preference_warnings(

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use webcanon_core::policy::{RobotsAvailability, RobotsEvidence, RobotsMode, RuleEvidence};
-use webcanon_core::robots::{AgentRules, ContentSignal, Robots};
+use webcanon_core::robots::{AgentRules, ContentSignal, ContentUsageRule, Robots};
 
 use crate::clock::Clock;
 use crate::error::FetchError;
@@ -323,6 +323,11 @@ impl CachedRobots {
             for signal in rules.content_signals().iter().filter(applies).filter(|s| s.is_no()) {
                 warnings.push(content_signal_warning(signal));
             }
+            // `Content-Usage` (draft-ietf-aipref-attach-05 §3): the rules of
+            // the longest matching path decide, their statements combined.
+            if let Some(usage) = rules.content_usage(url) {
+                warnings.extend(usage.rules.iter().flat_map(|rule| content_usage_rule_warnings(rule)));
+            }
         }
         let age_source = if self.stale_since.is_some() { self.stale_since } else { Some(self.record.fetched_at) };
         let evidence = RobotsEvidence {
@@ -343,6 +348,28 @@ impl CachedRobots {
                 .flatten(),
         };
         (evidence, warnings)
+    }
+}
+
+/// The warning of one robots.txt `Content-Usage` rule: the categories it
+/// disallows, or that it is unreadable.
+fn content_usage_rule_warnings(rule: &ContentUsageRule) -> Vec<Warning> {
+    let scope = rule.path.as_deref().map(|p| format!(" for {p}")).unwrap_or_default();
+    let line = rule.line;
+    match &rule.statement {
+        Ok(statement) => {
+            let refused: Vec<String> = statement.disallowed().map(|c| format!("{c}=n")).collect();
+            if refused.is_empty() {
+                return Vec::new();
+            }
+            let detail = format!("robots.txt line {line}: Content-Usage {}{scope}", refused.join(", "));
+            vec![Warning::new(WarningCode::ContentUsage, WarningSource::RobotsTxt, detail)]
+        }
+        Err(unreadable) => vec![Warning::new(
+            WarningCode::ContentUsageUnreadable,
+            WarningSource::RobotsTxt,
+            format!("robots.txt line {line}: Content-Usage{scope}: {unreadable}; nothing is refused"),
+        )],
     }
 }
 

@@ -11,7 +11,7 @@
 
 use std::fmt::Write;
 
-use webcanon_client::error::{Error, ErrorBody, ErrorJson, code};
+use webcanon_client::error::{Error, ErrorBody, ErrorJson, FetchError, code};
 use webcanon_core::policy::{PolicyError, RobotsAvailability, Verdict};
 
 use crate::output::RobotsOutput;
@@ -55,6 +55,15 @@ impl Failure {
                      Addresses that are not public (loopback, private, link-local, cloud metadata) are never \
                      requested unless the server's operator allows their network.\nNothing was requested.",
                     ssrf.reason()
+                );
+                Failure { text, body: Box::new(ErrorBody::from_error(err, url)) }
+            }
+            Error::Fetch(FetchError::PaymentRequired { url: asking, price }) => {
+                let price =
+                    price.as_ref().map(|p| format!(" {p}")).unwrap_or_else(|| " a price it does not state".into());
+                let text = format!(
+                    "Payment required: {asking} asks{price} for access (HTTP 402, pay per crawl; reason: \
+                     payment_required).\nNothing was paid and the page was not read; webcanon never pays."
                 );
                 Failure { text, body: Box::new(ErrorBody::from_error(err, url)) }
             }

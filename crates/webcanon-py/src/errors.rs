@@ -5,7 +5,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use webcanon_batch::BatchError;
-use webcanon_client::error::{Error, ErrorBody, ErrorJson};
+use webcanon_client::error::{Error, ErrorBody, ErrorJson, FetchError};
 
 create_exception!(
     webcanon,
@@ -36,6 +36,13 @@ create_exception!(
 );
 create_exception!(
     webcanon,
+    PaymentRequired,
+    FetchFailed,
+    "The page answered 402 Payment Required (pay per crawl): `price` is what its `crawler-price` header asks \
+     (`{\"currency\": \"USD\", \"amount\": \"0.01\"}`) or None; nothing was paid and it is not retried."
+);
+create_exception!(
+    webcanon,
     SnapshotError,
     WebcanonError,
     "A robots snapshot or a URL column could not be read, written or used."
@@ -48,6 +55,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PolicyRefused", py.get_type::<PolicyRefused>())?;
     m.add("SsrfRefused", py.get_type::<SsrfRefused>())?;
     m.add("FetchFailed", py.get_type::<FetchFailed>())?;
+    m.add("PaymentRequired", py.get_type::<PaymentRequired>())?;
     m.add("SnapshotError", py.get_type::<SnapshotError>())?;
     Ok(())
 }
@@ -60,6 +68,7 @@ pub(crate) fn client_error(py: Python<'_>, err: &Error, url: &str) -> PyErr {
         Error::InvalidUrl { .. } => InvalidUrlError::new_err(body.message.clone()),
         Error::Policy(_) => PolicyRefused::new_err(body.message.clone()),
         Error::Ssrf(_) => SsrfRefused::new_err(body.message.clone()),
+        Error::Fetch(FetchError::PaymentRequired { .. }) => PaymentRequired::new_err(body.message.clone()),
         Error::Fetch(_) => FetchFailed::new_err(body.message.clone()),
         _ => WebcanonError::new_err(body.message.clone()),
     };
@@ -107,6 +116,8 @@ fn describe(py: Python<'_>, exception: &PyErr, body: ErrorBody) -> PyResult<()> 
     }
     if body.kind == "fetch" {
         value.setattr("status", body.status)?;
+        value.setattr("reason", body.reason.as_deref())?;
+        value.setattr("price", pythonize::pythonize(py, &body.price)?)?;
     }
     value.setattr("error", pythonize::pythonize(py, &ErrorJson { error: body })?)?;
     Ok(())

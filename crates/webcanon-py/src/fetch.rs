@@ -71,7 +71,9 @@ impl Client {
     /// (`http://HOST:PORT`) sends every request through that HTTP proxy
     /// (targets are still vetted here first; `HTTP_PROXY` is never read);
     /// `sign_key` (an Ed25519 key file) with `signature_agent` (the URL
-    /// whose key directory lists it) signs every request (Web Bot Auth).
+    /// whose key directory lists it) signs every request (Web Bot Auth);
+    /// `signature_agent_form` is `"dictionary"` (the default, the current
+    /// draft's `sig1="…"`) or `"legacy"` (the bare string of earlier drafts).
     /// `render` (`True`, `False` or `"auto"`) renders HTML pages in headless
     /// Chromium, `chromium` being its path (default: found on `PATH`).
     /// `refresh_robots=True` reads again the robots.txt outcomes cached
@@ -98,6 +100,7 @@ impl Client {
         proxy = None,
         sign_key = None,
         signature_agent = None,
+        signature_agent_form = "dictionary",
         render = None,
         chromium = None,
         refresh_robots = false,
@@ -124,6 +127,7 @@ impl Client {
         proxy: Option<String>,
         sign_key: Option<PathBuf>,
         signature_agent: Option<String>,
+        signature_agent_form: &str,
         render: Option<Bound<'_, PyAny>>,
         chromium: Option<PathBuf>,
         refresh_robots: bool,
@@ -164,6 +168,9 @@ impl Client {
             proxy,
             sign_key,
             signature_agent,
+            signature_agent_form: signature_agent_form
+                .parse()
+                .map_err(|e| usage_error(py, format!("signature_agent_form: {e}")))?,
             render,
             chromium,
             refresh_robots,

@@ -55,11 +55,17 @@ class Site:
         return int(self.server.server_address[1])
 
     def route(
-        self, path: str, status: int, body: str | bytes, content_type: str = "text/plain", host: str | None = None
+        self,
+        path: str,
+        status: int,
+        body: str | bytes,
+        content_type: str = "text/plain",
+        host: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
-        """Answers `path` (on `host` only, when given) with this status and body."""
+        """Answers `path` (on `host` only, when given) with this status, body and extra headers."""
         data = body.encode() if isinstance(body, str) else body
-        self.routes[(host, path)] = (status, {"content-type": content_type}, data)
+        self.routes[(host, path)] = (status, {"content-type": content_type, **(headers or {})}, data)
 
     def hits(self, path: str) -> int:
         return self.requests.count(path)

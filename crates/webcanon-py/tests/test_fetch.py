@@ -88,6 +88,21 @@ async def test_failures_raise_fetch_failed_and_invalid_urls_invalid_url_error(si
 
 
 @pytest.mark.asyncio
+async def test_a_page_asking_for_payment_raises_payment_required_with_the_price(site):
+    site.route("/robots.txt", 404, "none")
+    site.route("/paid", 402, "pay", "text/html", headers={"crawler-price": "USD 0.01"})
+    with pytest.raises(webcanon.PaymentRequired) as raised:
+        await client().fetch(site.url("/paid"))
+    error = raised.value
+    assert isinstance(error, webcanon.FetchFailed)
+    assert (error.kind, error.code, error.status, error.reason) == ("fetch", 5, 402, "payment_required")
+    assert error.price == {"currency": "USD", "amount": "0.01"}
+    assert error.error["error"]["price"] == error.price
+    assert "nothing was paid" in str(error)
+    assert site.hits("/paid") == 1, "never retried"
+
+
+@pytest.mark.asyncio
 async def test_check_answers_without_fetching_the_page(site):
     site.route("/robots.txt", 200, ROBOTS)
     answer = await client().check(site.url("/private/y"))

@@ -68,8 +68,11 @@ def recorder() -> Iterator[Recorder]:
     server.close()
 
 
+# The dictionary form is the default (draft-ietf-webbotauth-httpsig-protocol
+# §5.2.1); `signature_agent_form="legacy"` sends the bare string.
+@pytest.mark.parametrize("form", ["dictionary", "legacy"])
 @pytest.mark.asyncio
-async def test_the_wheel_signs_every_request(recorder, tmp_path):
+async def test_the_wheel_signs_every_request(recorder, tmp_path, form):
     private = Ed25519PrivateKey.generate()
     key_file = tmp_path / "agent.pem"
     key_file.write_bytes(
@@ -88,7 +91,9 @@ async def test_the_wheel_signs_every_request(recorder, tmp_path):
         alternatives=False,
         sign_key=key_file,
         signature_agent="https://bot.example",
+        **({"signature_agent_form": "legacy"} if form == "legacy" else {}),
     )
+    covered_agent = '"signature-agent";key="sig1"' if form == "dictionary" else "signature-agent"
     result = await client.fetch(recorder.origin + "/page")
     assert "A signed visit" in result["content"]
     assert [path for path, _ in recorder.heads] == ["/robots.txt", "/page"]
@@ -99,10 +104,14 @@ async def test_the_wheel_signs_every_request(recorder, tmp_path):
     for path, headers in recorder.heads:
         message = types.SimpleNamespace(method="GET", url=recorder.origin + path, headers=headers)
         (verified,) = verifier.verify(
-            message, expect_tag="web-bot-auth", require_components=("@authority", "signature-agent")
+            message, expect_tag="web-bot-auth", require_components=("@authority", covered_agent)
         )
         assert verified.parameters["keyid"] == kid
-        assert headers["signature-agent"] == '"https://bot.example"'
+        if form == "legacy":
+            assert headers["signature-agent"] == '"https://bot.example"'
+        else:
+            directory = "https://bot.example/.well-known/http-message-signatures-directory"
+            assert headers["signature-agent"] == f'sig1="{directory}"'
 
 
 def test_a_key_needs_an_agent_url_and_a_key(tmp_path):
@@ -113,3 +122,7 @@ def test_a_key_needs_an_agent_url_and_a_key(tmp_path):
     with pytest.raises(webcanon.WebcanonError) as raised:
         webcanon.Client("TestBot", sign_key=tmp_path / "agent.pem", signature_agent="https://bot.example")
     assert "holds no Ed25519 private key" in str(raised.value)
+    with pytest.raises(webcanon.WebcanonError) as raised:
+        webcanon.Client("TestBot", sign_key=tmp_path / "agent.pem", signature_agent="https://bot.example",
+                        signature_agent_form="sf-string")
+    assert "signature_agent_form: `sf-string` is not a Signature-Agent form" in str(raised.value)

@@ -27,7 +27,7 @@ use crate::state::MAX_EVAL_URLS;
         (status = 413, description = "The body is larger than the limit", body = ErrorJson),
         (status = 415, description = "The body is not `application/json`", body = ErrorJson),
         (status = 422, description = "A missing or unknown field, an invalid URL, agent or option", body = ErrorJson),
-        (status = 502, description = "The page could not be fetched (`fetch`; `status` is its HTTP status when it answered with an error)", body = ErrorJson),
+        (status = 502, description = "The page could not be fetched (`fetch`; `status` is its HTTP status when it answered with an error; a page that asks for payment, HTTP 402, has `reason` `payment_required` and the `price` asked, never paid)", body = ErrorJson),
         (status = 503, description = "Too many requests in flight (`overloaded`); retry after `Retry-After`", body = ErrorJson),
         (status = 504, description = "The page or the request timed out (`fetch` or `timeout`)", body = ErrorJson),
     )

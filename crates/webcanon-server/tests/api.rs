@@ -682,3 +682,26 @@ async fn fetch_refuses_a_disallowed_pdf_unrequested_and_a_broken_one_with_pdf_er
     assert_eq!(status, 502, "{body}");
     assert_eq!(body["error"]["reason"], "pdf_error", "{body}");
 }
+
+/// A page that asks for payment (HTTP 402, pay per crawl): 502 `fetch` with
+/// reason `payment_required`, the page's status and the price asked, which
+/// the OpenAPI document describes. The page is requested once.
+#[tokio::test]
+async fn payment_asked_is_a_fetch_error_with_the_price() {
+    let server = site().await;
+    server.route("/paid", Route::html(402, "<p>pay</p>").header("crawler-price", "EUR 1.50"));
+    let service = start().await;
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/paid")})).await;
+    assert_eq!(status, 502, "{body}");
+    let error = &body["error"];
+    assert_eq!((error["kind"].as_str(), error["code"].as_u64()), (Some("fetch"), Some(5)), "{body}");
+    assert_eq!(error["reason"], "payment_required");
+    assert_eq!(error["status"], 402);
+    assert_eq!(error["price"], json!({"currency": "EUR", "amount": "1.50"}));
+    assert_eq!(server.hits("/paid"), 1, "never retried");
+    let (_, _, openapi) = service.get_text("/openapi.json").await;
+    let openapi: Value = serde_json::from_str(&openapi).unwrap();
+    let price = &openapi["components"]["schemas"]["CrawlerPrice"];
+    assert_eq!(price["required"], json!(["currency", "amount"]), "{price}");
+    assert!(openapi["components"]["schemas"]["ErrorBody"]["properties"]["price"].is_object());
+}

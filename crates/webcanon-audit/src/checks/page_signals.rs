@@ -43,7 +43,8 @@ use webcanon_client::markdown::HeadTag;
 use webcanon_core::ai_txt::{AiTxt, AiTxtKind};
 use webcanon_core::robots::{MatchVerdict, RecordKind, Robots};
 use webcanon_core::signals::{
-    applies_to, parse_meta_robots, parse_preferences, parse_tdm_reservation, parse_x_robots_tag,
+    applies_to, parse_content_usage_header, parse_meta_robots, parse_preferences, parse_tdm_reservation,
+    parse_x_robots_tag,
 };
 
 use super::Context;
@@ -229,6 +230,13 @@ impl PageSignals {
         values.len() > 1
     }
 
+    /// Whether the page's `Content-Usage` header lines, read as one
+    /// statement of the AI preferences vocabulary, disallow a category.
+    fn content_usage_disallows(&self) -> bool {
+        parse_content_usage_header(self.content_usage.iter().map(String::as_str))
+            .is_ok_and(|s| s.disallowed().next().is_some())
+    }
+
     /// The signals a page carries, as stable names.
     fn signals(&self) -> BTreeSet<&'static str> {
         let mut out = BTreeSet::new();
@@ -239,7 +247,7 @@ impl PageSignals {
             ("noai", self.has_directive("noai")),
             ("noimageai", self.has_directive("noimageai")),
             ("tdm_reservation", self.tdm_effective() == Some(true)),
-            ("content_usage_no", says_no(&self.content_usage)),
+            ("content_usage_no", self.content_usage_disallows()),
             ("content_signal_no", says_no(&self.content_signal)),
         ];
         out.extend(checks.into_iter().filter(|(_, on)| *on).map(|(name, _)| name));

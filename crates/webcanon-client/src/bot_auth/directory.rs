@@ -1,7 +1,8 @@
-//! The key directory (draft-meunier-http-message-signatures-directory): a
-//! JWKS of the agent's public keys, published at
-//! [`DIRECTORY_PATH`](super::DIRECTORY_PATH) with the media type
-//! [`DIRECTORY_MEDIA_TYPE`](super::DIRECTORY_MEDIA_TYPE).
+//! The key directory (draft-ietf-webbotauth-httpsig-protocol §5.5): a JWKS
+//! of the agent's public keys, each `kid` its RFC 7638 thumbprint,
+//! published over https at [`DIRECTORY_PATH`](super::DIRECTORY_PATH) with
+//! the media type [`DIRECTORY_MEDIA_TYPE`](super::DIRECTORY_MEDIA_TYPE),
+//! answered with a 200 itself (verifiers follow no redirect).
 
 use web_bot_auth::keyring::{KeyRing, Thumbprintable};
 

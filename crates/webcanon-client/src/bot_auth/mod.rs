@@ -1,7 +1,7 @@
 //! Web Bot Auth: requests signed with the agent's Ed25519 key, so that a
 //! site can tell the agent from anyone claiming its `User-Agent`
-//! (draft-meunier-web-bot-auth-architecture, on HTTP Message Signatures,
-//! RFC 9421).
+//! (draft-ietf-webbotauth-httpsig-protocol, the editor's copy of 9 October
+//! 2026, on HTTP Message Signatures, RFC 9421).
 //!
 //! What a signed request carries (one signature per request, taken in
 //! `http.rs` as the request is sent, so robots.txt, llms.txt, pages,
@@ -11,17 +11,21 @@
 //! on the blocking pool, at most [`AHEAD_FRESH`] before it is used):
 //!
 //! ```text
-//! Signature-Agent: "https://bot.example"
-//! Signature-Input: sig1=("@authority" "signature-agent");keyid="<thumbprint>";
+//! Signature-Agent: sig1="https://bot.example/.well-known/http-message-signatures-directory"
+//! Signature-Input: sig1=("@authority" "signature-agent";key="sig1");keyid="<thumbprint>";
 //!     nonce="<32 random bytes, base64>";tag="web-bot-auth";alg="ed25519";
 //!     created=<now>;expires=<now + 60>
 //! Signature: sig1=:<Ed25519 signature, base64>:
 //! ```
 //!
 //! Decisions:
-//! - `Signature-Agent` is the structured-field string form (the URL in
-//!   quotes), which every current verifier reads; the covered components
-//!   are the two the architecture draft requires.
+//! - `Signature-Agent` is the Structured Fields Dictionary the draft
+//!   requires of signers (§5.2.1): one member, keyed by the signature's
+//!   label, whose value is the key directory's https URL, covered as
+//!   `"signature-agent";key="sig1"`; an origin given as the agent means its
+//!   well-known directory. [`SignatureAgentForm::Legacy`] sends the bare
+//!   string of earlier drafts instead (`"https://bot.example"`, covered as
+//!   `"signature-agent"`). The verifier reads both and reports which.
 //! - Signatures are valid [`SIGNATURE_VALIDITY`] (60 s) after they are
 //!   made: long enough for a slow request, short enough that a captured
 //!   one is of little use.
@@ -38,6 +42,7 @@
 //!   verified as of when it was written) and keeps the nonces of valid
 //!   requests until their signatures expire.
 
+pub mod card;
 pub mod directory;
 mod key;
 mod sign;
@@ -45,7 +50,7 @@ mod verify;
 
 pub use directory::{DirectoryError, KeyDirectory};
 pub use key::{KeyError, MAX_KEY_FILE_BYTES, SigningKey, thumbprint};
-pub use sign::{AHEAD_FRESH, AHEAD_HOSTS, RequestSigner, SignError, SignedHeaders};
+pub use sign::{AHEAD_FRESH, AHEAD_HOSTS, RequestSigner, SignError, SignatureAgentForm, SignedHeaders};
 pub use verify::{
     CLOCK_SKEW_SECONDS, MAX_HEADER_LINES, MAX_LINE_BYTES, MAX_NONCES, Reason, RequestError, RequestHead, Signer,
     Verdict, Verifier,

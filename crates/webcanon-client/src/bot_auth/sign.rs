@@ -8,17 +8,68 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use reqwest::header::HeaderValue;
 use url::Url;
-use web_bot_auth::components::{CoveredComponent, DerivedComponent, HTTPField, HTTPFieldParametersSet};
+use web_bot_auth::components::{
+    CoveredComponent, DerivedComponent, HTTPField, HTTPFieldParameters, HTTPFieldParametersSet,
+};
 use web_bot_auth::keyring::Algorithm;
 use web_bot_auth::message_signatures::{GenerateSignature, MessageSigner, UnsignedMessage};
 
-use super::{LABEL, SIGNATURE_VALIDITY, TAG, key::SigningKey};
+use super::{DIRECTORY_PATH, LABEL, SIGNATURE_VALIDITY, TAG, key::SigningKey};
 
 /// How old a signature made ahead may be when a request takes it: it
 /// still has at least `SIGNATURE_VALIDITY - AHEAD_FRESH` (50 s) to live.
 pub const AHEAD_FRESH: Duration = Duration::from_secs(10);
 /// The most hosts with a signature made ahead at once.
 pub const AHEAD_HOSTS: usize = 1024;
+
+/// How the `Signature-Agent` header is written.
+///
+/// draft-ietf-webbotauth-httpsig-protocol (editor's copy of 9 October 2026,
+/// §5.2.1): the header is a Structured Fields Dictionary whose member,
+/// keyed by the signature's label, is the https URL of the key directory,
+/// and the signature covers that member (`"signature-agent";key="sig1"`);
+/// signers must send that form. Earlier drafts (up to
+/// draft-meunier-web-bot-auth-architecture-03) sent a bare String, which
+/// verifiers may still accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignatureAgentForm {
+    /// `Signature-Agent: sig1="https://bot.example/.well-known/http-message-signatures-directory"`,
+    /// covered as `"signature-agent";key="sig1"` (the current draft).
+    #[default]
+    Dictionary,
+    /// `Signature-Agent: "https://bot.example"`, covered as
+    /// `"signature-agent"` (drafts before the dictionary form).
+    Legacy,
+}
+
+impl SignatureAgentForm {
+    /// The form's name, as options and JSON spell it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SignatureAgentForm::Dictionary => "dictionary",
+            SignatureAgentForm::Legacy => "legacy",
+        }
+    }
+}
+
+impl std::fmt::Display for SignatureAgentForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for SignatureAgentForm {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<SignatureAgentForm, String> {
+        match text {
+            "dictionary" => Ok(SignatureAgentForm::Dictionary),
+            "legacy" => Ok(SignatureAgentForm::Legacy),
+            other => Err(format!("`{other}` is not a Signature-Agent form: use dictionary or legacy")),
+        }
+    }
+}
 
 /// Signs requests for one agent: a key and the `Signature-Agent` URL where
 /// its directory is published.
@@ -33,7 +84,11 @@ pub const AHEAD_HOSTS: usize = 1024;
 #[derive(Debug, Clone)]
 pub struct RequestSigner {
     key: SigningKey,
-    /// The `Signature-Agent` value: the URL as a structured-field string.
+    /// The URL given, as given (without the slash `Url` adds to an origin).
+    agent_url: String,
+    form: SignatureAgentForm,
+    /// The value of the covered `signature-agent` component: the directory
+    /// URL as a structured-field string.
     agent: String,
     agent_header: HeaderValue,
     validity: Duration,
@@ -47,6 +102,12 @@ pub enum SignError {
     /// The `Signature-Agent` URL is not an http(s) URL with a host.
     #[error("signature agent `{0}` must be an https (or http) URL with a host, such as https://bot.example")]
     AgentUrl(String),
+    /// The dictionary form names an http URL: the draft requires https.
+    #[error(
+        "signature agent `{0}` must be an https URL: the dictionary form of Signature-Agent takes https only \
+         (draft-ietf-webbotauth-httpsig-protocol §5.2.1); the legacy form also sends http"
+    )]
+    AgentNotHttps(String),
     /// The request URL has no host to sign as `@authority`.
     #[error("`{0}` has no host to sign")]
     NoAuthority(String),
@@ -67,24 +128,73 @@ pub struct SignedHeaders {
 }
 
 impl RequestSigner {
-    /// A signer with `key` whose directory is at `signature_agent` (the
-    /// origin that serves `/.well-known/http-message-signatures-directory`).
+    /// A signer with `key` whose directory is at `signature_agent`, sending
+    /// the dictionary form ([`SignatureAgentForm::Dictionary`]): an origin
+    /// (`https://bot.example`) means its well-known directory
+    /// (`/.well-known/http-message-signatures-directory`), a URL with a
+    /// path is the directory itself.
     pub fn new(key: SigningKey, signature_agent: &str) -> Result<RequestSigner, SignError> {
+        RequestSigner::with_form(key, signature_agent, SignatureAgentForm::Dictionary)
+    }
+
+    /// A signer sending `Signature-Agent` in `form`.
+    pub fn with_form(
+        key: SigningKey,
+        signature_agent: &str,
+        form: SignatureAgentForm,
+    ) -> Result<RequestSigner, SignError> {
         let url = Url::parse(signature_agent).map_err(|_| SignError::AgentUrl(signature_agent.into()))?;
         if !matches!(url.scheme(), "https" | "http") || url.host_str().is_none_or(str::is_empty) {
             return Err(SignError::AgentUrl(signature_agent.into()));
         }
+        let origin_only = url.path() == "/" && url.query().is_none();
         // The URL as given, without the slash `Url` adds to a bare origin.
-        let text = if url.path() == "/" && url.query().is_none() && !signature_agent.ends_with('/') {
+        let agent_url = if origin_only && !signature_agent.ends_with('/') {
             url.as_str().trim_end_matches('/').to_string()
         } else {
             url.to_string()
         };
         // A parsed URL never holds `"` or `\`, so the string is always a
         // valid structured-field string (RFC 9651 §3.3.3).
-        let agent = format!("\"{text}\"");
-        let agent_header = HeaderValue::from_str(&agent).map_err(|_| SignError::AgentUrl(signature_agent.into()))?;
-        Ok(RequestSigner { key, agent, agent_header, validity: SIGNATURE_VALIDITY, ahead: Arc::default() })
+        let agent = match form {
+            SignatureAgentForm::Legacy => format!("\"{agent_url}\""),
+            SignatureAgentForm::Dictionary => {
+                if url.scheme() != "https" {
+                    return Err(SignError::AgentNotHttps(signature_agent.into()));
+                }
+                // The member is fetched as the JWK Set itself (§5.5).
+                let directory = if origin_only {
+                    format!("{}{DIRECTORY_PATH}", agent_url.trim_end_matches('/'))
+                } else {
+                    agent_url.clone()
+                };
+                format!("\"{directory}\"")
+            }
+        };
+        let header = match form {
+            SignatureAgentForm::Legacy => agent.clone(),
+            SignatureAgentForm::Dictionary => format!("{LABEL}={agent}"),
+        };
+        let agent_header = HeaderValue::from_str(&header).map_err(|_| SignError::AgentUrl(signature_agent.into()))?;
+        Ok(RequestSigner {
+            key,
+            agent_url,
+            form,
+            agent,
+            agent_header,
+            validity: SIGNATURE_VALIDITY,
+            ahead: Arc::default(),
+        })
+    }
+
+    /// The form `Signature-Agent` is sent in.
+    pub fn form(&self) -> SignatureAgentForm {
+        self.form
+    }
+
+    /// The `Signature-Agent` URL as given.
+    pub fn agent_url(&self) -> &str {
+        &self.agent_url
     }
 
     /// The same signer with signatures valid for `validity` after they are
@@ -145,7 +255,8 @@ impl RequestSigner {
         getrandom::fill(&mut nonce).map_err(|e| SignError::Signing(format!("no random nonce: {e}")))?;
         let signer =
             MessageSigner { keyid: self.key.key_id().to_string(), nonce: STANDARD.encode(nonce), tag: TAG.into() };
-        let mut message = Message { authority, agent: &self.agent, input: String::new(), signature: String::new() };
+        let mut message =
+            Message { authority, agent: &self.agent, form: self.form, input: String::new(), signature: String::new() };
         signer
             .generate_signature_headers_content(&mut message, self.validity, Algorithm::Ed25519, &self.key)
             .map_err(|e| SignError::Signing(e.to_string()))?;
@@ -172,6 +283,7 @@ pub(crate) fn authority(url: &Url) -> Option<String> {
 struct Message<'a> {
     authority: String,
     agent: &'a str,
+    form: SignatureAgentForm,
     input: String,
     signature: String,
 }
@@ -183,7 +295,10 @@ impl UnsignedMessage for Message<'_> {
         covered.insert(
             CoveredComponent::HTTP(HTTPField {
                 name: "signature-agent".into(),
-                parameters: HTTPFieldParametersSet(Vec::new()),
+                parameters: HTTPFieldParametersSet(match self.form {
+                    SignatureAgentForm::Dictionary => vec![HTTPFieldParameters::Key(LABEL.into())],
+                    SignatureAgentForm::Legacy => Vec::new(),
+                }),
             }),
             self.agent.to_string(),
         );
@@ -233,13 +348,18 @@ mod tests {
         for bad in ["bot.example", "ftp://bot.example", "https://", "data:,x"] {
             assert!(RequestSigner::new(key(), bad).is_err(), "{bad}");
         }
-        let signer = RequestSigner::new(key(), "https://bot.example").unwrap();
+        let signer = RequestSigner::with_form(key(), "https://bot.example", SignatureAgentForm::Legacy).unwrap();
         assert_eq!(signer.agent, "\"https://bot.example\"");
     }
 
     #[test]
     fn headers_carry_every_parameter_and_a_fresh_nonce() {
-        let signer = RequestSigner::new(SigningKey::from_seed(&[7; 32]), "https://bot.example").unwrap();
+        let signer = RequestSigner::with_form(
+            SigningKey::from_seed(&[7; 32]),
+            "https://bot.example",
+            SignatureAgentForm::Legacy,
+        )
+        .unwrap();
         let url = Url::parse("http://127.0.0.1:8080/robots.txt").unwrap();
         let a = signer.sign(&url).unwrap();
         let b = signer.sign(&url).unwrap();
@@ -250,6 +370,31 @@ mod tests {
         }
         assert_ne!(a.signature_input, b.signature_input, "each signature has its own nonce");
         assert!(a.signature.to_str().unwrap().starts_with("sig1=:"));
+    }
+
+    #[test]
+    fn the_dictionary_form_names_the_directory_under_the_label() {
+        let key = || SigningKey::from_seed(&[7; 32]);
+        let rows = [
+            ("https://bot.example", r#"sig1="https://bot.example/.well-known/http-message-signatures-directory""#),
+            ("https://bot.example/", r#"sig1="https://bot.example/.well-known/http-message-signatures-directory""#),
+            ("https://bot.example/keys.json", r#"sig1="https://bot.example/keys.json""#),
+        ];
+        for (given, header) in rows {
+            let signer = RequestSigner::new(key(), given).unwrap();
+            assert_eq!(signer.form(), SignatureAgentForm::Dictionary);
+            let signed = signer.sign(&Url::parse("https://a.example/x").unwrap()).unwrap();
+            assert_eq!(signed.signature_agent.to_str().unwrap(), header, "{given}");
+            let input = signed.signature_input.to_str().unwrap();
+            assert!(input.starts_with(r#"sig1=("@authority" "signature-agent";key="sig1");"#), "{input}");
+        }
+        // §5.2.1: member values are https URLs; the legacy form keeps http.
+        let err = RequestSigner::new(key(), "http://bot.example").unwrap_err();
+        assert!(matches!(err, SignError::AgentNotHttps(_)), "{err}");
+        let legacy = RequestSigner::with_form(key(), "http://bot.example", SignatureAgentForm::Legacy).unwrap();
+        assert_eq!(legacy.agent_header.to_str().unwrap(), r#""http://bot.example""#);
+        assert_eq!("legacy".parse::<SignatureAgentForm>(), Ok(SignatureAgentForm::Legacy));
+        assert!("Dictionary".parse::<SignatureAgentForm>().is_err());
     }
 
     #[test]

@@ -5,11 +5,12 @@
 use std::collections::{HashMap, VecDeque};
 
 use web_bot_auth::WebBotAuthVerifier;
-use web_bot_auth::components::{CoveredComponent, DerivedComponent, HTTPField};
+use web_bot_auth::components::{CoveredComponent, DerivedComponent, HTTPField, HTTPFieldParameters};
 use web_bot_auth::message_signatures::SignedMessage;
 
 use super::TAG;
 use super::directory::KeyDirectory;
+use super::sign::SignatureAgentForm;
 
 /// The most header lines one request may have.
 pub const MAX_HEADER_LINES: usize = 200;
@@ -20,6 +21,10 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024;
 pub const CLOCK_SKEW_SECONDS: i64 = 60;
 /// The most nonces remembered; the oldest are forgotten first.
 pub const MAX_NONCES: usize = 100_000;
+/// The most members a `Signature-Agent` dictionary may have: each signature
+/// of a request names one (draft-ietf-webbotauth-httpsig-protocol §5.2.2),
+/// and a request carries a few.
+pub const MAX_SIGNATURE_AGENT_MEMBERS: usize = 16;
 
 /// The head of one HTTP request: its `@authority` and its header lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,6 +102,40 @@ impl RequestHead {
     pub fn values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.headers.iter().filter(move |(n, _)| n == name).map(|(_, v)| v.as_str())
     }
+
+    /// The form of the request's `Signature-Agent` header, if it has one: a
+    /// String Item starts with `"`, a Dictionary member key does not
+    /// (draft-ietf-webbotauth-httpsig-protocol §5.2.1).
+    pub fn signature_agent_form(&self) -> Option<SignatureAgentForm> {
+        let value = self.values("signature-agent").next()?;
+        Some(if value.trim_start().starts_with('"') {
+            SignatureAgentForm::Legacy
+        } else {
+            SignatureAgentForm::Dictionary
+        })
+    }
+
+    /// The `Signature-Agent` dictionary, read within
+    /// [`MAX_SIGNATURE_AGENT_MEMBERS`] members and [`MAX_LINE_BYTES`] bytes.
+    fn signature_agent_dictionary(&self) -> Result<Option<sfv::Dictionary>, Reason> {
+        let Some(value) = self.values("signature-agent").next() else { return Ok(None) };
+        if value.len() > MAX_LINE_BYTES {
+            return Err(Reason::Malformed(format!("Signature-Agent is longer than {MAX_LINE_BYTES} bytes")));
+        }
+        // Members are apart by commas; counting them first keeps a field of
+        // thousands of members from being built into a map (a comma inside
+        // a string only makes the count larger, never smaller).
+        let commas = memchr::memchr_iter(b',', value.as_bytes()).take(MAX_SIGNATURE_AGENT_MEMBERS).count();
+        if commas >= MAX_SIGNATURE_AGENT_MEMBERS {
+            return Err(Reason::Malformed(format!(
+                "Signature-Agent has more than {MAX_SIGNATURE_AGENT_MEMBERS} members"
+            )));
+        }
+        sfv::Parser::new(value)
+            .parse_dictionary()
+            .map(Some)
+            .map_err(|e| Reason::Malformed(format!("Signature-Agent is not a dictionary: {e}")))
+    }
 }
 
 fn is_request_line(line: &str) -> bool {
@@ -122,6 +161,19 @@ impl SignedMessage for RequestHead {
             CoveredComponent::HTTP(HTTPField { name, parameters }) if parameters.0.is_empty() => {
                 self.values(name).map(str::to_string).collect()
             }
+            // A dictionary member (RFC 9421 §2.1.2): its value serialised.
+            CoveredComponent::HTTP(HTTPField { name, parameters })
+                if name == "signature-agent"
+                    && let [HTTPFieldParameters::Key(key)] = parameters.0.as_slice() =>
+            {
+                match self.signature_agent_dictionary() {
+                    Ok(Some(dictionary)) => match dictionary.get(key.as_str()) {
+                        Some(sfv::ListEntry::Item(item)) => vec![sfv::SerializeValue::serialize_value(item)],
+                        _ => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                }
+            }
             CoveredComponent::Derived(DerivedComponent::Authority { req: false }) => {
                 self.authority.iter().cloned().collect()
             }
@@ -144,6 +196,8 @@ pub enum Verdict {
 pub struct Signer {
     /// The `Signature-Agent` URL, when the request names one.
     pub agent: Option<String>,
+    /// The form `Signature-Agent` came in, when the request has one.
+    pub form: Option<SignatureAgentForm>,
     /// The key id (JWK thumbprint) that signed.
     pub key_id: String,
     /// When the signature expires (Unix seconds).
@@ -245,8 +299,12 @@ impl Verifier {
         if request.values("signature-input").next().is_none() || request.values("signature").next().is_none() {
             return Err(Reason::Unsigned);
         }
-        let agent_header = request.values("signature-agent").next().is_some();
-        let params = web_bot_auth_params(request, agent_header)?;
+        let agent_members = request.signature_agent_dictionary();
+        let form = request.signature_agent_form();
+        if form == Some(SignatureAgentForm::Dictionary) {
+            agent_members.clone()?;
+        }
+        let params = web_bot_auth_params(request, form, agent_members.ok().flatten().as_ref())?;
         if request.authority.is_none() {
             return Err(Reason::NoAuthority);
         }
@@ -280,7 +338,7 @@ impl Verifier {
         {
             return Err(Reason::ReplayedNonce(nonce));
         }
-        Ok(Signer { agent, key_id: params.key_id, expires: params.expires })
+        Ok(Signer { agent, form, key_id: params.key_id, expires: params.expires })
     }
 }
 
@@ -329,29 +387,63 @@ struct Params {
 }
 
 /// Finds the signature tagged `web-bot-auth` and checks what it must
-/// cover and carry.
-fn web_bot_auth_params(request: &RequestHead, agent_header: bool) -> Result<Params, Reason> {
+/// cover and carry: `@authority` (or `@target-uri`) and, when the request
+/// has a `Signature-Agent`, that header (legacy form) or its member keyed
+/// by the signature's label (dictionary form, which must be there and carry
+/// no parameters: draft-ietf-webbotauth-httpsig-protocol §5.2.1).
+fn web_bot_auth_params(
+    request: &RequestHead,
+    form: Option<SignatureAgentForm>,
+    members: Option<&sfv::Dictionary>,
+) -> Result<Params, Reason> {
     let mut tagged = None;
     for value in request.values("signature-input") {
         let dictionary = sfv::Parser::new(value)
             .parse_dictionary()
             .map_err(|e| Reason::Malformed(format!("Signature-Input: {e}")))?;
-        for (_, entry) in dictionary {
+        for (label, entry) in dictionary {
             if let sfv::ListEntry::InnerList(list) = entry
                 && list.params.get("tag").and_then(|t| t.as_string()).is_some_and(|t| t.as_str() == TAG)
             {
-                tagged.get_or_insert(list);
+                tagged.get_or_insert((label, list));
             }
         }
     }
-    let list = tagged.ok_or(Reason::NotWebBotAuth)?;
-    let covers =
-        |name: &str| list.items.iter().any(|item| item.bare_item.as_string().is_some_and(|s| s.as_str() == name));
-    if !covers("@authority") && !covers("@target-uri") {
+    let (label, list) = tagged.ok_or(Reason::NotWebBotAuth)?;
+    let covered = |name: &str, key: Option<&str>| {
+        list.items.iter().any(|item| {
+            item.bare_item.as_string().is_some_and(|s| s.as_str() == name)
+                && item.params.get("key").and_then(|k| k.as_string()).map(|k| k.as_str()) == key
+        })
+    };
+    if !covered("@authority", None) && !covered("@target-uri", None) {
         return Err(Reason::MissingComponent("@authority"));
     }
-    if agent_header && !covers("signature-agent") {
-        return Err(Reason::MissingComponent("signature-agent"));
+    match form {
+        None => {}
+        Some(SignatureAgentForm::Legacy) if !covered("signature-agent", None) => {
+            return Err(Reason::MissingComponent("signature-agent"));
+        }
+        Some(SignatureAgentForm::Legacy) => {}
+        Some(SignatureAgentForm::Dictionary) => {
+            if !covered("signature-agent", Some(label.as_str())) {
+                return Err(Reason::MissingComponent("signature-agent"));
+            }
+            match members.and_then(|m| m.get(label.as_str())) {
+                Some(sfv::ListEntry::Item(item)) if item.params.is_empty() && item.bare_item.as_string().is_some() => {}
+                Some(sfv::ListEntry::Item(item)) if !item.params.is_empty() => {
+                    return Err(Reason::Malformed(format!(
+                        "the Signature-Agent member `{label}` carries parameters, which verifiers ignore (§5.2.1)"
+                    )));
+                }
+                Some(_) => {
+                    return Err(Reason::Malformed(format!("the Signature-Agent member `{label}` is not a string")));
+                }
+                None => {
+                    return Err(Reason::Malformed(format!("Signature-Agent has no member `{label}`")));
+                }
+            }
+        }
     }
     let string = |name: &str| list.params.get(name).and_then(|v| v.as_string()).map(|s| s.as_str().to_string());
     let integer = |name: &str| list.params.get(name).and_then(|v| v.as_integer()).map(i64::from);

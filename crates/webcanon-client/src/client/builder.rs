@@ -10,7 +10,7 @@ use webcanon_core::policy::RobotsMode;
 
 use super::{Client, Inner};
 use crate::agent::ProductToken;
-use crate::bot_auth::{RequestSigner, SigningKey};
+use crate::bot_auth::{RequestSigner, SignatureAgentForm, SigningKey};
 use crate::browser::{RenderLimits, RenderMode, Renderer};
 use crate::clock::Clock;
 use crate::http::{Http, Pacing};
@@ -107,6 +107,7 @@ pub struct ClientBuilder {
     clock: Clock,
     proxy: Option<url::Url>,
     signing: Signing,
+    signature_agent_form: SignatureAgentForm,
     render: RenderMode,
     chromium: Option<PathBuf>,
     render_limits: RenderLimits,
@@ -146,6 +147,7 @@ impl Default for ClientBuilder {
             clock: Clock::system(),
             proxy: None,
             signing: Signing::Off,
+            signature_agent_form: SignatureAgentForm::default(),
             render: RenderMode::Off,
             chromium: None,
             render_limits: RenderLimits::default(),
@@ -333,6 +335,14 @@ impl ClientBuilder {
         self
     }
 
+    /// The form of the `Signature-Agent` header a key file given to
+    /// [`ClientBuilder::sign_with`] sends: the dictionary of the current
+    /// draft (default), or the legacy bare string.
+    pub fn signature_agent_form(mut self, form: SignatureAgentForm) -> Self {
+        self.signature_agent_form = form;
+        self
+    }
+
     /// Signs every request with a signer already made.
     pub fn signer(mut self, signer: RequestSigner) -> Self {
         self.signing = Signing::Signer(Box::new(signer));
@@ -383,7 +393,8 @@ impl ClientBuilder {
             Signing::Off => None,
             Signing::File { key, agent } => {
                 let key = SigningKey::load(&key).map_err(BuildError::SignKey)?;
-                Some(Arc::new(RequestSigner::new(key, &agent).map_err(BuildError::SignatureAgent)?))
+                let signer = RequestSigner::with_form(key, &agent, self.signature_agent_form);
+                Some(Arc::new(signer.map_err(BuildError::SignatureAgent)?))
             }
             Signing::Signer(signer) => Some(Arc::new(*signer)),
         };

@@ -399,6 +399,10 @@ impl Client {
             }
         };
         let fetched = Instant::now();
+        if answer.status == 402 {
+            let price = answer.header(crate::payment::PRICE_HEADER);
+            return Err(FetchError::payment_required(answer.url.as_str(), price).into());
+        }
         if answer.status >= 400 {
             return Err(FetchError::Status { url: answer.url.to_string(), status: answer.status }.into());
         }

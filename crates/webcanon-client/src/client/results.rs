@@ -5,6 +5,7 @@ use serde::Serialize;
 use webcanon_core::policy::RobotsEvidence;
 
 use super::Alternative;
+use crate::error::FetchError;
 use crate::page;
 use crate::warning::Warning;
 
@@ -68,6 +69,17 @@ pub struct RawResponse {
 }
 
 impl RawResponse {
+    /// The answer's status as an error, when it is one: 402 is
+    /// [`FetchError::PaymentRequired`] with the price asked, any other
+    /// status from 400 on is [`FetchError::Status`].
+    pub fn status_error(&self) -> Option<FetchError> {
+        match self.status {
+            402 => Some(FetchError::payment_required(&self.final_url, self.header(crate::payment::PRICE_HEADER))),
+            400.. => Some(FetchError::Status { url: self.final_url.clone(), status: self.status }),
+            _ => None,
+        }
+    }
+
     /// A response header as text, if present and printable.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())

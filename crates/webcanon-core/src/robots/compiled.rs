@@ -27,9 +27,10 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::anchors::Anchors;
+use super::content_usage::{ContentUsageMatch, ContentUsageRule, content_usage_for};
 use super::model::{
-    ContentSignal, Decision, Directive, MatchVerdict, Robots, RuleEntry, RuleRef, content_signals_in, crawl_delay_in,
-    stricter,
+    ContentSignal, Decision, Directive, MatchVerdict, Robots, RuleEntry, RuleRef, content_signals_in,
+    content_usage_rules_in, crawl_delay_in, stricter,
 };
 use super::normalize::WILDCARD;
 use super::pattern::matches;
@@ -115,6 +116,7 @@ pub struct AgentRules {
     scans: AtomicU32,
     crawl_delay: Option<f64>,
     content_signals: Vec<ContentSignal>,
+    content_usage: Vec<ContentUsageRule>,
 }
 
 impl Clone for AgentRules {
@@ -128,6 +130,7 @@ impl Clone for AgentRules {
             scans: AtomicU32::new(self.scans.load(Ordering::Relaxed)),
             crawl_delay: self.crawl_delay,
             content_signals: self.content_signals.clone(),
+            content_usage: self.content_usage.clone(),
         }
     }
 }
@@ -238,6 +241,7 @@ impl AgentRules {
             scans: AtomicU32::new(0),
             crawl_delay: crawl_delay_in(robots, groups),
             content_signals: content_signals_in(robots, groups),
+            content_usage: content_usage_rules_in(robots, groups),
         }
     }
 
@@ -520,6 +524,8 @@ impl AgentRules {
             + self.normalized.capacity()
             + index
             + self.content_signals.capacity() * std::mem::size_of::<ContentSignal>()
+            + self.content_usage.capacity() * std::mem::size_of::<ContentUsageRule>()
+            + self.content_usage.iter().map(|r| r.heap_bytes()).sum::<usize>()
     }
 
     /// The number of rules (Allow and Disallow) that apply to the agent.
@@ -537,8 +543,21 @@ impl AgentRules {
         self.crawl_delay
     }
 
-    /// The `Content-Signal` and `Content-Usage` preferences for the agent.
+    /// The `Content-Signal` preferences for the agent.
     pub fn content_signals(&self) -> &[ContentSignal] {
         &self.content_signals
+    }
+
+    /// The agent's `Content-Usage` rules, in file order.
+    pub fn content_usage_rules(&self) -> &[ContentUsageRule] {
+        &self.content_usage
+    }
+
+    /// The `Content-Usage` rules that decide `url` (absolute, or a path
+    /// starting with `/`): those of the longest matching path, with their
+    /// statements combined (draft-ietf-aipref-attach-05 §3.1); `None` when
+    /// none matches, or for `/robots.txt`.
+    pub fn content_usage(&self, url: &str) -> Option<ContentUsageMatch<'_>> {
+        content_usage_for(&self.content_usage, url)
     }
 }

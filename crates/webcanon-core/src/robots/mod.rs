@@ -20,6 +20,7 @@
 
 mod anchors;
 mod compiled;
+mod content_usage;
 mod lint;
 mod model;
 mod normalize;
@@ -29,6 +30,7 @@ mod url_path;
 mod utf16;
 
 pub use compiled::AgentRules;
+pub use content_usage::{ContentUsageMatch, ContentUsageRule};
 pub use lint::{Diagnostic, LintCode, Severity};
 pub use model::{
     ContentSignal, Decision, Directive, Group, MatchVerdict, NotRobots, Record, RecordClass, RecordKind, Robots,

@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use super::compiled::AgentRules;
+use super::content_usage::ContentUsageRule;
 use super::lint::Diagnostic;
 use super::pattern::matches;
 use super::url_path::{matchable_path, merged_slashes};
@@ -313,13 +314,15 @@ pub struct Record<'a> {
     pub group: Option<usize>,
 }
 
-/// One `key=value` pair of a `Content-Signal` or `Content-Usage` record.
+/// One `key=value` pair of a `Content-Signal` record (Cloudflare's
+/// vocabulary, read leniently; `Content-Usage` records are read strictly
+/// as [`ContentUsageRule`](super::ContentUsageRule)s).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ContentSignal {
     /// The line the pair came from.
     pub line: u32,
-    /// The record it came from (`Content-Signal` or `Content-Usage`).
+    /// The record it came from (`Content-Signal`).
     pub record: RecordKind,
     /// The path the preference is scoped to (`Content-Usage: /news/ train-ai=n`), if any.
     pub path: Option<String>,
@@ -516,11 +519,19 @@ impl Robots {
         crawl_delay_in(self, &groups)
     }
 
-    /// The `Content-Signal` and `Content-Usage` preferences in the groups
-    /// that apply to `agent`, plus those written outside any group.
+    /// The `Content-Signal` preferences in the groups that apply to
+    /// `agent`, plus those written outside any group.
     pub fn content_signals(&self, agent: &str) -> Vec<ContentSignal> {
         let groups: Vec<usize> = self.selected_groups(agent).collect();
         content_signals_in(self, &groups)
+    }
+
+    /// The `Content-Usage` rules in the groups that apply to `agent`
+    /// (draft-ietf-aipref-attach-05 §3: a rule of a group, so one outside
+    /// every group applies to no one), in file order.
+    pub fn content_usage_rules(&self, agent: &str) -> Vec<ContentUsageRule> {
+        let groups: Vec<usize> = self.selected_groups(agent).collect();
+        content_usage_rules_in(self, &groups)
     }
 }
 
@@ -548,10 +559,19 @@ pub(crate) fn crawl_delay_in(robots: &Robots, groups: &[usize]) -> Option<f64> {
         .find_map(|r| robots.str(&r.value).parse::<f64>().ok().filter(|d| d.is_finite() && *d >= 0.0))
 }
 
+pub(crate) fn content_usage_rules_in(robots: &Robots, groups: &[usize]) -> Vec<ContentUsageRule> {
+    robots
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::ContentUsage && r.group.is_some_and(|g| groups.contains(&(g as usize))))
+        .map(|r| ContentUsageRule::parse(r.line, robots.str(&r.value)))
+        .collect()
+}
+
 pub(crate) fn content_signals_in(robots: &Robots, groups: &[usize]) -> Vec<ContentSignal> {
     let mut out = Vec::new();
     for r in &robots.records {
-        if !matches!(r.kind, RecordKind::ContentSignal | RecordKind::ContentUsage) {
+        if r.kind != RecordKind::ContentSignal {
             continue;
         }
         if r.group.is_some_and(|g| !groups.contains(&(g as usize))) {

@@ -8,12 +8,18 @@
 //! - meta robots and `X-Robots-Tag` (Google's vocabulary plus `noai` and
 //!   `noimageai`), generic or for one agent (`googlebot: noindex`);
 //! - TDMRep `tdm-reservation` (`1` reserves text and data mining rights);
-//! - IETF AIPREF `Content-Usage` (`train-ai=n`) and Cloudflare
-//!   `Content-Signal` (`ai-train=no`): any `n`/`no` is reported, a missing
-//!   key neither grants nor restricts.
+//! - IETF AIPREF `Content-Usage` (`train-ai=n`), read strictly as the
+//!   vocabulary draft says ([`UsageStatement`]): the Token `n` of a known
+//!   label is a refusal, anything else is unknown, and a statement that is
+//!   not a Structured Fields Dictionary is unreadable (and said to be);
+//! - Cloudflare `Content-Signal` (`ai-train=no`), its own signal, read
+//!   leniently: any `n`/`no` is reported, a missing key neither grants nor
+//!   restricts.
 
+mod aipref;
 mod warning;
 
+pub use self::aipref::{Preference, UnreadableStatement, UsageCategory, UsageStatement, parse_content_usage_header};
 pub use self::warning::{UsageWarning, WarningCode, WarningSource};
 
 /// One directive of a meta robots tag or `X-Robots-Tag` value, lower-cased
@@ -177,6 +183,32 @@ pub fn parse_preferences(value: &str) -> Vec<UsagePreference> {
             (!key.is_empty() && !value.is_empty()).then_some(UsagePreference { key, value })
         })
         .collect()
+}
+
+/// The warning of a statement of AI preferences from `source` (`Content-Usage`
+/// header lines, or a robots.txt line, `scope` naming it): one
+/// [`WarningCode::ContentUsage`] naming every category it disallows
+/// (`train-ai=n, search=n`), or one [`WarningCode::ContentUsageUnreadable`]
+/// when it is not a Dictionary; none when it disallows nothing.
+pub fn content_usage_warnings(
+    statement: &Result<UsageStatement, UnreadableStatement>,
+    source: WarningSource,
+    scope: &str,
+) -> Vec<UsageWarning> {
+    match statement {
+        Ok(statement) => {
+            let refused: Vec<String> = statement.disallowed().map(|c| format!("{c}=n")).collect();
+            if refused.is_empty() {
+                return Vec::new();
+            }
+            vec![UsageWarning::new(WarningCode::ContentUsage, source, format!("{scope} says {}", refused.join(", ")))]
+        }
+        Err(unreadable) => vec![UsageWarning::new(
+            WarningCode::ContentUsageUnreadable,
+            source,
+            format!("{scope}: {unreadable}; nothing is refused"),
+        )],
+    }
 }
 
 /// Warnings for every "no" in a preference list, under `code` from `source`.

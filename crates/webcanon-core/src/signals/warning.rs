@@ -84,8 +84,13 @@ spelled_enum! {
         Noimageindex => "noimageindex",
         /// TDMRep `tdm-reservation: 1`: text and data mining rights reserved.
         TdmReservation => "tdm_reservation",
-        /// A `Content-Usage` preference that says no.
+        /// A `Content-Usage` statement (header or robots.txt) that disallows
+        /// a category of use (`train-ai=n`, `search=n`).
         ContentUsage => "content_usage",
+        /// A `Content-Usage` statement that is not a Structured Fields
+        /// Dictionary (a key in upper case, a stray byte): every category
+        /// is unknown, nothing is refused; the detail quotes the parser.
+        ContentUsageUnreadable => "content_usage_unreadable",
         /// A `Content-Signal` preference that says no (header or robots.txt).
         ContentSignal => "content_signal",
         /// The body was longer than the limit and was cut.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use webcanon_client::browser::RenderMode;
-use webcanon_client::error::{Error, FetchError};
+use webcanon_client::error::Error;
 use webcanon_client::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use webcanon_client::warning::{Warning, WarningCode, WarningSource};
 use webcanon_client::{Client, DEFAULT_MAX_BYTES, FetchOptions, FetchResult, RawResponse};
@@ -128,9 +128,8 @@ pub(crate) async fn load(client: &Client, url: &str, raw: bool) -> Result<Fetche
     }
     let response =
         client.get(url, RAW_ACCEPT, DEFAULT_MAX_BYTES).await.map_err(|e| Failure::from_client(&e, url, agent))?;
-    if response.status >= 400 {
-        let err = Error::Fetch(FetchError::Status { url: response.final_url.clone(), status: response.status });
-        return Err(Failure::from_client(&err, url, agent));
+    if let Some(status_error) = response.status_error() {
+        return Err(Failure::from_client(&Error::Fetch(status_error), url, agent));
     }
     let media_type = response.media_type();
     if !is_textual(media_type.as_deref(), &response.body) {

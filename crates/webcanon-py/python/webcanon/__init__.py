@@ -20,6 +20,7 @@ from ._webcanon import (
     Diagnostic,
     FetchFailed,
     InvalidUrlError,
+    PaymentRequired,
     PolicyRefused,
     Robots,
     Rule,
@@ -40,6 +41,7 @@ __all__ = [
     "Diagnostic",
     "FetchFailed",
     "InvalidUrlError",
+    "PaymentRequired",
     "PolicyRefused",
     "Robots",
     "Rule",
@@ -73,7 +75,8 @@ class Client(_webcanon.Client):
         ``render`` (``True``, ``False``, ``"auto"``) renders the page in headless Chromium first,
         every request it makes going through the SSRF guard and robots.txt.
 
-        Raises ``PolicyRefused``, ``SsrfRefused``, ``FetchFailed`` or ``InvalidUrlError``.
+        Raises ``PolicyRefused``, ``SsrfRefused``, ``FetchFailed`` (``PaymentRequired`` for a 402)
+        or ``InvalidUrlError``.
         """
         return await super().fetch(url, render=render)
 

@@ -15,6 +15,7 @@ __all__ = [
     "Diagnostic",
     "FetchFailed",
     "InvalidUrlError",
+    "PaymentRequired",
     "PolicyRefused",
     "Robots",
     "Rule",
@@ -202,6 +203,7 @@ class Client:
         proxy: Optional[str] = None,
         sign_key: Optional[Union[str, os.PathLike[str]]] = None,
         signature_agent: Optional[str] = None,
+        signature_agent_form: Literal["dictionary", "legacy"] = "dictionary",
         render: Union[bool, Literal["on", "off", "auto"], None] = None,
         chromium: Optional[Union[str, os.PathLike[str]]] = None,
         refresh_robots: bool = False,
@@ -210,7 +212,8 @@ class Client:
         ``format``, ``links`` and ``images`` shape the content; ``proxy`` (``http://HOST:PORT``) sends
         every request through that HTTP proxy (``HTTP_PROXY`` is never read); ``sign_key`` (an Ed25519
         key file, ``webcanon keys generate``) with ``signature_agent`` (the URL whose key directory
-        lists it) signs every request (Web Bot Auth); ``render`` (``True``, ``"auto"``) renders HTML
+        lists it) signs every request (Web Bot Auth), its ``Signature-Agent`` in
+        ``signature_agent_form`` (``"dictionary"``, the current draft, or ``"legacy"``); ``render`` (``True``, ``"auto"``) renders HTML
         pages in headless Chromium (``chromium``: its path); ``refresh_robots=True`` reads again the
         robots.txt outcomes cached before the client started."""
     @property
@@ -267,6 +270,13 @@ class FetchFailed(WebcanonError):
     """The fetch failed."""
 
     status: Optional[int]
+    reason: Optional[str]
+    price: Optional[dict[str, str]]
+
+class PaymentRequired(FetchFailed):
+    """The page answered 402 Payment Required (pay per crawl): ``price`` is what its ``crawler-price``
+    header asks (``{"currency": "USD", "amount": "0.01"}``) or None; ``reason`` is
+    ``"payment_required"``. Nothing was paid, and it is not retried."""
 
 class SnapshotError(WebcanonError):
     """A robots snapshot or a URL column could not be read, written or used."""
