@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use webcanon_core::policy::RobotsMode;
+use webcanon_core::rsl::Usage;
 
 use crate::browser::RenderMode;
 use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT};
@@ -75,6 +76,9 @@ pub struct ClientOptions {
     pub signature_agent: Option<String>,
     /// Whether HTML pages are rendered in headless Chromium (default off).
     pub render: RenderMode,
+    /// The use declared for fetched content, read against the site's RSL
+    /// license; `None` takes the agent's registry category's use.
+    pub purpose: Option<Usage>,
     /// The Chromium executable rendering uses; `chromium` or
     /// `chromium-browser` on `PATH` when not given.
     pub chromium: Option<PathBuf>,
@@ -107,6 +111,7 @@ impl Default for ClientOptions {
             sign_key: None,
             signature_agent: None,
             render: RenderMode::Off,
+            purpose: None,
             chromium: None,
             refresh_robots: false,
             pdf_worker: None,
@@ -210,6 +215,7 @@ impl ClientOptions {
             .alternatives(self.alternatives)
             .content_shape(self.shape)
             .render(self.render)
+            .purpose(self.purpose)
             .auth_status_disallows(self.auth_disallows)
             .min_interval(min_interval)
             .max_crawl_delay(max_crawl_delay)
