@@ -145,7 +145,7 @@ fn signalled_training(robots: &Robots, path: &str) -> Option<bool> {
 /// Whether any AI training crawler of the registry may fetch `path`.
 fn training_crawlers_allowed(robots: &Robots, path: &str) -> bool {
     let url = format!("https://robots.invalid{path}");
-    registry().by_category(Category::AiTraining).any(|agent| robots.decide(&agent.token, &url).is_allowed())
+    registry().by_category(Category::AiTraining).any(|agent| robots.decide(agent.token, &url).is_allowed())
 }
 
 fn consistent_step(
