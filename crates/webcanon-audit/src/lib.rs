@@ -56,6 +56,7 @@ pub async fn audit(site: Site, agent: &str) -> Result<Report, AuditError> {
         checks::ai_agents_policy::run(&ctx).await,
         checks::apex_www::run(&ctx).await,
         checks::ai_txt::run(&ctx).await,
+        checks::rsl::run(&ctx).await,
         checks::page_signals::run(&ctx).await,
     ];
     let matrix = access::matrix(&ctx).await;

@@ -917,3 +917,60 @@ async fn a_complete_site_reads_every_resource_once() {
     assert!(position("sitemap") < position("ai-txt") && position("ai-txt") < position("page-signals"));
     each_read_once(&server);
 }
+
+// --- rsl ----------------------------------------------------------------------
+
+const RSL_PROHIBITS_TRAINING: &str = r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>
+<permits type="usage">search ai-input</permits><prohibits type="usage">ai-train</prohibits></license></content></rsl>"#;
+
+#[tokio::test]
+async fn rsl_folder_pass_when_named_valid_and_consistent() {
+    let robots = "User-agent: *\nAllow: /\nContent-Signal: ai-train=no\nSitemap: https://example.com/sitemap.xml\nLicense: https://example.com/license.xml\n";
+    let report = audit_folder("rsl-pass", &[("robots.txt", robots), ("license.xml", RSL_PROHIBITS_TRAINING)]).await;
+    let c = check(&report, "rsl");
+    assert_eq!((c.status, c.score), (Status::Pass, Some(100)), "{c:#?}");
+    assert_eq!(evidence(c, "present")["licenses"][0], "https://example.com/license.xml");
+    assert_eq!(evidence(c, "valid")["documents"][0]["contents"], 1);
+    assert_eq!(evidence(c, "consistent")["probes"][0]["rsl"], "prohibited");
+}
+
+#[tokio::test]
+async fn rsl_missing_warns_and_broken_or_foreign_documents_fail() {
+    let c = check(&audit_folder("rsl-none", &[("robots.txt", "User-agent: *\nAllow: /\n")]).await, "rsl").clone();
+    assert_eq!((c.status, step(&c, "present"), step(&c, "valid")), (Status::Warn, Status::Warn, Status::Skip));
+    assert!(has_finding(&c, Severity::Warn, "names no RSL license"));
+    let robots =
+        "User-agent: *\nAllow: /\nSitemap: https://example.com/sitemap.xml\nLicense: https://example.com/license.xml\n";
+    let cases = [
+        ("<rsl><content url=\"/\">", "not_well_formed"),
+        ("<!doctype html><html><body>404</body></html>", "html_body"),
+        (r#"<rsl><content url="/"><license/></content></rsl>"#, "RSL001"),
+    ];
+    for (i, (body, text)) in cases.iter().enumerate() {
+        let report = audit_folder(&format!("rsl-bad-{i}"), &[("robots.txt", robots), ("license.xml", body)]).await;
+        let c = check(&report, "rsl");
+        assert_eq!(step(c, "valid"), Status::Fail, "{body}: {c:#?}");
+        assert!(has_finding(c, Severity::Fail, text), "{body}: {c:#?}");
+    }
+    let report = audit_folder("rsl-missing-file", &[("robots.txt", robots)]).await;
+    assert_eq!(step(check(&report, "rsl"), "valid"), Status::Fail);
+}
+
+#[tokio::test]
+async fn rsl_contradicting_robots_txt_warns() {
+    let permits = r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><permits type="usage">all</permits></license></content></rsl>"#;
+    let head = "Sitemap: https://example.com/sitemap.xml\nLicense: https://example.com/license.xml\n";
+    let cases = [
+        ("User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n", permits, "content signal says no"),
+        ("User-agent: *\nDisallow: /\nUser-agent: Googlebot\nAllow: /\n", permits, "every AI training crawler"),
+        ("User-agent: *\nAllow: /\nContent-Signal: ai-train=yes\n", RSL_PROHIBITS_TRAINING, "content signal says yes"),
+    ];
+    for (i, (rules, license, text)) in cases.iter().enumerate() {
+        let robots = format!("{head}{rules}");
+        let report =
+            audit_folder(&format!("rsl-conflict-{i}"), &[("robots.txt", &robots), ("license.xml", license)]).await;
+        let c = check(&report, "rsl");
+        assert_eq!(step(c, "consistent"), Status::Warn, "{rules}: {c:#?}");
+        assert!(has_finding(c, Severity::Warn, text), "{rules}: {c:#?}");
+    }
+}

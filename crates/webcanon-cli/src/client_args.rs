@@ -14,6 +14,7 @@ use webcanon_client::options::{CacheChoice, ClientOptions};
 use webcanon_client::pdf::PdfWorker;
 use webcanon_client::ssrf::{SsrfError, SsrfReason};
 use webcanon_core::policy::{RobotsMode, Verdict};
+use webcanon_core::rsl::Usage;
 
 use crate::error::CliError;
 
@@ -108,6 +109,12 @@ pub struct ClientArgs {
     /// rendered.
     #[arg(long, value_name = "PATH", env = "WEBCANON_CHROMIUM")]
     pub chromium: Option<PathBuf>,
+    /// The use declared for fetched content (search, ai-input, ai-index,
+    /// ai-train, ai-all, all), read against the site's RSL license: what it
+    /// prohibits or charges for becomes a warning, never a refusal.
+    /// Default: the use of the agent's registry category (GPTBot: ai-train).
+    #[arg(long, value_name = "USE", value_parser = str::parse::<Usage>)]
+    pub purpose: Option<Usage>,
 }
 
 impl ClientArgs {
@@ -151,6 +158,7 @@ impl ClientArgs {
             signature_agent_form: self.signature_agent_form,
             chromium: self.chromium.clone(),
             refresh_robots: self.refresh_robots,
+            purpose: self.purpose,
             ..ClientOptions::default()
         }
     }

@@ -79,7 +79,7 @@ pub fn run(args: RenderArgs) -> Result<ExitCode, CliError> {
             write_output(args.output.as_deref(), &rendered.text)?;
             Ok(ExitCode::SUCCESS)
         }
-        Err(err @ RenderError::Verification { .. }) => {
+        Err(err @ (RenderError::Verification { .. } | RenderError::LicenseRecord { .. })) => {
             eprintln!("error: {name}: {err}");
             eprintln!(
                 "hint: this is a bug in webcanon's renderer; nothing was written. Please report it with the policy file"

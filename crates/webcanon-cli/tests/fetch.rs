@@ -490,3 +490,27 @@ async fn payment_asked_is_reported_with_its_price() {
     assert_eq!(r.code, 5);
     assert!(r.stderr.contains("asks for payment (HTTP 402, crawler-price USD 0.01); nothing was paid"), "{}", r.stderr);
 }
+
+#[tokio::test]
+async fn fetch_purpose_reads_the_rsl_license_into_warnings() {
+    let server = TestServer::start().await;
+    let license = r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><permits type="usage">search</permits>
+<payment type="crawl"><amount currency="EUR">0.01</amount></payment></license></content></rsl>"#;
+    server.route("/robots.txt", Route::text(200, &format!("License: {}\n", server.url("/license.xml"))));
+    server.route("/license.xml", Route::bytes(200, "application/rsl+xml", license.as_bytes().to_vec()));
+    server.route("/article", Route::html(200, ARTICLE));
+    let codes = |stdout: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
+        v["warnings"].as_array().unwrap().iter().map(|w| w["code"].as_str().unwrap().to_string()).collect()
+    };
+    let r = run(fetch_args(&["--no-cache", "--json", "--purpose", "ai-input", &server.url("/article")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(codes(&r.stdout), ["rsl_prohibited"], "{}", r.stdout);
+    let r = run(fetch_args(&["--no-cache", "--json", "--purpose", "search", &server.url("/article")])).await;
+    assert_eq!(codes(&r.stdout), ["rsl_payment_required"], "{}", r.stdout);
+    let r = run(fetch_args(&["--no-cache", "--json", &server.url("/article")])).await;
+    assert!(codes(&r.stdout).is_empty(), "no purpose, and the default agent has no registry use: {}", r.stdout);
+    let r = run(fetch_args(&["--no-cache", "--purpose", "train-ai", &server.url("/article")])).await;
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("unknown RSL usage `train-ai`"), "{}", r.stderr);
+}

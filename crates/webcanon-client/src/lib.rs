@@ -51,6 +51,7 @@ pub mod pdf;
 pub mod polite;
 pub mod robots_cache;
 pub mod robots_fetch;
+mod rsl_cache;
 mod single_flight;
 pub mod sitemap_discovery;
 mod sockets;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use webcanon_core::policy::RobotsMode;
+use webcanon_core::rsl::Usage;
 
 use crate::bot_auth::SignatureAgentForm;
 use crate::browser::RenderMode;
@@ -79,6 +80,9 @@ pub struct ClientOptions {
     pub signature_agent_form: SignatureAgentForm,
     /// Whether HTML pages are rendered in headless Chromium (default off).
     pub render: RenderMode,
+    /// The use declared for fetched content, read against the site's RSL
+    /// license; `None` takes the agent's registry category's use.
+    pub purpose: Option<Usage>,
     /// The Chromium executable rendering uses; `chromium` or
     /// `chromium-browser` on `PATH` when not given.
     pub chromium: Option<PathBuf>,
@@ -112,6 +116,7 @@ impl Default for ClientOptions {
             signature_agent: None,
             signature_agent_form: SignatureAgentForm::Dictionary,
             render: RenderMode::Off,
+            purpose: None,
             chromium: None,
             refresh_robots: false,
             pdf_worker: None,
@@ -215,6 +220,7 @@ impl ClientOptions {
             .alternatives(self.alternatives)
             .content_shape(self.shape)
             .render(self.render)
+            .purpose(self.purpose)
             .auth_status_disallows(self.auth_disallows)
             .min_interval(min_interval)
             .max_crawl_delay(max_crawl_delay)

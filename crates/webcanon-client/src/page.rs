@@ -43,6 +43,9 @@ pub(crate) struct Page {
     pub markdown_alternates: Vec<Url>,
     /// `rel="describedby"` targets (`<link>` and `Link:`): the page's llms.txt.
     pub described_by: Vec<Url>,
+    /// RSL license documents the page names (`rel="license"
+    /// type="application/rsl+xml"`, `Link:` first, then `<link>`).
+    pub licenses: Vec<Url>,
     pub warnings: Vec<Warning>,
     /// Whether `content` is Markdown (converted HTML, or a Markdown or
     /// plain-text answer), which the content shape applies to; JSON, XML
@@ -171,6 +174,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
             canonical_url: link_header(answer, "canonical", None).into_iter().next().map(String::from),
             markdown_alternates: link_header(answer, "alternate", Some("text/markdown")),
             described_by: link_header(answer, "describedby", None),
+            licenses: rsl_links(answer, &[]),
             warnings,
             pdf: None,
             html: false,
@@ -206,6 +210,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
                     .map(String::from),
                 markdown_alternates,
                 described_by,
+                licenses: rsl_links(answer, &converted.head),
                 warnings,
                 pdf: None,
                 html: true,
@@ -233,6 +238,7 @@ async fn convert_pdf(answer: &Answer, agent: &str, worker: Option<&PdfWorker>) -
         canonical_url: link_header(answer, "canonical", None).into_iter().next().map(String::from),
         markdown_alternates: link_header(answer, "alternate", Some("text/markdown")),
         described_by: link_header(answer, "describedby", None),
+        licenses: rsl_links(answer, &[]),
         warnings,
         markdown: true,
         pdf: Some(converted.info),
@@ -367,6 +373,25 @@ fn link_header(answer: &Answer, rel: &str, media_type: Option<&str>) -> Vec<Url>
             (rel_matches && type_matches).then(|| answer.url.join(target).ok()).flatten()
         })
         .collect()
+}
+
+/// The RSL license documents an answer names: its `Link:` headers, then
+/// the `<link>` elements of its `<head>`, resolved against its URL.
+fn rsl_links(answer: &Answer, head: &[crate::markdown::HeadTag]) -> Vec<Url> {
+    let headers = answer.header_all("link").flat_map(webcanon_core::rsl::license_links_in_header);
+    let elements = head
+        .iter()
+        .filter(|t| t.tag == "link" && webcanon_core::rsl::is_rsl_license_link(t.attr("rel"), t.attr("type")))
+        .filter_map(|t| t.attr("href"));
+    let mut links: Vec<Url> = Vec::new();
+    for target in headers.chain(elements) {
+        if let Ok(url) = answer.url.join(target.trim())
+            && !links.contains(&url)
+        {
+            links.push(url);
+        }
+    }
+    links
 }
 
 fn header_warnings(answer: &Answer, agent: &str) -> Vec<UsageWarning> {

@@ -15,6 +15,8 @@
 //!   robots.txt, llms.txt, sitemap or Markdown file.
 //! - [`signals`]: page-level usage signals (meta robots, `X-Robots-Tag`,
 //!   TDMRep, `Content-Usage`, `Content-Signal`), which warn but never block.
+//! - [`rsl`]: Really Simple Licensing 1.0 documents, matched to a URL and
+//!   a declared use; usage terms, never a fetch block.
 //!
 //! # Example
 //!
@@ -44,6 +46,7 @@ mod codes;
 pub mod llms;
 pub mod policy;
 pub mod robots;
+pub mod rsl;
 pub mod signals;
 pub mod sitemap;
 pub mod sniff;

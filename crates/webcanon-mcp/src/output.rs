@@ -97,6 +97,11 @@ pub(crate) fn render_schema(_: &mut schemars::SchemaGenerator) -> schemars::Sche
     schemars::json_schema!({ "oneOf": [{ "type": "boolean" }, { "type": "string", "enum": spellings }] })
 }
 
+/// `purpose`: an RSL 1.0 usage token.
+pub(crate) fn usage_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    string_enum_schema(webcanon_core::rsl::Usage::ALL.iter().map(|u| u.as_str()))
+}
+
 /// `format`: `markdown` or `text`.
 pub(crate) fn content_format_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     string_enum_schema(["markdown", "text"].into_iter())

@@ -31,6 +31,8 @@ pub(crate) struct PageKey {
     pub shape: webcanon_client::markdown::ContentShape,
     /// Whether the page was to be rendered in the browser.
     pub render: webcanon_client::browser::RenderMode,
+    /// The declared use its RSL warnings were given for.
+    pub purpose: Option<webcanon_core::rsl::Usage>,
 }
 
 /// A fetched page: its content and what is known about it.
@@ -91,6 +93,7 @@ mod tests {
             raw: false,
             shape: Default::default(),
             render: Default::default(),
+            purpose: None,
         }
     }
 
@@ -101,6 +104,8 @@ mod tests {
         assert_eq!(cache.get(&key("https://a/")).unwrap().0.content, "converted");
         assert!(cache.get(&PageKey { raw: true, ..key("https://a/") }).is_none());
         assert!(cache.get(&PageKey { agent: "GPTBot".into(), ..key("https://a/") }).is_none());
+        let purpose = Some(webcanon_core::rsl::Usage::AiTrain);
+        assert!(cache.get(&PageKey { purpose, ..key("https://a/") }).is_none(), "warnings differ by declared use");
     }
 
     #[test]

@@ -78,6 +78,10 @@ impl Client {
     /// Chromium, `chromium` being its path (default: found on `PATH`).
     /// `refresh_robots=True` reads again the robots.txt outcomes cached
     /// before the client started (each origin once, then cached as usual).
+    /// `purpose` (`"search"`, `"ai-input"`, `"ai-index"`, `"ai-train"`,
+    /// `"ai-all"`, `"all"`) is the use declared for fetched content, read
+    /// against the site's RSL license into `rsl_*` warnings (default: the
+    /// agent's registry category's use).
     #[new]
     #[pyo3(signature = (
         agent = DEFAULT_AGENT,
@@ -104,6 +108,7 @@ impl Client {
         render = None,
         chromium = None,
         refresh_robots = false,
+        purpose = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -131,8 +136,10 @@ impl Client {
         render: Option<Bound<'_, PyAny>>,
         chromium: Option<PathBuf>,
         refresh_robots: bool,
+        purpose: Option<&str>,
     ) -> PyResult<Client> {
         let render = render_mode(py, render.as_ref())?.unwrap_or_default();
+        let purpose = usage(py, purpose)?;
         let shape = ContentShape {
             format: format.parse().map_err(|e| usage_error(py, format!("format: {e}")))?,
             links: links.parse().map_err(|e| usage_error(py, format!("links: {e}")))?,
@@ -174,6 +181,7 @@ impl Client {
             render,
             chromium,
             refresh_robots,
+            purpose,
             pdf_worker: pdf_worker(py)?,
         };
         // The client's options type checks them all; Python names them as given.
@@ -200,22 +208,24 @@ impl Client {
     /// the result of `webcanon fetch --json` as a dict: `content` (Markdown),
     /// `robots` (verdict, recommendation, matched rule), `warnings`,
     /// `alternative`, `redirects`, `timings`, `rendered`, `render`, …
-    /// `render` (`True`, `False`, `"auto"`) overrides the client's for this
-    /// call. Raises `PolicyRefused`, `SsrfRefused`, `FetchFailed` or
+    /// `render` (`True`, `False`, `"auto"`) and `purpose` (an RSL use,
+    /// `"ai-train"`) override the client's for this call. Raises `PolicyRefused`, `SsrfRefused`, `FetchFailed` or
     /// `InvalidUrlError`.
-    #[pyo3(signature = (url, *, render = None))]
+    #[pyo3(signature = (url, *, render = None, purpose = None))]
     fn fetch<'py>(
         &self,
         py: Python<'py>,
         url: String,
         render: Option<Bound<'py, PyAny>>,
+        purpose: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let client = match render_mode(py, render.as_ref())? {
-            Some(mode) if mode != self.inner.fetch_options().render => self
-                .inner
-                .with_fetch_options(webcanon_client::FetchOptions { render: mode, ..self.inner.fetch_options() }),
-            _ => self.inner.clone(),
+        let defaults = self.inner.fetch_options();
+        let options = webcanon_client::FetchOptions {
+            render: render_mode(py, render.as_ref())?.unwrap_or(defaults.render),
+            purpose: usage(py, purpose)?.or(defaults.purpose),
+            ..defaults
         };
+        let client = if options == defaults { self.inner.clone() } else { self.inner.with_fetch_options(options) };
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let outcome = client.fetch(&url).await;
             Python::attach(|py| match outcome {
@@ -363,6 +373,13 @@ impl Client {
     fn __repr__(&self) -> String {
         format!("<Client agent={} mode={}>", self.inner.agent(), self.inner.mode())
     }
+}
+
+/// `purpose` as Python gives it: an RSL 1.0 usage token, or `None`.
+fn usage(py: Python<'_>, value: Option<&str>) -> PyResult<Option<webcanon_core::rsl::Usage>> {
+    value
+        .map(|v| v.parse().map_err(|e: webcanon_core::rsl::UnknownUsage| usage_error(py, format!("purpose: {e}"))))
+        .transpose()
 }
 
 /// `render` as Python gives it: `True`, `False`, `"on"`, `"off"`,

@@ -243,3 +243,23 @@ async def test_a_disallowed_pdf_is_never_requested_and_a_broken_one_raises_pdf_e
     with pytest.raises(webcanon.FetchFailed) as raised:
         await client().fetch(site.url("/broken.pdf"))
     assert raised.value.error["error"]["reason"] == "pdf_error"
+
+
+LICENSE = (
+    '<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+    '<prohibits type="usage">ai-train</prohibits></license></content></rsl>'
+)
+
+
+@pytest.mark.asyncio
+async def test_purpose_reads_the_rsl_license_into_warnings(site):
+    site.route("/robots.txt", 200, f"License: {site.url('/license.xml')}\n")
+    site.route("/license.xml", 200, LICENSE, "application/rsl+xml")
+    site.route("/page", 200, PAGE, "text/html; charset=utf-8")
+    codes = lambda result: [w["code"] for w in result["warnings"] if w["source"] == "rsl"]  # noqa: E731
+    assert codes(await client(purpose="ai-train").fetch(site.url("/page"))) == ["rsl_prohibited"]
+    assert codes(await client().fetch(site.url("/page"), purpose="ai-train")) == ["rsl_prohibited"]
+    assert codes(await client(purpose="ai-train").fetch(site.url("/page"), purpose="search")) == []
+    with pytest.raises(webcanon.WebcanonError) as raised:
+        client(purpose="train-ai")
+    assert raised.value.kind == "usage" and "train-ai" in str(raised.value)

@@ -70,6 +70,14 @@ pub enum RenderError {
         /// The reading that disagreed.
         reading: Reading,
     },
+    /// The rendered file's `License:` lines, read back by the core's
+    /// parser, are not the policy's `license_url`.
+    LicenseRecord {
+        /// The policy's license URL.
+        expected: Option<String>,
+        /// What the rendered file's `License:` lines say.
+        got: Vec<String>,
+    },
 }
 
 impl fmt::Display for RenderError {
@@ -84,6 +92,11 @@ impl fmt::Display for RenderError {
                 word(*got),
                 reading.as_str()
             ),
+            RenderError::LicenseRecord { expected, got } => write!(
+                f,
+                "verification failed for the License line: the policy names {}, the rendered file {got:?}",
+                expected.as_deref().unwrap_or("none")
+            ),
         }
     }
 }
@@ -92,7 +105,7 @@ impl std::error::Error for RenderError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             RenderError::Policy(err) => Some(err),
-            RenderError::Verification { .. } => None,
+            RenderError::Verification { .. } | RenderError::LicenseRecord { .. } => None,
         }
     }
 }

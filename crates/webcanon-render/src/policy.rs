@@ -23,6 +23,9 @@ pub struct Policy {
     pub sitemap_url: Option<String>,
     /// The llms.txt URL for the pointer comment.
     pub llms_txt_url: Option<String>,
+    /// The RSL license document for the `License:` line (RSL 1.0 §4:
+    /// global, read by every crawler whatever its group).
+    pub license_url: Option<String>,
     /// The access of every agent the policy does not list (the `*` record).
     /// Allow all when the file has no `[default_policy]`.
     pub default_policy: Access,
@@ -118,6 +121,7 @@ struct RawPolicy {
     source: Spanned<String>,
     sitemap_url: Option<Spanned<String>>,
     llms_txt_url: Option<Spanned<String>>,
+    license_url: Option<Spanned<String>>,
     default_policy: Option<Spanned<RawAccess>>,
     #[serde(default)]
     agents: Vec<Spanned<RawAgent>>,
@@ -188,6 +192,7 @@ impl Policy {
         }
         let sitemap_url = raw.sitemap_url.map(|u| url_value(&lines, "sitemap_url", u)).transpose()?;
         let llms_txt_url = raw.llms_txt_url.map(|u| url_value(&lines, "llms_txt_url", u)).transpose()?;
+        let license_url = raw.license_url.map(|u| url_value(&lines, "license_url", u)).transpose()?;
         let default_policy = match raw.default_policy {
             None => Access::AllowAll,
             Some(d) => {
@@ -243,7 +248,7 @@ impl Policy {
             let access = access(&lines, &format!("agents[{i}]"), span, a.allow_all, a.deny_all, a.allow, a.disallow)?;
             agents.push(AgentPolicy { tokens: checked, vendor, role, notes, access, line });
         }
-        Ok(Policy { source, sitemap_url, llms_txt_url, default_policy, agents })
+        Ok(Policy { source, sitemap_url, llms_txt_url, license_url, default_policy, agents })
     }
 }
 

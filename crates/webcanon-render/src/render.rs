@@ -96,6 +96,9 @@ pub fn render_unverified(policy: &Policy) -> Rendered {
     if let Some(url) = &policy.sitemap_url {
         let _ = write!(out, "\nSitemap: {url}\n");
     }
+    if let Some(url) = &policy.license_url {
+        let _ = write!(out, "\n# Content licence (RSL 1.0, https://rslstandard.org/rsl)\nLicense: {url}\n");
+    }
     if let Some(url) = &policy.llms_txt_url {
         let _ = write!(out, "\n# LLM-readable site index (llms.txt, https://llmstxt.org):\n# {url}\n");
     }
@@ -192,6 +195,10 @@ pub fn policy_hash(policy: &Policy) -> String {
     field("source", &policy.source);
     field("sitemap", policy.sitemap_url.as_deref().unwrap_or(""));
     field("llms", policy.llms_txt_url.as_deref().unwrap_or(""));
+    // Only when set, so that policies without one keep their hash.
+    if let Some(url) = &policy.license_url {
+        field("license", url);
+    }
     let access = |field: &mut dyn FnMut(&str, &str), a: &Access| match a {
         Access::AllowAll => field("access", "allow_all"),
         Access::DenyAll => field("access", "deny_all"),

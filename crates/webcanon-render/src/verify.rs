@@ -210,6 +210,10 @@ fn first_match_as_given(robots: &Robots, token: &str, path: &str) -> bool {
 /// reading. The first mismatch is returned as [`RenderError::Verification`].
 pub fn verify(policy: &Policy, robots_txt: &str) -> Result<(), RenderError> {
     let robots = Robots::parse(robots_txt.as_bytes());
+    let licenses: Vec<String> = robots.licenses().map(str::to_string).collect();
+    if licenses != policy.license_url.iter().cloned().collect::<Vec<_>>() {
+        return Err(RenderError::LicenseRecord { expected: policy.license_url.clone(), got: licenses });
+    }
     let paths = probe_paths(policy);
     for agent in probe_agents(policy) {
         let intent = Intent::new(&agent.access);

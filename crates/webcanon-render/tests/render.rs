@@ -336,3 +336,32 @@ fn compare_probes_what_only_the_existing_file_names() {
     );
     assert!(diffs.iter().any(|d| d.agent == "MadeUpBot" && d.path == "/" && !d.existing_allows), "{diffs:?}");
 }
+
+/// RSL guide "Adding RSL to robots.txt": `License: https://example.com/license.xml`.
+/// The policy's `license_url` becomes one `License:` line, read back by the
+/// core's parser; a policy without one keeps its hash and has none.
+#[test]
+fn license_url_renders_a_license_line() {
+    let without = "source = \"acme.com\"\n";
+    let with = "source = \"acme.com\"\nlicense_url = \"https://acme.com/license.xml\"\n";
+    let plain = webcanon_render::render(&webcanon_render::Policy::from_toml(without).unwrap()).unwrap();
+    let licensed = webcanon_render::render(&webcanon_render::Policy::from_toml(with).unwrap()).unwrap();
+    assert!(!plain.text.contains("License:"));
+    assert!(
+        licensed.text.ends_with(
+            "\n# Content licence (RSL 1.0, https://rslstandard.org/rsl)\nLicense: https://acme.com/license.xml\n"
+        ),
+        "{}",
+        licensed.text
+    );
+    assert_ne!(plain.policy_hash, licensed.policy_hash);
+    let parsed = webcanon_core::robots::Robots::parse(licensed.text.as_bytes());
+    assert_eq!(parsed.licenses().collect::<Vec<_>>(), ["https://acme.com/license.xml"]);
+    assert!(parsed.lint().iter().all(|d| d.code.code() != "R002" && d.code.code() != "R015"), "{:?}", parsed.lint());
+    let err = webcanon_render::Policy::from_toml("source = \"a\"\nlicense_url = \"/license.xml\"\n").unwrap_err();
+    assert_eq!((err.line, err.key.as_deref()), (Some(2), Some("license_url")), "{err}");
+    // A file whose License line is not the policy's fails self-verification.
+    let policy = webcanon_render::Policy::from_toml(with).unwrap();
+    let err = webcanon_render::verify::verify(&policy, &plain.text).unwrap_err();
+    assert!(matches!(err, RenderError::LicenseRecord { .. }), "{err}");
+}

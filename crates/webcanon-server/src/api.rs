@@ -8,6 +8,7 @@ use webcanon_client::error::ErrorBody;
 use webcanon_client::markdown::{ContentFormat, ImageStyle, LinkStyle};
 use webcanon_client::warning::Warning;
 use webcanon_core::policy::{FetchRecommendation, RobotsEvidence, RuleEvidence, Verdict};
+use webcanon_core::rsl::Usage;
 
 /// `POST /v1/fetch`: a page for an LLM, the way the site owner asked.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -38,6 +39,12 @@ pub struct FetchRequest {
     /// and robots.txt.
     #[schema(schema_with = render_schema)]
     pub render: Option<RenderMode>,
+    /// The use declared for the content (`search`, `ai-input`,
+    /// `ai-index`, `ai-train`, `ai-all`, `all`), read against the site's
+    /// RSL license: what it prohibits or charges for becomes a warning
+    /// (`rsl_*`), never a refusal. Default: the service's `--purpose`, or
+    /// the agent's registry category's use.
+    pub purpose: Option<Usage>,
 }
 
 /// `render`: a boolean, or `"on"`, `"off"`, `"auto"`.

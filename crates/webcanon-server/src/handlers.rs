@@ -54,6 +54,7 @@ pub async fn fetch(
         alternatives: request.alternatives.unwrap_or(defaults.alternatives),
         shape: defaults.shape.overridden(request.format, request.links, request.images),
         render: request.render.unwrap_or(defaults.render),
+        purpose: request.purpose.or(defaults.purpose),
     };
     let client = if options == defaults { client } else { client.with_fetch_options(options) };
     match client.fetch(&request.url).await {

@@ -705,3 +705,29 @@ async fn payment_asked_is_a_fetch_error_with_the_price() {
     assert_eq!(price["required"], json!(["currency", "amount"]), "{price}");
     assert!(openapi["components"]["schemas"]["ErrorBody"]["properties"]["price"].is_object());
 }
+
+#[tokio::test]
+async fn fetch_takes_a_purpose_read_against_the_rsl_license() {
+    let server = TestServer::start().await;
+    let license = r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><prohibits type="usage">ai-train</prohibits></license></content></rsl>"#;
+    server.route("/robots.txt", Route::text(200, &format!("License: {}\n", server.url("/license.xml"))));
+    server.route("/license.xml", Route::bytes(200, "application/rsl+xml", license.as_bytes().to_vec()));
+    server.route("/page", Route::html(200, "<html><head><title>Hi</title></head><body><p>Text.</p></body></html>"));
+    let service = start().await;
+    let rsl_codes = |body: &Value| -> Vec<String> {
+        body["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["source"] == WarningSource::Rsl.as_str())
+            .map(|w| w["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/page"), "purpose": "ai-train"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(rsl_codes(&body), [WarningCode::RslProhibited.as_str()], "{body}");
+    let (_, body) = service.post("/v1/fetch", &json!({"url": server.url("/page"), "purpose": "search"})).await;
+    assert!(rsl_codes(&body).is_empty(), "{body}");
+    let (status, body) = service.post("/v1/fetch", &json!({"url": server.url("/page"), "purpose": "train-ai"})).await;
+    assert_eq!(status, 422, "an unknown use is refused: {body}");
+}

@@ -9,6 +9,7 @@ pub mod llms_full_txt;
 pub mod llms_txt;
 pub mod page_signals;
 pub mod robots_txt;
+pub mod rsl;
 pub mod sitemap;
 
 use std::sync::Arc;

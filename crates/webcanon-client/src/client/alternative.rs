@@ -219,7 +219,7 @@ impl Client {
     /// A request that robots.txt must clearly permit, whatever the mode
     /// (except `ignore`): for hints (llms.txt files and their candidates),
     /// which are optional and never worth a disallowed request.
-    async fn fetch_strict(
+    pub(super) async fn fetch_strict(
         &self,
         url: &Url,
         accept: &str,

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use reqwest::header::HeaderValue;
 use webcanon_core::policy::RobotsMode;
+use webcanon_core::rsl::Usage;
 
 use super::{Client, Inner};
 use crate::agent::ProductToken;
@@ -19,6 +20,7 @@ use crate::markdown::ContentShape;
 use crate::pacing::{Pacer, PacingConfig};
 use crate::pdf::PdfWorker;
 use crate::robots_cache::{RobotsCache, RobotsCacheConfig};
+use crate::rsl_cache::RslCache;
 use crate::ssrf::{NameLookup, SsrfGuard, SsrfPolicy};
 use crate::store::{MemoryStore, RobotsStore, SqliteStore};
 
@@ -36,6 +38,10 @@ pub struct FetchOptions {
     pub shape: ContentShape,
     /// Whether HTML pages are rendered in the browser.
     pub render: RenderMode,
+    /// The use declared for the content (RSL 1.0 usage): the site's RSL
+    /// license is read and its terms for this use become warnings. `None`
+    /// takes the agent's registry category's use, if it has one.
+    pub purpose: Option<Usage>,
 }
 
 impl Default for FetchOptions {
@@ -45,6 +51,7 @@ impl Default for FetchOptions {
             alternatives: true,
             shape: ContentShape::default(),
             render: RenderMode::Off,
+            purpose: None,
         }
     }
 }
@@ -109,6 +116,7 @@ pub struct ClientBuilder {
     signing: Signing,
     signature_agent_form: SignatureAgentForm,
     render: RenderMode,
+    purpose: Option<Usage>,
     chromium: Option<PathBuf>,
     render_limits: RenderLimits,
     pdf_worker: Option<PdfWorker>,
@@ -149,6 +157,7 @@ impl Default for ClientBuilder {
             signing: Signing::Off,
             signature_agent_form: SignatureAgentForm::default(),
             render: RenderMode::Off,
+            purpose: None,
             chromium: None,
             render_limits: RenderLimits::default(),
             pdf_worker: None,
@@ -259,6 +268,18 @@ impl ClientBuilder {
         self
     }
 
+    /// The use the agent declares for what it fetches (RSL 1.0 usage:
+    /// `search`, `ai-input`, `ai-train`, …). [`Client::fetch`] then reads the
+    /// site's RSL license and warns when it prohibits the use, asks for
+    /// payment or a license server (never a block). `None` (the default)
+    /// takes the use of the agent's registry category
+    /// ([`Category::rsl_usage`](webcanon_core::agents::Category::rsl_usage)):
+    /// `GPTBot` declares `ai-train`.
+    pub fn purpose(mut self, purpose: Option<Usage>) -> Self {
+        self.purpose = purpose;
+        self
+    }
+
     /// The Chromium executable rendering uses (default: `chromium` or
     /// `chromium-browser` on `PATH`). Nothing is started until a page is
     /// rendered; without a browser, only rendering fails.
@@ -280,6 +301,7 @@ impl ClientBuilder {
             .alternatives(options.alternatives)
             .content_shape(options.shape)
             .render(options.render)
+            .purpose(options.purpose)
     }
 
     /// The SSRF policy (private networks allowed, resolve overrides).
@@ -424,6 +446,11 @@ impl ClientBuilder {
                     signer,
                 },
                 cache,
+                licenses: Arc::new(RslCache::new(
+                    store.clone(),
+                    cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS),
+                    self.clock.clone(),
+                )),
                 llms: Arc::new(LlmsCache::new(
                     store,
                     cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS),
@@ -433,6 +460,7 @@ impl ClientBuilder {
                 alternatives: self.alternatives,
                 shape: self.shape,
                 render: self.render,
+                purpose: self.purpose,
                 renderer: Arc::new(Renderer::new(self.chromium, self.render_limits)),
                 agent,
                 mode: self.mode,

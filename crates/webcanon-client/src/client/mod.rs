@@ -3,6 +3,7 @@
 mod alternative;
 mod batch;
 mod builder;
+mod licenses;
 mod results;
 
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 use webcanon_core::policy::{PolicyError, RobotsEvidence, RobotsMode};
+use webcanon_core::rsl::Usage;
 
 use self::alternative::{Admission, Candidate, Taken};
 pub use self::alternative::{Alternative, AlternativeSource, SkipReason};
@@ -29,6 +31,7 @@ use crate::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use crate::page;
 use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache};
 use crate::robots_fetch::{fetch_robots, robots_url};
+use crate::rsl_cache::RslCache;
 use crate::store::StoreHealth;
 use crate::warning::{Warning, WarningCode, WarningSource};
 
@@ -46,11 +49,15 @@ struct Inner {
     http: Http,
     cache: Arc<RobotsCache>,
     llms: Arc<LlmsCache>,
+    /// RSL license documents, read when a use is declared.
+    licenses: Arc<RslCache>,
     /// The `User-Agent` set on the builder, kept by [`Client::with_agent`].
     explicit_user_agent: Option<String>,
     alternatives: bool,
     shape: ContentShape,
     render: RenderMode,
+    /// The declared use (RSL usage); `None` takes the registry's.
+    purpose: Option<Usage>,
     /// The browser, shared by every client derived from this one.
     renderer: Arc<Renderer>,
     agent: ProductToken,
@@ -128,10 +135,12 @@ impl Client {
                 },
                 cache: inner.cache.clone(),
                 llms: inner.llms.clone(),
+                licenses: inner.licenses.clone(),
                 explicit_user_agent: explicit,
                 alternatives: inner.alternatives,
                 shape: inner.shape,
                 render: inner.render,
+                purpose: inner.purpose,
                 renderer: inner.renderer.clone(),
                 agent: agent.clone(),
                 mode: inner.mode,
@@ -153,10 +162,12 @@ impl Client {
                 http: inner.http.clone(),
                 cache: inner.cache.clone(),
                 llms: inner.llms.clone(),
+                licenses: inner.licenses.clone(),
                 explicit_user_agent: inner.explicit_user_agent.clone(),
                 alternatives: options.alternatives,
                 shape: options.shape,
                 render: options.render,
+                purpose: options.purpose,
                 renderer: inner.renderer.clone(),
                 agent: inner.agent.clone(),
                 mode: inner.mode,
@@ -175,6 +186,7 @@ impl Client {
             alternatives: self.inner.alternatives,
             shape: self.inner.shape,
             render: self.inner.render,
+            purpose: self.inner.purpose,
         }
     }
 
@@ -460,6 +472,8 @@ impl Client {
             ));
         }
         merge_warnings(&mut warnings, page.warnings);
+        let license_links = page.licenses;
+        merge_warnings(&mut warnings, self.license_warnings(&answer.url, &license_links).await);
         let done = Instant::now();
         let alternative = alternatives.iter().find(|a| a.used).or(alternatives.first()).cloned();
         Ok(FetchResult {

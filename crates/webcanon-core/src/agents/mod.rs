@@ -61,6 +61,31 @@ impl Category {
         }
     }
 
+    /// The RSL 1.0 use (§3.4.1) an agent of this category declares when
+    /// it names none: `ai-training` crawls for `ai-train`, `ai-search`
+    /// builds an index AI answers come from (`ai-index`), `ai-user-fetch`
+    /// hands a page to a model answering its user (`ai-input`), `search`
+    /// is `search`. Opt-out tokens fetch nothing; SEO crawlers' uses have
+    /// no RSL token; a legacy token's successor is the agent to name.
+    ///
+    /// ```
+    /// use webcanon_core::agents::{Category, registry};
+    /// use webcanon_core::rsl::Usage;
+    /// let gptbot = registry().get("GPTBot").unwrap();
+    /// assert_eq!(gptbot.category.rsl_usage(), Some(Usage::AiTrain));
+    /// assert_eq!(Category::Seo.rsl_usage(), None);
+    /// ```
+    pub fn rsl_usage(self) -> Option<crate::rsl::Usage> {
+        use crate::rsl::Usage;
+        match self {
+            Category::Search => Some(Usage::Search),
+            Category::AiTraining => Some(Usage::AiTrain),
+            Category::AiSearch => Some(Usage::AiIndex),
+            Category::AiUserFetch => Some(Usage::AiInput),
+            Category::OptOutToken | Category::Seo | Category::Legacy => None,
+        }
+    }
+
     /// Whether agents of this category feed AI models or products.
     pub fn is_ai(self) -> bool {
         matches!(self, Category::AiTraining | Category::AiSearch | Category::AiUserFetch | Category::OptOutToken)

@@ -235,6 +235,9 @@ fn extension_problem(kind: RecordKind, value: &str) -> Option<&'static str> {
         RecordKind::Sitemap if !(value.starts_with("http://") || value.starts_with("https://")) => {
             Some("a sitemap must be an absolute http(s) URL")
         }
+        RecordKind::License if !(value.starts_with("http://") || value.starts_with("https://")) => {
+            Some("an RSL license must be an absolute http(s) URL")
+        }
         RecordKind::CrawlDelay if value.parse::<f64>().map_or(true, |d| !d.is_finite() || d < 0.0) => {
             Some("the delay must be a non-negative number of seconds")
         }
@@ -398,6 +401,7 @@ mod tests {
             ("User-agent: *\nDisallow: private\n", "R014", Some(2)),
             ("User-agent: *\nCrawl-delay: soon\n", "R015", Some(2)),
             ("Sitemap: https://example.com/s.xml\n", "R016", None),
+            ("License: /license.xml\nUser-agent: *\nAllow: /\n", "R015", Some(1)),
             ("User-agent: MyOwnCrawler\nDisallow: /\n", "R017", Some(1)),
             ("User-agent: GTPBot\nDisallow: /\n", "R018", Some(1)),
             ("User-agent: anthropic-ai\nDisallow: /\n", "R019", Some(1)),

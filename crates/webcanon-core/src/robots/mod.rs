@@ -60,6 +60,31 @@ pub fn pattern_matches(pattern: &str, url: &str) -> bool {
     pattern::matches(&normalized, shape.anchored, &path_normalized)
 }
 
+/// A URL's path normalised once, to be matched against many patterns
+/// that are not robots.txt rules (RSL `content` patterns) by the same
+/// rules: [`pattern_matches`] without normalising the path each time.
+pub(crate) struct MatchablePath(Vec<u8>);
+
+impl MatchablePath {
+    /// The normalised path (with query) of `url`.
+    pub(crate) fn of(url: &str) -> MatchablePath {
+        let path = url_path::path_of(url.as_bytes());
+        let mut normalized = Vec::with_capacity(path.len());
+        normalize::normalize_path_into(&path, &mut normalized);
+        MatchablePath(normalized)
+    }
+
+    /// Whether `pattern` matches, and if so its precedence length: octets
+    /// after normalisation, `*` and `$` included (RFC 9309 §2.2.2: the
+    /// most specific match wins).
+    pub(crate) fn matched_by(&self, pattern: &str) -> Option<usize> {
+        let mut normalized = Vec::with_capacity(pattern.len());
+        let shape = normalize::normalize_pattern_into(pattern.as_bytes(), &mut normalized);
+        let rooted = matches!(normalized.first(), Some(&b'/' | &normalize::WILDCARD));
+        (rooted && pattern::matches(&normalized, shape.anchored, &self.0)).then_some(shape.priority as usize)
+    }
+}
+
 /// `path` (a URL path, query allowed) with each run of slashes in its path
 /// part merged into one, or `None` when it has none to merge: the second
 /// form every decision is made on. `Disallow: /private` also closes

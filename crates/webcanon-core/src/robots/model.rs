@@ -251,6 +251,9 @@ pub enum RecordKind {
     ContentUsage,
     /// `IndexNow-Key:`, IndexNow key-location discovery.
     IndexNowKey,
+    /// `License:`, the URL of an RSL license document (global, not part of
+    /// a group; RSL 1.0 §4.1).
+    License,
     /// `Noindex:`, an unsupported legacy record.
     Noindex,
     /// Any other record.
@@ -284,6 +287,7 @@ impl RecordKind {
             RecordKind::ContentSignal => "Content-Signal",
             RecordKind::ContentUsage => "Content-Usage",
             RecordKind::IndexNowKey => "IndexNow-Key",
+            RecordKind::License => "License",
             RecordKind::Noindex => "Noindex",
             RecordKind::Unknown => "unknown",
         }
@@ -380,6 +384,11 @@ impl Robots {
     /// The `Sitemap:` URLs in file order.
     pub fn sitemaps(&self) -> impl Iterator<Item = &str> {
         self.records().filter(|r| r.kind == RecordKind::Sitemap).map(|r| r.value)
+    }
+
+    /// The `License:` URLs (RSL documents) in file order.
+    pub fn licenses(&self) -> impl Iterator<Item = &str> {
+        self.records().filter(|r| r.kind == RecordKind::License).map(|r| r.value)
     }
 
     /// What the parser noticed while reading: lenient spellings, orphan

@@ -79,7 +79,7 @@ fn classify_key(key: &[u8]) -> (Key, Spelling) {
 
 /// The nonstandard records, matched whole (no lenient spellings).
 fn classify_extension(key: &[u8]) -> (Key, Spelling) {
-    const EXTENSIONS: [(&[u8], RecordKind); 9] = [
+    const EXTENSIONS: [(&[u8], RecordKind); 10] = [
         (b"crawl-delay", RecordKind::CrawlDelay),
         (b"request-rate", RecordKind::RequestRate),
         (b"visit-time", RecordKind::VisitTime),
@@ -88,6 +88,7 @@ fn classify_extension(key: &[u8]) -> (Key, Spelling) {
         (b"content-signal", RecordKind::ContentSignal),
         (b"content-usage", RecordKind::ContentUsage),
         (b"indexnow-key", RecordKind::IndexNowKey),
+        (b"license", RecordKind::License),
         (b"noindex", RecordKind::Noindex),
     ];
     for (name, kind) in EXTENSIONS {
@@ -536,7 +537,8 @@ impl Parser {
     fn record(&mut self, kind: RecordKind, key: &[u8], value: &[u8], line_no: u32) {
         let key_span = self.push_text(key);
         let value_span = self.push_text(value);
-        let group = if kind == RecordKind::Sitemap || self.robots.groups.is_empty() {
+        // `Sitemap` and `License` are global: no group owns them.
+        let group = if matches!(kind, RecordKind::Sitemap | RecordKind::License) || self.robots.groups.is_empty() {
             None
         } else {
             Some(self.robots.groups.len() as u32 - 1)
@@ -570,6 +572,8 @@ mod tests {
             ("Crawl-Delay", Key::Record(RecordKind::CrawlDelay), Spelling::Exact),
             ("content-signal", Key::Record(RecordKind::ContentSignal), Spelling::Exact),
             ("Content-Usage", Key::Record(RecordKind::ContentUsage), Spelling::Exact),
+            ("License", Key::Record(RecordKind::License), Spelling::Exact),
+            ("licence", Key::Record(RecordKind::Unknown), Spelling::Exact),
             ("NOINDEX", Key::Record(RecordKind::Noindex), Spelling::Exact),
             ("Allow-x", Key::Rule(Directive::Allow), Spelling::Prefixed),
             ("Disalow-typo", Key::Rule(Directive::Disallow), Spelling::Misspelled),

@@ -132,6 +132,20 @@ spelled_enum! {
         /// A page could not be rendered after all (its renderer crashed,
         /// the browser stopped answering): the content is the fetched HTML.
         RenderFailed => "render_failed",
+        /// The site's RSL license prohibits the declared use of this page
+        /// (or permits only other uses); the detail names the license and
+        /// the `content` pattern.
+        RslProhibited => "rsl_prohibited",
+        /// The site's RSL license for the declared use costs money; the
+        /// detail names the payment type, amounts and terms.
+        RslPaymentRequired => "rsl_payment_required",
+        /// The site's RSL license must be obtained from a license server,
+        /// even when it is free.
+        RslLicenseServer => "rsl_license_server",
+        /// The site names an RSL license that could not be read (refused by
+        /// robots.txt or the SSRF guard, unreachable, too large, not RSL):
+        /// its terms are unknown, which is not the same as none.
+        RslUnavailable => "rsl_unavailable",
     }
 }
 
@@ -179,6 +193,8 @@ spelled_enum! {
         Cache => "cache",
         /// Rendering the page in the browser.
         Render => "render",
+        /// The site's RSL license document (Really Simple Licensing).
+        Rsl => "rsl",
     }
 }
 

@@ -11,6 +11,7 @@ use webcanon_client::error::Error;
 use webcanon_client::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use webcanon_client::warning::{Warning, WarningCode, WarningSource};
 use webcanon_client::{Client, DEFAULT_MAX_BYTES, FetchOptions, FetchResult, RawResponse};
+use webcanon_core::rsl::Usage;
 
 use super::{Answer, Shared};
 use crate::output::{AlternativeOutput, FetchOutput, PageMeta, PdfOutput, RenderOutput, RobotsOutput, WarningOutput};
@@ -67,6 +68,10 @@ pub(crate) struct FetchArgs {
     #[serde(default)]
     #[schemars(schema_with = "crate::output::render_schema")]
     pub render: Option<RenderMode>,
+    /// The use you will make of the content: `search`, `ai-input` (answering a user from it), `ai-index`, `ai-train`, `ai-all` or `all`. The site's RSL license is read for it, and what it prohibits or charges for comes back as an `rsl_*` warning (never a refusal). Default: the agent's usual use.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::output::usage_schema")]
+    pub purpose: Option<Usage>,
 }
 
 impl FetchArgs {
@@ -176,9 +181,10 @@ pub(crate) async fn run(shared: &Shared, args: FetchArgs) -> Result<Answer, Fail
     let client = shared.client_for(args.agent.as_deref(), crate::Initiator::Autonomous)?;
     let shape = args.shape(&client);
     let render = args.render.unwrap_or(client.fetch_options().render);
-    let options = FetchOptions { shape, render, ..client.fetch_options() };
+    let purpose = args.purpose.or(client.fetch_options().purpose);
+    let options = FetchOptions { shape, render, purpose, ..client.fetch_options() };
     let client = if options == client.fetch_options() { client } else { client.with_fetch_options(options) };
-    let key = PageKey { url: args.url.clone(), agent: client.agent().to_string(), raw, shape, render };
+    let key = PageKey { url: args.url.clone(), agent: client.agent().to_string(), raw, shape, render, purpose };
     let (page, age) = match shared.pages.get(&key) {
         Some((page, age)) => (page, Some(age.as_secs())),
         None => {

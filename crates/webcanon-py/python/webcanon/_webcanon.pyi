@@ -207,6 +207,7 @@ class Client:
         render: Union[bool, Literal["on", "off", "auto"], None] = None,
         chromium: Optional[Union[str, os.PathLike[str]]] = None,
         refresh_robots: bool = False,
+        purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
     ) -> Client:
         """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s;
         ``format``, ``links`` and ``images`` shape the content; ``proxy`` (``http://HOST:PORT``) sends
@@ -215,7 +216,8 @@ class Client:
         lists it) signs every request (Web Bot Auth), its ``Signature-Agent`` in
         ``signature_agent_form`` (``"dictionary"``, the current draft, or ``"legacy"``); ``render`` (``True``, ``"auto"``) renders HTML
         pages in headless Chromium (``chromium``: its path); ``refresh_robots=True`` reads again the
-        robots.txt outcomes cached before the client started."""
+        robots.txt outcomes cached before the client started; ``purpose`` is the use declared for
+        fetched content, read against the site's RSL license into ``rsl_*`` warnings."""
     @property
     def agent(self) -> str:
         """The agent's product token."""
@@ -223,7 +225,11 @@ class Client:
     def mode(self) -> str:
         """The robots mode."""
     def fetch(
-        self, url: str, *, render: Union[bool, Literal["on", "off", "auto"], None] = None
+        self,
+        url: str,
+        *,
+        render: Union[bool, Literal["on", "off", "auto"], None] = None,
+        purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
     ) -> Awaitable[dict[str, Any]]:
         """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``."""
     def check(self, url: str) -> Awaitable[dict[str, Any]]:
