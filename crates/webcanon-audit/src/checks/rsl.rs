@@ -28,6 +28,7 @@ use serde_json::json;
 use webcanon_core::agents::{Category, registry};
 use webcanon_core::robots::Robots;
 use webcanon_core::rsl::{self, LicenseVerdict, RslDocument, Usage};
+use webcanon_core::signals::Preference;
 
 use super::Context;
 use crate::report::{CheckResult, Finding, Severity, Status, StepResult};
@@ -128,8 +129,10 @@ fn present_step(ctx: &Context, licenses: &[String], findings: &mut Vec<Finding>)
         .evidence(json!({ "robots_url": ctx.site.url_of("/robots.txt"), "licenses": licenses }))
 }
 
-/// What robots.txt's `Content-Signal` / `Content-Usage` records for `*`
-/// say about training on `path`: `Some(false)` no, `Some(true)` yes.
+/// What robots.txt says for `*` about training on `path`: `Some(false)`
+/// no, `Some(true)` yes. Cloudflare's `Content-Signal` lines whose scope
+/// covers the path, and the `Content-Usage` rule of the longest matching
+/// path (draft-ietf-aipref-attach-05 §3.1), read together: a no wins.
 fn signalled_training(robots: &Robots, path: &str) -> Option<bool> {
     let mut verdict = None;
     for signal in robots.content_signals("*") {
@@ -137,6 +140,14 @@ fn signalled_training(robots: &Robots, path: &str) -> Option<bool> {
         if applies && matches!(signal.key.as_str(), "ai-train" | "train-ai") {
             let no = signal.is_no();
             verdict = Some(verdict.unwrap_or(true) && !no);
+        }
+    }
+    let rules = robots.rules_for("*");
+    if let Some(usage) = rules.content_usage(path) {
+        match usage.statement.train_ai {
+            Preference::Disallowed => verdict = Some(false),
+            Preference::Allowed => verdict = Some(verdict.unwrap_or(true)),
+            Preference::Unknown => {}
         }
     }
     verdict
