@@ -44,8 +44,7 @@ async fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
     let site = TestServer::start().await;
     site.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
     site.route("/slow", Route::html(200, "<p>finally</p>").delay(Duration::from_millis(1500)));
-    let (mut served, addr) =
-        spawn_serve(&["--allow-private", "127.0.0.0/8", "--no-cache", "--timeout", "10"]);
+    let (mut served, addr) = spawn_serve(&["--allow-private", "127.0.0.0/8", "--no-cache", "--timeout", "10"]);
 
     let (status, body) = request(&addr, "GET", "/healthz", "");
     assert_eq!(status, 200, "{body}");
@@ -279,8 +278,7 @@ async fn memory_stays_under_the_ceiling_whatever_agents_and_sites_do() {
     let base = site.url("");
     let cache = std::env::temp_dir().join(format!("webcanon-serve-memory-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
-    let (served, addr) =
-        spawn_serve(&["--allow-private", "127.0.0.0/8", "--cache-dir", cache.to_str().unwrap()]);
+    let (served, addr) = spawn_serve(&["--allow-private", "127.0.0.0/8", "--cache-dir", cache.to_str().unwrap()]);
     let pid = served.pid();
     let drive = std::thread::spawn(move || {
         let before = memory_kib(pid, "VmRSS");

@@ -52,7 +52,11 @@ fn main() {
     let server = runtime.block_on(async {
         let server = TestServer::start().await;
         let paragraphs: Vec<String> = (0..20)
-            .map(|i| format!("Paragraph {i} of the loaded article: robots, agents and the pages they read, long enough to count."))
+            .map(|i| {
+                format!(
+                    "Paragraph {i} of the loaded article: robots, agents and the pages they read, long enough to count."
+                )
+            })
             .collect();
         serve_single_page_app(&server, "Loaded", &paragraphs);
         server

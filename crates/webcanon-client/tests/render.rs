@@ -12,8 +12,8 @@
 //! either the tests say so on stderr and pass, unless
 //! `WEBCANON_REQUIRE_CHROMIUM` is set (as `scripts/test.sh` does).
 
-use std::path::Path;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

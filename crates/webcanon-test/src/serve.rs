@@ -109,7 +109,9 @@ impl ServeProcess {
         served.addr = match addr_rx.recv_timeout(START_AND_STOP) {
             Ok(addr) => addr,
             Err(RecvTimeoutError::Disconnected) => panic!("serve exited before listening:\n{}", served.stderr()),
-            Err(RecvTimeoutError::Timeout) => panic!("serve did not listen within {START_AND_STOP:?}:\n{}", served.stderr()),
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("serve did not listen within {START_AND_STOP:?}:\n{}", served.stderr())
+            }
         };
         let deadline = Instant::now() + START_AND_STOP;
         while TcpStream::connect(&served.addr).is_err() {
@@ -177,7 +179,11 @@ impl ServeProcess {
 /// One `method path` request to `addr` (`host:port`) with a JSON `body`,
 /// naming `addr` as its host: the answer.
 pub fn http_request(addr: &str, method: &str, path: &str, body: &str) -> HttpAnswer {
-    http_exchange(addr, &format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n"), body)
+    http_exchange(
+        addr,
+        &format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n"),
+        body,
+    )
 }
 
 /// Sends `head` (the request line and headers, each ending in CRLF) to
