@@ -8,5 +8,6 @@ mod corpus;
 mod hostile;
 mod llms;
 mod properties;
+mod rsl;
 mod sitemap;
 mod snapshots;
