@@ -13,8 +13,6 @@ import os
 import selectors
 import signal
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from mcp import Client
@@ -40,66 +38,27 @@ LONG = "".join(f"row {i:03} — ünïcödé ✓\n" for i in range(150))
 TOOLS = {"fetch", "check_url", "llms_txt", "sitemap_urls", "audit_site"}
 
 
-class Site:
-    """A loopback HTTP server with fixed routes that logs each request's path and User-Agent."""
-
-    def __init__(self):
-        self.routes = {}
-        self.log = []
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's naming)
-                site.log.append((self.path, self.headers.get("User-Agent")))
-                status, content_type, body = site.routes.get(self.path, (404, "text/plain", "not found"))
-                data = body.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, path):
-        return self.base + path
-
-    def hits(self, path):
-        return sum(1 for p, _ in self.log if p == path)
-
-    def user_agents(self, path):
-        return [ua for p, ua in self.log if p == path]
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
-def site():
-    site = Site()
-    site.routes.update({
-        "/robots.txt": (200, "text/plain", ROBOTS),
-        "/page": (200, "text/html; charset=utf-8", PAGE),
-        "/asked": (200, "text/html; charset=utf-8", PAGE.replace("Hello from Python", "Asked by the user")),
-        "/long": (200, "text/plain; charset=utf-8", LONG),
-        "/llms.txt": (200, "text/markdown", "# Python Site\n\n> Served by the tests.\n\n## Docs\n\n"
-                      "- [Page](/page): The page.\n\n## Optional\n\n- [Long](/long)\n"),
-        "/sitemap.xml": (200, "application/xml", (
-            '<?xml version="1.0" encoding="UTF-8"?>'
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-            f"<url><loc>{site.url('/page')}</loc><lastmod>2024-05-01</lastmod></url>"
-            f"<url><loc>{site.url('/long')}</loc></url></urlset>"
-        )),
-    })
-    yield site
-    site.close()
+def site(site):
+    """The shared loopback server with this site's pages."""
+    site.route("/robots.txt", 200, ROBOTS)
+    site.route("/page", 200, PAGE, "text/html; charset=utf-8")
+    site.route("/asked", 200, PAGE.replace("Hello from Python", "Asked by the user"), "text/html; charset=utf-8")
+    site.route("/long", 200, LONG, "text/plain; charset=utf-8")
+    site.route("/llms.txt", 200, "# Python Site\n\n> Served by the tests.\n\n## Docs\n\n"
+               "- [Page](/page): The page.\n\n## Optional\n\n- [Long](/long)\n", "text/markdown")
+    site.route("/sitemap.xml", 200, (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{site.url('/page')}</loc><lastmod>2024-05-01</lastmod></url>"
+        f"<url><loc>{site.url('/long')}</loc></url></urlset>"
+    ), "application/xml")
+    return site
+
+
+def user_agents(site, path):
+    """The User-Agent of each request for `path`, in order."""
+    return [headers.get("user-agent") for seen, headers in site.log if seen == path]
 
 
 @pytest.fixture(autouse=True)
@@ -254,8 +213,8 @@ async def test_tools_prompt_and_refusals(webcanon_bin, site, version, transport,
         assert "Asked by the user" in prompt.messages[1].content.text
 
     assert site.hits("/private/secret") == 0
-    assert site.user_agents("/page")[0] == f"webcanon/{version} (Autonomous; +https://github.com/webcanon/webcanon)"
-    assert site.user_agents("/asked") == [f"webcanon/{version} (User-Initiated; +https://github.com/webcanon/webcanon)"]
+    assert user_agents(site, "/page")[0] == f"webcanon/{version} (Autonomous; +https://github.com/webcanon/webcanon)"
+    assert user_agents(site, "/asked") == [f"webcanon/{version} (User-Initiated; +https://github.com/webcanon/webcanon)"]
 
 
 @pytest.mark.asyncio

@@ -5,7 +5,6 @@ one worker is killed in the middle of its shard and Ray's retry resumes it."""
 from __future__ import annotations
 
 import collections
-import http.server
 import os
 import pathlib
 import shutil
@@ -23,41 +22,26 @@ import pytest
 import webcanon
 from webcanon import ray_batch
 
+from loopback import Answer, LoopbackServer, Request
+
 HOSTS = 240
 RULES = b"User-agent: *\nDisallow: /private\n"
 
 
-class Hosts:
+class Hosts(LoopbackServer):
     """Answers /robots.txt for every host name, slowly, counting requests per host."""
 
     def __init__(self, delay: float) -> None:
-        self.hits: collections.Counter[str] = collections.Counter()
-        hosts = self
+        super().__init__()
+        self.delay = delay
+        self.robots_per_host: collections.Counter[str] = collections.Counter()
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:  # noqa: N802 (the http.server name)
-                if self.path == "/robots.txt":
-                    hosts.hits[(self.headers.get("host") or "").rsplit(":", 1)[0]] += 1
-                    time.sleep(delay)
-                body = RULES if self.path == "/robots.txt" else b"page"
-                self.send_response(200)
-                self.send_header("content-type", "text/plain")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = int(self.server.server_address[1])
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, request: Request) -> Answer:
+        if request.path == "/robots.txt":
+            self.robots_per_host[request.host] += 1
+            time.sleep(self.delay)
+        body = RULES if request.path == "/robots.txt" else b"page"
+        return Answer(200, {"content-type": "text/plain"}, body)
 
 
 def free_port() -> int:
@@ -158,10 +142,10 @@ def test_the_fetch_pass_on_ray_survives_a_killed_worker_and_feeds_the_verdict_pa
         assert killed not in {s["pid"] for s in result["per_shard"]}
         assert result["already_fetched"] > 0, result
         # No robots.txt fetched twice but the few in flight at the kill.
-        twice = [h for h, n in hosts.hits.items() if n > 1]
-        assert all(n <= 2 for n in hosts.hits.values()), hosts.hits
+        twice = [h for h, n in hosts.robots_per_host.items() if n > 1]
+        assert all(n <= 2 for n in hosts.robots_per_host.values()), hosts.robots_per_host
         assert len(twice) <= 3, twice
-        assert len(hosts.hits) == HOSTS
+        assert len(hosts.robots_per_host) == HOSTS
 
         # The dataset feeds the verdict pass.
         dataset = ray_batch.decide(ray.data.from_arrow(pa.table({"url": urls})), out, agent="TestBot")

@@ -10,10 +10,8 @@ from __future__ import annotations
 import base64
 import datetime
 import hashlib
-import http.server
 import json
 import subprocess
-import threading
 import types
 from typing import Iterator
 
@@ -23,72 +21,33 @@ from http_message_signatures import HTTPMessageVerifier, algorithms
 from http_message_signatures.exceptions import InvalidSignature
 from http_message_signatures.resolvers import MappingKeyResolver
 
+from loopback import LoopbackServer
+
 AGENT_URL = "https://bot.example"
 
 
-class Origin:
-    """A loopback server with fixed answers per path; it writes down the
-    head of every request it gets."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, tuple[int, str, str, dict[str, str]]] = {}
-        self.log: list[tuple[str, dict[str, str]]] = []
-        origin = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:  # noqa: N802 (the http.server name)
-                origin.log.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
-                status, content_type, body, extra = origin.routes.get(self.path, (404, "text/plain", "not found", {}))
-                data = body.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in extra.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.base = f"http://127.0.0.1:{self.port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture()
-def origins() -> Iterator[tuple[Origin, Origin]]:
-    a, b = Origin(), Origin()
-    a.routes = {
-        "/robots.txt": (200, "text/plain", f"User-agent: *\nAllow: /\nSitemap: {a.base}/sitemap.xml\n", {}),
-        "/start": (302, "text/plain", "moved", {"Location": f"{b.base}/page"}),
-        "/sitemap.xml": (
-            200,
-            "application/xml",
-            '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-            f"<url><loc>{a.base}/start</loc></url></urlset>",
-            {},
-        ),
-    }
-    b.routes = {
-        "/robots.txt": (200, "text/plain", "User-agent: *\nAllow: /\n", {}),
-        "/llms.txt": (200, "text/plain", f"# B\n\n> A site.\n\n## Docs\n\n- [Page]({b.base}/page.md)\n", {}),
-        "/page": (
-            200,
-            "text/html",
-            '<html><head><title>Page</title><link rel="alternate" type="text/markdown" href="/page.md"></head>'
-            "<body><main><p>A page with a Markdown copy, long enough to read as prose here.</p></main></body></html>",
-            {},
-        ),
-        "/page.md": (200, "text/markdown", "# Page\n\nThe Markdown copy of the page, with a sentence.\n", {}),
-    }
+def origins() -> Iterator[tuple[LoopbackServer, LoopbackServer]]:
+    a, b = LoopbackServer(), LoopbackServer()
+    a.route("/robots.txt", 200, f"User-agent: *\nAllow: /\nSitemap: {a.origin}/sitemap.xml\n")
+    a.route("/start", 302, "moved", headers={"Location": f"{b.origin}/page"})
+    a.route(
+        "/sitemap.xml",
+        200,
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{a.origin}/start</loc></url></urlset>",
+        "application/xml",
+    )
+    b.route("/robots.txt", 200, "User-agent: *\nAllow: /\n")
+    b.route("/llms.txt", 200, f"# B\n\n> A site.\n\n## Docs\n\n- [Page]({b.origin}/page.md)\n")
+    b.route(
+        "/page",
+        200,
+        '<html><head><title>Page</title><link rel="alternate" type="text/markdown" href="/page.md"></head>'
+        "<body><main><p>A page with a Markdown copy, long enough to read as prose here.</p></main></body></html>",
+        "text/html",
+    )
+    b.route("/page.md", 200, "# Page\n\nThe Markdown copy of the page, with a sentence.\n", "text/markdown")
     yield a, b
     a.close()
     b.close()
@@ -142,11 +101,11 @@ def test_every_kind_of_request_is_signed_and_verified_independently(webcanon_bin
     if form == "legacy":
         sign += ["--signature-agent-form", "legacy"]
     covered_agent = '"signature-agent";key="sig1"' if form == "dictionary" else "signature-agent"
-    fetched = run(webcanon_bin, "fetch", *sign, "--json", f"{a.base}/start")
+    fetched = run(webcanon_bin, "fetch", *sign, "--json", f"{a.origin}/start")
     assert fetched.returncode == 0, fetched.stderr
-    listed_urls = run(webcanon_bin, "sitemap", *sign, f"{a.base}/")
+    listed_urls = run(webcanon_bin, "sitemap", *sign, f"{a.origin}/")
     assert listed_urls.returncode == 0, listed_urls.stderr
-    assert f"{a.base}/start" in listed_urls.stdout
+    assert f"{a.origin}/start" in listed_urls.stdout
 
     seen = {(origin.port, path) for origin in (a, b) for path, _ in origin.log}
     for expected in [
@@ -200,12 +159,12 @@ def test_verify_request_says_why_a_signature_fails(webcanon_bin, tmp_path, origi
         assert run(webcanon_bin, "keys", "generate", "--out", path).returncode == 0
     directory = tmp_path / "directory.json"
     directory.write_text(run(webcanon_bin, "keys", "directory", "--key", key).stdout)
-    a.routes["/page"] = (200, "text/plain", "plain text page", {})
+    a.route("/page", 200, "plain text page")
 
     def capture(sign_key, form="legacy") -> dict[str, str]:
         a.log.clear()
         done = run(webcanon_bin, "fetch", "--allow-private", "127.0.0.1", "--no-cache", "--sign-key", sign_key,
-                   "--signature-agent", AGENT_URL, "--signature-agent-form", form, f"{a.base}/page")
+                   "--signature-agent", AGENT_URL, "--signature-agent-form", form, f"{a.origin}/page")
         assert done.returncode == 0, done.stderr
         return dict(next(h for p, h in a.log if p == "/page"))
 
@@ -260,7 +219,7 @@ def test_verify_request_says_why_a_signature_fails(webcanon_bin, tmp_path, origi
     keys = public_keys(json.loads(directory.read_text()))
     verifier = HTTPMessageVerifier(signature_algorithm=algorithms.ED25519,
                                    key_resolver=MappingKeyResolver(public_keys=keys, private_keys={}))
-    url = f"{a.base}/page"
+    url = f"{a.origin}/page"
     verifier.verify(types.SimpleNamespace(method="GET", url=url, headers=good), expect_tag="web-bot-auth")
     (result,) = verifier.verify(types.SimpleNamespace(method="GET", url=url, headers=dictionary),
                                 expect_tag="web-bot-auth",

@@ -10,18 +10,15 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::process::Stdio;
 
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
-use support::{fetch_args, run, run_env};
-use webcanon_test::{Route, TestServer, chromium};
+use support::{fetch_args, run, run_env, serve};
+use webcanon_test::{ServeProcess, TestServer, chromium, serve_single_page_app};
 
 /// The text only the script-loaded JSON holds.
 const TEXT: &str = "Ferry timetable for the winter crossings";
@@ -30,29 +27,8 @@ async fn shell_site() -> TestServer {
     let paragraphs: Vec<String> = (0..5)
         .map(|i| format!("{TEXT}, sailing {i}: the boat leaves the pier at dawn and returns before the tide turns."))
         .collect();
-    let data = json!({ "paragraphs": paragraphs }).to_string();
     let server = TestServer::start().await;
-    server
-        .route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"))
-        .route(
-            "/",
-            Route::html(
-                200,
-                "<!doctype html><html><head><title>Ferries</title></head><body><div id=\"app\"></div>\
-                 <script src=\"/app.js\"></script></body></html>",
-            ),
-        )
-        .route(
-            "/app.js",
-            Route::bytes(
-                200,
-                "text/javascript",
-                b"fetch('/data.json').then(r => r.json()).then(d => { document.getElementById('app').innerHTML = \
-                  '<article>' + d.paragraphs.map(p => '<p>' + p + '</p>').join('') + '</article>'; });"
-                    .to_vec(),
-            ),
-        )
-        .route("/data.json", Route::bytes(200, "application/json", data.into_bytes()));
+    serve_single_page_app(&server, "Ferries", &paragraphs);
     server
 }
 
@@ -122,54 +98,10 @@ async fn a_bogus_chromium_fails_render_clearly_and_nothing_else() {
     assert!(r.stderr.contains("a bare --render goes after the URL"), "{}", r.stderr);
 }
 
-/// A `webcanon serve` child, stopped when dropped.
-struct Served(std::process::Child);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `webcanon serve` on a free port: the child and its address.
-fn serve(chromium: &Path) -> (Served, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_webcanon"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--allow-private", "127.0.0.1", "--no-cache", "--chromium"])
-        .arg(chromium)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("webcanon serve starts");
-    let mut served = Served(child);
-    let mut stderr = BufReader::new(served.0.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "serve exited before listening");
-        if let Some(addr) = line.trim().strip_prefix("listening on http://") {
-            let addr = addr.to_string();
-            std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-            return (served, addr);
-        }
-    }
-}
-
-fn post(addr: &str, path: &str, body: &Value) -> (u16, Value) {
-    let body = body.to_string();
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let json = answer.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    (status, serde_json::from_str(json).unwrap_or(Value::Null))
+/// `POST /v1/fetch` with `body`: the status and the JSON answer.
+fn post_fetch(served: &ServeProcess, body: &Value) -> (u16, Value) {
+    let answer = served.post("/v1/fetch", &body.to_string());
+    (answer.status, serde_json::from_str(answer.body()).unwrap_or(Value::Null))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -178,20 +110,20 @@ async fn the_api_and_the_mcp_tool_render_on_request() {
     let server = shell_site().await;
     let url = server.url("/");
 
-    let (served, addr) = serve(&chromium);
+    let browser = chromium.to_str().expect("a UTF-8 path").to_string();
     let api = tokio::task::spawn_blocking({
-        let (addr, url) = (addr.clone(), url.clone());
+        let url = url.clone();
         move || {
-            let plain = post(&addr, "/v1/fetch", &json!({ "url": url }));
-            let rendered = post(&addr, "/v1/fetch", &json!({ "url": url, "render": true }));
-            let auto = post(&addr, "/v1/fetch", &json!({ "url": url, "render": "auto" }));
-            let bad = post(&addr, "/v1/fetch", &json!({ "url": url, "render": "sometimes" }));
+            let served = serve(&["--allow-private", "127.0.0.1", "--no-cache", "--chromium", &browser]);
+            let plain = post_fetch(&served, &json!({ "url": url }));
+            let rendered = post_fetch(&served, &json!({ "url": url, "render": true }));
+            let auto = post_fetch(&served, &json!({ "url": url, "render": "auto" }));
+            let bad = post_fetch(&served, &json!({ "url": url, "render": "sometimes" }));
             (plain, rendered, auto, bad)
         }
     })
     .await
     .unwrap();
-    drop(served);
     let (plain, rendered, auto, bad) = api;
     assert_eq!(plain.0, 200, "{}", plain.1);
     assert!(!plain.1["content"].as_str().unwrap().contains(TEXT));

@@ -21,12 +21,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use webcanon_test::chromium;
 
 /// The example site, from the workspace root.
 const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/site");
-
-/// Where Debian's `chromium` package puts the browser.
-const DEBIAN_CHROMIUM: &str = "/usr/bin/chromium";
 
 /// How long one Chromium run may take before it is killed.
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);
@@ -82,22 +80,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// The browser to use, or why there is none.
-fn chromium() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os("WEBCANON_CHROMIUM") {
-        let path = PathBuf::from(path);
-        // A browser named explicitly must be there: a wrong path is a broken
-        // setup, not a reason to skip.
-        assert!(path.is_file(), "WEBCANON_CHROMIUM={} does not exist", path.display());
-        return Ok(path);
-    }
-    let debian = Path::new(DEBIAN_CHROMIUM);
-    if debian.is_file() {
-        return Ok(debian.to_path_buf());
-    }
-    Err(format!("WEBCANON_CHROMIUM is unset and {DEBIAN_CHROMIUM} is absent (scripts/test.sh installs it)"))
 }
 
 /// Runs `webcanon` with `args`; panics unless it exits 0. Returns stdout.
@@ -295,19 +277,7 @@ fn target_dir() -> PathBuf {
 
 #[test]
 fn html_report_renders_in_chromium() {
-    let chromium = match chromium() {
-        Ok(path) => path,
-        Err(why) => {
-            assert!(
-                std::env::var_os("WEBCANON_REQUIRE_CHROMIUM").is_none(),
-                "WEBCANON_REQUIRE_CHROMIUM is set but the browser is missing: {why}"
-            );
-            // Straight to stderr: the harness hides what print macros write
-            // in a passing test.
-            let _ = writeln!(std::io::stderr(), "html_report: NOT RUN: {why}");
-            return;
-        }
-    };
+    let Some(chromium) = chromium() else { return };
 
     let tmp = TempDir::new("html-report");
     let html = tmp.path("report.html");

@@ -8,10 +8,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
-
-use support::{OPTION_VARIABLES, fetch_args, run, run_env};
+use support::{fetch_args, run, run_env, serve};
 use webcanon_test::{Route, TestProxy, TestServer};
 
 const PAGE: &str = "<html><head><title>Proxied</title></head><body><main><h1>Proxied</h1>\
@@ -138,53 +135,21 @@ async fn quiet_keeps_warnings_and_drops_the_summary_verbose_logs() {
     assert!(verbose.stderr.contains("DEBUG"), "-vv logs at debug: {}", verbose.stderr);
 }
 
-/// One blocking HTTP/1.1 request with `Connection: close`: the whole answer.
-fn post(addr: &str, path: &str, body: &str) -> String {
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_fetches_through_the_proxy() {
     let site = site().await;
     let proxy = TestProxy::start(site.addr()).await;
     let port = site.port();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_webcanon"));
-    command
-        .args(["serve", "--listen", "127.0.0.1:0", "--no-cache", "--proxy", &proxy.url(), "--resolve"])
-        .arg(format!("public.test:{port}:93.184.216.34"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    for name in OPTION_VARIABLES {
-        command.env_remove(name);
-    }
-    let mut child = command.spawn().expect("webcanon serve starts");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let addr = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(stderr.read_line(&mut line).unwrap() > 0, "serve exited before listening");
-            if let Some(addr) = line.trim().strip_prefix("listening on http://") {
-                return addr.to_string();
-            }
-        }
+    let resolve = format!("public.test:{port}:93.184.216.34");
+    let body = format!(r#"{{"url": "http://public.test:{port}/page", "alternatives": false}}"#);
+    let proxy_url = proxy.url();
+    let answer = tokio::task::spawn_blocking(move || {
+        let served = serve(&["--no-cache", "--proxy", &proxy_url, "--resolve", &resolve]);
+        served.post("/v1/fetch", &body)
     })
     .await
     .unwrap();
-    let body = format!(r#"{{"url": "http://public.test:{port}/page", "alternatives": false}}"#);
-    let answer = tokio::task::spawn_blocking(move || post(&addr, "/v1/fetch", &body)).await.unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    assert!(answer.contains("This page came through the proxy"), "{answer}");
+    assert!(answer.head().starts_with("HTTP/1.1 200"), "{answer:?}");
+    assert!(answer.body().contains("This page came through the proxy"), "{answer:?}");
     assert_eq!(proxy.requests(), expected_log(&site));
 }

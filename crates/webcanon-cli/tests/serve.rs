@@ -1,60 +1,24 @@
 //! `webcanon serve` as a process: it prints where it listens, answers over a
 //! real socket, and on SIGTERM finishes the request in flight and exits 0.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use webcanon_test::{Route, TestServer};
+use webcanon_test::{Route, ServeProcess, TestServer, http_exchange, http_request};
 
-/// A `webcanon serve` process, killed and reaped when dropped (a failed test
-/// leaves no process behind).
-struct Served {
-    child: Child,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `webcanon serve ARGS` on a free port: the process, its address and its stderr.
-fn spawn_serve(args: &[&str]) -> (Served, String, BufReader<std::process::ChildStderr>) {
-    let child = Command::new(env!("CARGO_BIN_EXE_webcanon"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .env_remove("HTTP_PROXY")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("ALL_PROXY")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("webcanon serve starts");
-    let mut served = Served { child };
-    let mut stderr = BufReader::new(served.child.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "serve exited before listening");
-        if let Some(addr) = line.trim().strip_prefix("listening on http://") {
-            let addr = addr.to_string();
-            return (served, addr, stderr);
-        }
-    }
+/// Starts `webcanon serve ARGS` on a free port: the process and its address.
+fn spawn_serve(args: &[&str]) -> (ServeProcess, String) {
+    let served = ServeProcess::start(env!("CARGO_BIN_EXE_webcanon"), args);
+    let addr = served.addr().to_string();
+    (served, addr)
 }
 
 /// Sends `head` (request line and headers, each ending in CRLF) with
 /// `body`, its length and `Connection: close`: the whole answer as text.
 fn exchange(addr: &str, head: &str, body: &str) -> String {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(stream, "{head}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer
+    http_exchange(addr, head, body).text
 }
 
 /// The status of an answer (0 when there is none).
@@ -64,13 +28,8 @@ fn status_of(answer: &str) -> u16 {
 
 /// One HTTP/1.1 request with `Connection: close`: the status and the body.
 fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
-    let answer = exchange(
-        addr,
-        &format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n"),
-        body,
-    );
-    let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
-    (status_of(&answer), body)
+    let answer = http_request(addr, method, path, body);
+    (answer.status, answer.body().to_string())
 }
 
 /// The head of a POST to `/mcp` naming `localhost`, with `extra` headers.
@@ -85,8 +44,7 @@ async fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
     let site = TestServer::start().await;
     site.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
     site.route("/slow", Route::html(200, "<p>finally</p>").delay(Duration::from_millis(1500)));
-    let (mut served, addr, mut stderr) =
-        spawn_serve(&["--allow-private", "127.0.0.0/8", "--no-cache", "--timeout", "10"]);
+    let (mut served, addr) = spawn_serve(&["--allow-private", "127.0.0.0/8", "--no-cache", "--timeout", "10"]);
 
     let (status, body) = request(&addr, "GET", "/healthz", "");
     assert_eq!(status, 200, "{body}");
@@ -106,15 +64,11 @@ async fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
         assert!(started.elapsed() < Duration::from_secs(10), "the slow page was never requested");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let killed = Command::new("kill").args(["-TERM", &served.child.id().to_string()]).status().unwrap();
-    assert!(killed.success());
+    let (exit, rest) = served.terminate();
 
     let (status, body) = slow.join().unwrap();
     assert_eq!(status, 200, "the request in flight completes: {body}");
     assert!(body.contains("finally"), "{body}");
-    let exit = served.child.wait().unwrap();
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).unwrap();
     assert_eq!(exit.code(), Some(0), "stderr: {rest}");
     assert!(rest.contains("shutting down"), "{rest}");
     assert!(TcpStream::connect(&addr).is_err(), "no connections after shutdown");
@@ -153,7 +107,7 @@ fn status_with_host(addr: &str, method: &str, path: &str, host: &str, origin: Op
 
 #[test]
 fn every_route_answers_only_the_hosts_and_origins_it_names() {
-    let (_served, addr, _stderr) = spawn_serve(&["--no-cache", "--allow-host", "api.test"]);
+    let (_served, addr) = spawn_serve(&["--no-cache", "--allow-host", "api.test"]);
     let port = addr.rsplit(':').next().unwrap().to_string();
     let check = r#"{"url":"https://example.invalid/x"}"#;
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -199,9 +153,25 @@ fn open_descriptors(pid: u32) -> usize {
 
 #[test]
 fn half_sent_requests_neither_exhaust_descriptors_nor_stop_health_checks() {
-    let (served, addr, _stderr) = spawn_serve(&["--no-cache", "--max-connections", "32", "--header-timeout", "0.5"]);
-    let pid = served.child.id();
+    let (served, addr) = spawn_serve(&["--no-cache", "--max-connections", "32", "--header-timeout", "0.5"]);
+    let pid = served.pid();
     let before = open_descriptors(pid);
+    // The most descriptors the server holds, sampled until the health
+    // check below is answered: its connection waits in the accept queue
+    // behind the 400 slow clients, so a server without the cap would have
+    // accepted and held all of them by then.
+    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let most_held = std::thread::spawn({
+        let sampling = sampling.clone();
+        move || {
+            let mut most = 0;
+            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(open_descriptors(pid));
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            most
+        }
+    });
     // 400 clients that send part of a request and then nothing.
     let mut slow: Vec<TcpStream> = (0..400)
         .map(|_| {
@@ -210,15 +180,17 @@ fn half_sent_requests_neither_exhaust_descriptors_nor_stop_health_checks() {
             stream
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(300));
-    let held = open_descriptors(pid);
+    let started = Instant::now();
+    let (status, body) = request(&addr, "GET", "/healthz", "");
+    let waited = started.elapsed();
+    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    let held = most_held.join().unwrap();
+    // The sampler saw the connections the server did accept.
+    assert!(held >= before + 32, "the server held at most {held} descriptors, {before} before 400 clients");
     assert!(
         held <= before + 32 + 8,
         "connections are capped: {before} descriptors before, {held} with 400 slow clients"
     );
-    let started = Instant::now();
-    let (status, body) = request(&addr, "GET", "/healthz", "");
-    let waited = started.elapsed();
     assert_eq!(status, 200, "{body}");
     assert!(waited < Duration::from_secs(10), "/healthz answered after {waited:?}");
     // A half-sent request is cut once its header time is up.
@@ -234,7 +206,7 @@ fn half_sent_requests_neither_exhaust_descriptors_nor_stop_health_checks() {
 
 #[test]
 fn mcp_sessions_are_capped_and_freed_when_closed() {
-    let (_served, addr, _stderr) = spawn_serve(&["--no-cache", "--max-sessions", "3"]);
+    let (_served, addr) = spawn_serve(&["--no-cache", "--max-sessions", "3"]);
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let open = || {
         let answer = exchange(&addr, &mcp_head(""), initialize);
@@ -306,9 +278,8 @@ async fn memory_stays_under_the_ceiling_whatever_agents_and_sites_do() {
     let base = site.url("");
     let cache = std::env::temp_dir().join(format!("webcanon-serve-memory-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
-    let (served, addr, _stderr) =
-        spawn_serve(&["--allow-private", "127.0.0.0/8", "--cache-dir", cache.to_str().unwrap()]);
-    let pid = served.child.id();
+    let (served, addr) = spawn_serve(&["--allow-private", "127.0.0.0/8", "--cache-dir", cache.to_str().unwrap()]);
+    let pid = served.pid();
     let drive = std::thread::spawn(move || {
         let before = memory_kib(pid, "VmRSS");
         let started = Instant::now();
@@ -370,7 +341,7 @@ fn mcp_initialize(addr: &str) -> String {
 
 #[test]
 fn mcp_request_bodies_over_1_mib_are_refused_unread() {
-    let (_served, addr, _stderr) = spawn_serve(&["--no-cache", "--max-sessions", "1"]);
+    let (_served, addr) = spawn_serve(&["--no-cache", "--max-sessions", "1"]);
     let session = mcp_initialize(&addr);
     // A tools/call whose argument alone is 2 MiB, in an open session and as
     // a session-opening request while the one session is taken.
@@ -442,18 +413,25 @@ async fn issue_30_pdf_bombs_neither_take_down_nor_bloat_serve() {
     }
     site.route("/page", Route::html(200, "<html><body><p>A plain page among the PDFs.</p></body></html>"));
     let base = site.url("");
-    let (served, addr, _stderr) = spawn_serve(&["--allow-private", "127.0.0.0/8", "--no-cache", "--timeout", "30"]);
-    let pid = served.child.id();
+    let (served, addr) = spawn_serve(&["--allow-private", "127.0.0.0/8", "--no-cache", "--timeout", "30"]);
+    let pid = served.pid();
     let names: Vec<&'static str> = pdfs.iter().map(|(name, _)| *name).collect();
+    let site = std::sync::Arc::new(site);
+    let pdfs_fetched = move || site.requests().iter().filter(|r| r.path_and_query.ends_with(".pdf")).count();
     let round = move || {
         let started = Instant::now();
         let mut requests = Vec::new();
+        let fetched_before = pdfs_fetched();
         for name in names.iter().cycle().take(4 * names.len()) {
             let (addr, body) = (addr.clone(), format!(r#"{{"url":"{base}/{name}.pdf"}}"#));
             requests.push((*name, std::thread::spawn(move || request(&addr, "POST", "/v1/fetch", &body))));
         }
-        // The page, once the PDFs are all in.
-        std::thread::sleep(Duration::from_millis(200));
+        // The page, once serve has fetched every PDF of the round (they are
+        // being read while the page is asked for).
+        while pdfs_fetched() < fetched_before + requests.len() {
+            assert!(started.elapsed() < Duration::from_secs(30), "serve fetched {} PDFs", pdfs_fetched());
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let asked = Instant::now();
         let (status, page) = request(&addr, "POST", "/v1/fetch", &format!(r#"{{"url":"{base}/page"}}"#));
         let page_took = asked.elapsed();

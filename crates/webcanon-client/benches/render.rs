@@ -8,15 +8,15 @@
 //! cargo bench -p webcanon-client --bench render
 //! ```
 //!
-//! Chromium is `$WEBCANON_CHROMIUM`, else `/usr/bin/chromium`.
+//! Chromium is `$WEBCANON_CHROMIUM`, else `/usr/bin/chromium`; without
+//! either the bench says so and measures nothing.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use webcanon_client::browser::RenderMode;
 use webcanon_client::ssrf::SsrfPolicy;
 use webcanon_client::{CacheSetting, Client, FetchOptions};
-use webcanon_test::{Route, TestServer};
+use webcanon_test::{TestServer, serve_single_page_app};
 
 const RENDERS: usize = 100;
 
@@ -47,42 +47,18 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let chromium: PathBuf = std::env::var_os("WEBCANON_CHROMIUM").map_or("/usr/bin/chromium".into(), PathBuf::from);
+    let Some(chromium) = webcanon_test::chromium() else { return };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let server = runtime.block_on(async {
         let server = TestServer::start().await;
         let paragraphs: Vec<String> = (0..20)
-            .map(|i| format!("Paragraph {i} of the loaded article: robots, agents and the pages they read, long enough to count."))
+            .map(|i| {
+                format!(
+                    "Paragraph {i} of the loaded article: robots, agents and the pages they read, long enough to count."
+                )
+            })
             .collect();
-        server
-            .route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"))
-            .route(
-                "/",
-                Route::html(
-                    200,
-                    "<!doctype html><html><head><title>App</title><link rel=\"stylesheet\" href=\"/app.css\"></head>\
-                     <body><div id=\"app\">Loading…</div><script src=\"/app.js\"></script></body></html>",
-                ),
-            )
-            .route("/app.css", Route::bytes(200, "text/css", b"body { font-family: sans-serif; }".to_vec()))
-            .route(
-                "/app.js",
-                Route::bytes(
-                    200,
-                    "text/javascript",
-                    b"fetch('/data.json').then(r => r.json()).then(d => { document.getElementById('app').innerHTML = \
-                      '<article><h1>' + d.title + '</h1>' + d.paragraphs.map(p => '<p>' + p + '</p>').join('') + '</article>'; });"
-                        .to_vec(),
-                ),
-            )
-            .route(
-                "/data.json",
-                Route::bytes(
-                    200,
-                    "application/json",
-                    serde_json::json!({ "title": "Loaded", "paragraphs": paragraphs }).to_string().into_bytes(),
-                ),
-            );
+        serve_single_page_app(&server, "Loaded", &paragraphs);
         server
     });
     let url = server.url("/");

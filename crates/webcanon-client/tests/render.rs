@@ -12,36 +12,25 @@
 //! either the tests say so on stderr and pass, unless
 //! `WEBCANON_REQUIRE_CHROMIUM` is set (as `scripts/test.sh` does).
 
+use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use webcanon_client::browser::{RenderLimits, RenderMode};
 use webcanon_client::ssrf::{SsrfPolicy, StaticLookup};
 use webcanon_client::warning::WarningCode;
 use webcanon_client::{CacheSetting, Client, FetchResult};
-use webcanon_test::{Route, TestServer, chromium};
+use webcanon_test::{Route, TestServer, chromium, serve_single_page_app};
 
 /// The text of the single-page application, only in its JSON.
 const SPA_TEXT: &str = "Quarterly tide tables for the northern harbour";
 
-const SPA_PAGE: &str = r#"<!doctype html><html><head><title>Tides</title></head>
-<body><div id="app">Loading…</div>
-<script src="/app.js"></script></body></html>"#;
-
-const SPA_SCRIPT: &str = r#"
-fetch("/data.json").then(r => r.json()).then(data => {
-  const app = document.getElementById("app");
-  app.innerHTML = "<article><h1>" + data.title + "</h1>" + data.paragraphs.map(p => "<p>" + p + "</p>").join("") + "</article>";
-});
-"#;
-
-fn spa_json() -> String {
-    let paragraphs: Vec<String> = (0..6)
+/// The application's paragraphs, each naming [`SPA_TEXT`].
+fn spa_paragraphs() -> Vec<String> {
+    (0..6)
         .map(|i| format!("{SPA_TEXT}, part {i}: the tide rises twice a day along the northern harbour wall, and the pilots read the tables before every departure."))
-        .collect();
-    serde_json::json!({ "title": "Tide tables", "paragraphs": paragraphs }).to_string()
+        .collect()
 }
 
 /// A client that allows only `127.0.0.1` among private addresses, with
@@ -65,11 +54,7 @@ fn client(chromium: &Path, render: RenderMode, limits: RenderLimits, names: &[(&
 
 async fn spa_server() -> TestServer {
     let server = TestServer::start().await;
-    server
-        .route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"))
-        .route("/", Route::html(200, SPA_PAGE))
-        .route("/app.js", Route::bytes(200, "text/javascript", SPA_SCRIPT.as_bytes().to_vec()))
-        .route("/data.json", Route::bytes(200, "application/json", spa_json().into_bytes()));
+    serve_single_page_app(&server, "Tide tables", &spa_paragraphs());
     server
 }
 
@@ -133,35 +118,63 @@ async fn without_chromium_render_is_a_clear_error_and_fetch_still_works() {
     assert!(page.content.contains("Loading"), "{}", page.content);
 }
 
-/// Accepts TCP connections and counts them (a WebSocket or TURN server
-/// that must see none).
-async fn counting_listener(addr: &str) -> (std::net::SocketAddr, Arc<AtomicUsize>) {
-    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
-    let local = listener.local_addr().unwrap();
-    let count = Arc::new(AtomicUsize::new(0));
-    let seen = count.clone();
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            seen.fetch_add(1, Ordering::SeqCst);
-            drop(socket);
-        }
-    });
-    (local, count)
+/// A server the page must never reach (a WebSocket or TURN server over
+/// TCP, a STUN server over UDP): it records where each connection or
+/// datagram came from, in the order they arrive.
+struct Probe {
+    addr: SocketAddr,
+    sources: Arc<Mutex<Vec<SocketAddr>>>,
+    udp: bool,
 }
 
-/// Receives UDP datagrams and counts them (a STUN server that must see none).
-async fn counting_udp(addr: &str) -> (std::net::SocketAddr, Arc<AtomicUsize>) {
-    let socket = tokio::net::UdpSocket::bind(addr).await.unwrap();
-    let local = socket.local_addr().unwrap();
-    let count = Arc::new(AtomicUsize::new(0));
-    let seen = count.clone();
-    tokio::spawn(async move {
-        let mut buffer = [0u8; 2048];
-        while socket.recv_from(&mut buffer).await.is_ok() {
-            seen.fetch_add(1, Ordering::SeqCst);
+impl Probe {
+    async fn tcp() -> Probe {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let probe = Probe { addr: listener.local_addr().unwrap(), sources: Arc::default(), udp: false };
+        let sources = probe.sources.clone();
+        tokio::spawn(async move {
+            while let Ok((socket, source)) = listener.accept().await {
+                sources.lock().unwrap().push(source);
+                drop(socket);
+            }
+        });
+        probe
+    }
+
+    async fn udp() -> Probe {
+        let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let probe = Probe { addr: socket.local_addr().unwrap(), sources: Arc::default(), udp: true };
+        let sources = probe.sources.clone();
+        tokio::spawn(async move {
+            let mut buffer = [0u8; 2048];
+            while let Ok((_, source)) = socket.recv_from(&mut buffer).await {
+                sources.lock().unwrap().push(source);
+            }
+        });
+        probe
+    }
+
+    /// How many connections or datagrams arrived before a control the test
+    /// sends now. The probe must see the control (else it could not have
+    /// seen the page's either), and arrivals are taken in order, so once it
+    /// has, every earlier arrival is counted too.
+    async fn arrivals_before_control(&self) -> usize {
+        let control = if self.udp {
+            let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+            socket.send_to(b"control", self.addr).await.unwrap();
+            socket.local_addr().unwrap()
+        } else {
+            tokio::net::TcpStream::connect(self.addr).await.unwrap().local_addr().unwrap()
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(position) = self.sources.lock().unwrap().iter().position(|source| *source == control) {
+                return position;
+            }
+            assert!(Instant::now() < deadline, "the probe at {} never saw its control", self.addr);
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
-    });
-    (local, count)
+    }
 }
 
 fn page_with_script(script: &str) -> String {
@@ -289,9 +302,8 @@ async fn a_script_from_an_origin_whose_robots_txt_disallows_it_is_not_loaded() {
 async fn websocket_webrtc_windows_and_workers_reach_nothing() {
     let Some(chromium) = chromium() else { return };
     let server = TestServer::start().await;
-    let (ws, ws_seen) = counting_listener("127.0.0.1:0").await;
-    let (turn, turn_seen) = counting_listener("127.0.0.1:0").await;
-    let (stun, stun_seen) = counting_udp("127.0.0.1:0").await;
+    let (ws_probe, turn_probe, stun_probe) = (Probe::tcp().await, Probe::tcp().await, Probe::udp().await);
+    let (ws, turn, stun) = (ws_probe.addr, turn_probe.addr, stun_probe.addr);
     let script = format!(
         r#"
         const sockets = [];
@@ -321,11 +333,10 @@ async fn websocket_webrtc_windows_and_workers_reach_nothing() {
     let result = client.fetch(&server.url("/")).await.unwrap();
     assert!(result.rendered);
     assert!(result.content.contains("stay readable"), "{}", result.content);
-    // Time for a late connection attempt to arrive.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(ws_seen.load(Ordering::SeqCst), 0, "the WebSocket server was reached");
-    assert_eq!(turn_seen.load(Ordering::SeqCst), 0, "the TURN server was reached");
-    assert_eq!(stun_seen.load(Ordering::SeqCst), 0, "the STUN server was reached");
+    // A late attempt from the page would arrive before each probe's control.
+    assert_eq!(ws_probe.arrivals_before_control().await, 0, "the WebSocket server was reached");
+    assert_eq!(turn_probe.arrivals_before_control().await, 0, "the TURN server was reached");
+    assert_eq!(stun_probe.arrivals_before_control().await, 0, "the STUN server was reached");
     let paths: Vec<String> = server.requests().into_iter().map(|r| r.path_and_query).collect();
     for path in &paths {
         assert!(matches!(path.as_str(), "/robots.txt" | "/" | "/worker.js"), "the page reached {path}: {paths:?}");

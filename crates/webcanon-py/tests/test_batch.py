@@ -165,11 +165,11 @@ def test_the_wheel_decides_like_webcanon_batch_from_its_snapshot(site, webcanon_
 
 
 @pytest.mark.asyncio
-async def test_client_snapshot_is_the_fetch_pass(site):
+async def test_client_snapshot_is_the_fetch_pass(site, client):
     resolve = f"*.test:{site.port}:127.0.0.1"
     site.route("/robots.txt", 200, RULES, host="rules.test")
     site.route("/robots.txt", 404, "none", host="missing.test")
-    client = webcanon.Client("GPTBot", resolve=[resolve], allow_private=["127.0.0.0/8"], cache="none", timeout=5)
+    client = client(agent="GPTBot", resolve=[resolve])
     urls = [f"http://rules.test:{site.port}/a", f"http://rules.test:{site.port}/b",
             f"http://missing.test:{site.port}/", "not a url"]
     snapshot = await client.snapshot(urls, concurrency=4)

@@ -13,12 +13,8 @@ ROBOTS = "User-agent: *\nDisallow: /private/\n# a comment the refusal must not q
 PAGE = "<html><head><title>Hello</title></head><body><main><h1>Hello</h1><p>Some text for readers.</p></main></body></html>"
 
 
-def client(**options) -> webcanon.Client:
-    return webcanon.Client("TestBot", allow_private=LOOPBACK, cache="none", timeout=5, **options)
-
-
 @pytest.mark.asyncio
-async def test_fetch_returns_markdown_with_the_robots_evidence(site):
+async def test_fetch_returns_markdown_with_the_robots_evidence(site, client):
     site.route("/robots.txt", 200, ROBOTS)
     site.route("/page", 200, PAGE, "text/html; charset=utf-8")
     result = await client().fetch(site.url("/page"))
@@ -36,7 +32,7 @@ async def test_fetch_returns_markdown_with_the_robots_evidence(site):
 
 
 @pytest.mark.asyncio
-async def test_a_disallowed_url_raises_policy_refused_quoting_the_rule_only(site):
+async def test_a_disallowed_url_raises_policy_refused_quoting_the_rule_only(site, client):
     site.route("/robots.txt", 200, ROBOTS)
     site.route("/private/x", 200, PAGE, "text/html")
     with pytest.raises(webcanon.PolicyRefused) as raised:
@@ -52,7 +48,7 @@ async def test_a_disallowed_url_raises_policy_refused_quoting_the_rule_only(site
 
 
 @pytest.mark.asyncio
-async def test_an_unreachable_robots_txt_refuses_under_respect_only(site):
+async def test_an_unreachable_robots_txt_refuses_under_respect_only(site, client):
     site.route("/robots.txt", 503, "later")
     site.route("/page", 200, "plain text", "text/plain")
     with pytest.raises(webcanon.PolicyRefused) as raised:
@@ -76,7 +72,7 @@ async def test_private_addresses_raise_ssrf_refused(site):
 
 
 @pytest.mark.asyncio
-async def test_failures_raise_fetch_failed_and_invalid_urls_invalid_url_error(site):
+async def test_failures_raise_fetch_failed_and_invalid_urls_invalid_url_error(site, client):
     site.route("/robots.txt", 404, "none")
     site.route("/broken", 500, "oops")
     with pytest.raises(webcanon.FetchFailed) as raised:
@@ -88,7 +84,7 @@ async def test_failures_raise_fetch_failed_and_invalid_urls_invalid_url_error(si
 
 
 @pytest.mark.asyncio
-async def test_a_page_asking_for_payment_raises_payment_required_with_the_price(site):
+async def test_a_page_asking_for_payment_raises_payment_required_with_the_price(site, client):
     site.route("/robots.txt", 404, "none")
     site.route("/paid", 402, "pay", "text/html", headers={"crawler-price": "USD 0.01"})
     with pytest.raises(webcanon.PaymentRequired) as raised:
@@ -103,7 +99,7 @@ async def test_a_page_asking_for_payment_raises_payment_required_with_the_price(
 
 
 @pytest.mark.asyncio
-async def test_check_answers_without_fetching_the_page(site):
+async def test_check_answers_without_fetching_the_page(site, client):
     site.route("/robots.txt", 200, ROBOTS)
     answer = await client().check(site.url("/private/y"))
     assert answer["url"] == site.url("/private/y")
@@ -156,7 +152,7 @@ def test_a_bad_redis_url_is_reported_without_its_password():
     assert "s3cret" not in str(raised.value) and "***" in str(raised.value)
 
 
-def test_methods_are_coroutines_that_asyncio_run_accepts(site):
+def test_methods_are_coroutines_that_asyncio_run_accepts(site, client):
     site.route("/robots.txt", 404, "none")
     site.route("/t.txt", 200, "text", "text/plain")
     coroutine = client().fetch(site.url("/t.txt"))
@@ -173,7 +169,7 @@ LINKED = (
 
 
 @pytest.mark.asyncio
-async def test_content_shapes_are_client_options(site):
+async def test_content_shapes_are_client_options(site, client):
     site.route("/robots.txt", 200, ROBOTS)
     site.route("/page", 200, LINKED, "text/html")
     guide = site.url("/guide")
@@ -216,7 +212,7 @@ def pdf(pages: list[str], title: str) -> bytes:
 
 
 @pytest.mark.asyncio
-async def test_a_pdf_behind_a_redirect_comes_back_as_text_with_its_metadata(site):
+async def test_a_pdf_behind_a_redirect_comes_back_as_text_with_its_metadata(site, client):
     site.route("/robots.txt", 200, ROBOTS)
     site.routes[(None, "/report.pdf")] = (
         200,
@@ -233,7 +229,7 @@ async def test_a_pdf_behind_a_redirect_comes_back_as_text_with_its_metadata(site
 
 
 @pytest.mark.asyncio
-async def test_a_disallowed_pdf_is_never_requested_and_a_broken_one_raises_pdf_error(site):
+async def test_a_disallowed_pdf_is_never_requested_and_a_broken_one_raises_pdf_error(site, client):
     site.route("/robots.txt", 200, ROBOTS)
     site.route("/private/report.pdf", 200, pdf(["Secret."], "Secret"), "application/pdf")
     site.route("/broken.pdf", 200, b"%PDF-1.7\nnothing else", "application/pdf")
@@ -252,7 +248,7 @@ LICENSE = (
 
 
 @pytest.mark.asyncio
-async def test_purpose_reads_the_rsl_license_into_warnings(site):
+async def test_purpose_reads_the_rsl_license_into_warnings(site, client):
     site.route("/robots.txt", 200, f"License: {site.url('/license.xml')}\n")
     site.route("/license.xml", 200, LICENSE, "application/rsl+xml")
     site.route("/page", 200, PAGE, "text/html; charset=utf-8")

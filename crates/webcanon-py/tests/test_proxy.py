@@ -4,8 +4,6 @@ refused before anything reaches it; `HTTP_PROXY` is never read."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 import urllib.error
 import urllib.request
 from typing import Iterator
@@ -14,51 +12,34 @@ import pytest
 
 import webcanon
 
+from loopback import Answer, LoopbackServer, Request
+
 PAGE = "<html><head><title>Proxied</title></head><body><main><p>Through the proxy, written down.</p></main></body></html>"
 
 
-class Proxy:
+class Proxy(LoopbackServer):
     """A forward HTTP proxy on loopback: it logs each absolute-form request
     URL and forwards it to one upstream server, whatever host it names."""
 
     def __init__(self, upstream: str) -> None:
-        self.log: list[str] = []
-        proxy = self
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        super().__init__()
+        self.upstream = upstream
+        self.direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:  # noqa: N802 (the http.server name)
-                proxy.log.append(self.path)
-                target = self.path.split("://", 1)[1]
-                path = "/" + target.split("/", 1)[1] if "/" in target else "/"
-                request = urllib.request.Request(upstream + path, headers={"Host": target.split("/", 1)[0]})
-                try:
-                    with direct.open(request, timeout=5) as answer:
-                        status, body, content_type = answer.status, answer.read(), answer.headers.get("content-type")
-                except urllib.error.HTTPError as error:
-                    status, body, content_type = error.code, error.read(), error.headers.get("content-type")
-                self.send_response(status)
-                self.send_header("content-type", content_type or "text/plain")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def answer(self, request: Request) -> Answer:
+        target = request.path.split("://", 1)[1]
+        path = "/" + target.split("/", 1)[1] if "/" in target else "/"
+        forwarded = urllib.request.Request(self.upstream + path, headers={"Host": target.split("/", 1)[0]})
+        try:
+            with self.direct.open(forwarded, timeout=5) as answer:
+                status, body, content_type = answer.status, answer.read(), answer.headers.get("content-type")
+        except urllib.error.HTTPError as error:
+            status, body, content_type = error.code, error.read(), error.headers.get("content-type")
+        return Answer(status, {"content-type": content_type or "text/plain"}, body)
 
     @property
     def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        return self.origin
 
 
 @pytest.fixture
@@ -87,7 +68,7 @@ async def test_a_fetch_goes_through_the_proxy(site, proxy):
     result = await public_client(site, proxy).fetch(f"http://public.test:{site.port}/page")
     assert result["status"] == 200 and "Through the proxy, written down." in result["content"]
     origin = f"http://public.test:{site.port}"
-    assert proxy.log == [origin + "/robots.txt", origin + "/page"]
+    assert proxy.requests == [origin + "/robots.txt", origin + "/page"]
     assert site.requests == ["/robots.txt", "/page"]
 
 
@@ -97,7 +78,7 @@ async def test_a_private_target_is_refused_before_the_proxy_sees_it(site, proxy)
     for url in ["http://private.test/page", site.url("/page"), "http://169.254.169.254/latest/meta-data/"]:
         with pytest.raises(webcanon.SsrfRefused):
             await client.fetch(url)
-    assert proxy.log == [] and site.requests == []
+    assert proxy.requests == [] and site.requests == []
 
 
 @pytest.mark.asyncio
@@ -116,7 +97,7 @@ async def test_http_proxy_in_the_environment_is_ignored(site, proxy, monkeypatch
     )
     result = await client.fetch(f"http://direct.test:{site.port}/page")
     assert result["status"] == 200
-    assert proxy.log == [], "the environment's proxy was used"
+    assert proxy.requests == [], "the environment's proxy was used"
     assert site.requests == ["/robots.txt", "/page"]
 
 

@@ -43,12 +43,8 @@ def shell(site) -> None:
     site.route("/data.json", 200, json.dumps({"paragraphs": paragraphs}), "application/json")
 
 
-def client(**options) -> webcanon.Client:
-    return webcanon.Client(allow_private=["127.0.0.1"], cache="none", timeout=5, **options)
-
-
 @pytest.mark.asyncio
-async def test_render_gives_the_text_scripts_load(site):
+async def test_render_gives_the_text_scripts_load(site, client):
     path = chromium()
     shell(site)
     plain = await client(chromium=path).fetch(site.url("/"))
@@ -63,7 +59,7 @@ async def test_render_gives_the_text_scripts_load(site):
 
 
 @pytest.mark.asyncio
-async def test_a_bogus_chromium_fails_rendering_only(site):
+async def test_a_bogus_chromium_fails_rendering_only(site, client):
     shell(site)
     bogus = client(chromium="/nonexistent/chromium")
     with pytest.raises(webcanon.FetchFailed) as raised:

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import http.server
 import json
-import threading
 import types
-from typing import Iterator
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -21,58 +18,22 @@ from http_message_signatures.resolvers import MappingKeyResolver
 
 import webcanon
 
-
-class Recorder:
-    """A loopback server that answers robots.txt and one page, and keeps every request's headers."""
-
-    def __init__(self) -> None:
-        self.heads: list[tuple[str, dict[str, str]]] = []
-        recorder = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:  # noqa: N802 (the http.server name)
-                recorder.heads.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
-                if self.path == "/robots.txt":
-                    body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
-                elif self.path == "/page":
-                    body, kind = b"<html><body><main><p>A signed visit, written down.</p></main></body></html>", "text/html"
-                else:
-                    self.send_response(404)
-                    self.send_header("content-length", "0")
-                    self.end_headers()
-                    return
-                self.send_response(200)
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+from loopback import LoopbackServer
 
 
 @pytest.fixture
-def recorder() -> Iterator[Recorder]:
-    server = Recorder()
-    yield server
-    server.close()
+def recorder(site) -> LoopbackServer:
+    """A loopback server that answers robots.txt and one page, and keeps every request's headers."""
+    site.route("/robots.txt", 200, "User-agent: *\nAllow: /\n")
+    site.route("/page", 200, "<html><body><main><p>A signed visit, written down.</p></main></body></html>", "text/html")
+    return site
 
 
 # The dictionary form is the default (draft-ietf-webbotauth-httpsig-protocol
 # §5.2.1); `signature_agent_form="legacy"` sends the bare string.
 @pytest.mark.parametrize("form", ["dictionary", "legacy"])
 @pytest.mark.asyncio
-async def test_the_wheel_signs_every_request(recorder, tmp_path, form):
+async def test_the_wheel_signs_every_request(recorder, client, tmp_path, form):
     private = Ed25519PrivateKey.generate()
     key_file = tmp_path / "agent.pem"
     key_file.write_bytes(
@@ -83,25 +44,21 @@ async def test_the_wheel_signs_every_request(recorder, tmp_path, form):
     canonical = json.dumps({"crv": "Ed25519", "kty": "OKP", "x": x}, separators=(",", ":"))
     kid = base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()).rstrip(b"=").decode()
 
-    client = webcanon.Client(
-        "TestBot",
-        allow_private=["127.0.0.0/8"],
-        cache="none",
-        timeout=5,
+    signing = client(
         alternatives=False,
         sign_key=key_file,
         signature_agent="https://bot.example",
         **({"signature_agent_form": "legacy"} if form == "legacy" else {}),
     )
     covered_agent = '"signature-agent";key="sig1"' if form == "dictionary" else "signature-agent"
-    result = await client.fetch(recorder.origin + "/page")
+    result = await signing.fetch(recorder.origin + "/page")
     assert "A signed visit" in result["content"]
-    assert [path for path, _ in recorder.heads] == ["/robots.txt", "/page"]
+    assert [path for path, _ in recorder.log] == ["/robots.txt", "/page"]
     verifier = HTTPMessageVerifier(
         signature_algorithm=algorithms.ED25519,
         key_resolver=MappingKeyResolver(public_keys={kid: private.public_key()}, private_keys={}),
     )
-    for path, headers in recorder.heads:
+    for path, headers in recorder.log:
         message = types.SimpleNamespace(method="GET", url=recorder.origin + path, headers=headers)
         (verified,) = verifier.verify(
             message, expect_tag="web-bot-auth", require_components=("@authority", covered_agent)

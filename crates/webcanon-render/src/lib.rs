@@ -36,6 +36,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod order;
 pub mod policy;
 pub mod presets;
 pub mod render;

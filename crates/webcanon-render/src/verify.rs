@@ -23,8 +23,8 @@ use std::collections::BTreeSet;
 use webcanon_core::robots::{Directive, Robots, merged_slashes, pattern_matches};
 
 use crate::RenderError;
+use crate::order::precedence;
 use crate::policy::{Access, Policy, product_token};
-use crate::render::precedence;
 
 /// The origin probes are resolved against; `.invalid` never resolves.
 const ORIGIN: &str = "http://site.invalid";

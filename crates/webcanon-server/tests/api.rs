@@ -571,11 +571,14 @@ async fn audits_leave_the_async_worker_free_for_health_checks() {
 struct StallingStore {
     inner: webcanon_client::store::MemoryStore,
     stall: std::sync::atomic::AtomicBool,
+    /// Calls that have started to stall.
+    stalled: std::sync::atomic::AtomicUsize,
 }
 
 impl StallingStore {
     fn wait(&self) {
         if self.stall.load(std::sync::atomic::Ordering::Relaxed) {
+            self.stalled.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             std::thread::sleep(Duration::from_secs(3));
         }
     }
@@ -634,7 +637,13 @@ async fn a_stalled_store_holds_no_async_worker() {
         others.push(site().await);
     }
     let waiting: Vec<_> = others.iter().map(|s| tokio::spawn(check(s.url("/page")))).collect();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Once as many store calls stall as there are workers, a store call on
+    // a worker thread would leave none free.
+    let started = std::time::Instant::now();
+    while store.stalled.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+        assert!(started.elapsed() < Duration::from_secs(10), "the waiting requests never reached the store");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     // A decision from memory does not wait for them (a store call on a
     // worker thread would hold both workers for the 3 s of each call).
     let (status, took) = check(cached.url("/private/x")).await;

@@ -3,7 +3,10 @@
 //! ([`TestProxy`]) logging what passes through it, a real `redis-server`
 //! ([`RedisServer`]) for the fleet store's tests, small PDFs written
 //! byte by byte ([`pdf::PdfSpec`]), a process's memory figures
-//! ([`memory`]) and the processes a test started ([`processes`]).
+//! ([`memory`]) and the processes a test started ([`processes`]); for the
+//! browser tests, the browser ([`chromium`]) and a single-page application
+//! ([`serve_single_page_app`]); for the binary's tests, a `webcanon serve`
+//! process ([`ServeProcess`]).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -20,10 +23,14 @@ pub mod pdf;
 pub mod processes;
 mod proxy;
 mod redis_server;
+mod serve;
+mod spa;
 
 pub use chromium::{DEBIAN_CHROMIUM, chromium};
 pub use proxy::TestProxy;
 pub use redis_server::RedisServer;
+pub use serve::{HttpAnswer, ServeProcess, http_exchange, http_request};
+pub use spa::serve_single_page_app;
 
 use std::collections::HashMap;
 use std::convert::Infallible;

@@ -11,6 +11,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use webcanon_test::ServeProcess;
+
 /// What one run of the binary left behind.
 pub struct Run {
     /// The exit status; -1 when the process was killed by a signal.
@@ -127,12 +129,24 @@ pub async fn run(args: Vec<String>) -> Run {
     tokio::task::spawn_blocking(move || webcanon(&args.iter().map(String::as_str).collect::<Vec<_>>())).await.unwrap()
 }
 
+/// `webcanon serve --listen 127.0.0.1:0 ARGS`, with the proxy and option
+/// variables removed, once it accepts connections; killed when dropped.
+pub fn serve(args: &[&str]) -> ServeProcess {
+    let mut command = ServeProcess::command(env!("CARGO_BIN_EXE_webcanon"), args);
+    for name in OPTION_VARIABLES {
+        command.env_remove(name);
+    }
+    ServeProcess::spawn(command)
+}
+
 /// A fresh, empty directory under the system's temporary directory, named
-/// after the test file, `name` and this process: `webcanon-llms-full-1234`.
-/// It is emptied first if a former run left it behind; the test removes it
-/// when it wants it gone.
+/// after the calling test file, `name` and this process:
+/// `webcanon-llms-full-1234`. It is emptied first if a former run left it
+/// behind; the test removes it when it wants it gone.
+#[track_caller]
 pub fn temp_dir(name: &str) -> PathBuf {
-    let test_file = env!("CARGO_CRATE_NAME");
+    let caller = Path::new(std::panic::Location::caller().file());
+    let test_file = caller.file_stem().and_then(|s| s.to_str()).unwrap_or("test");
     let dir = std::env::temp_dir().join(format!("webcanon-{test_file}-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

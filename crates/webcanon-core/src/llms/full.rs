@@ -2,7 +2,7 @@
 //! (the convention of the llms.txt proposal). Assembly only; fetching the
 //! pages is the caller's (`webcanon llms full` does it through the client).
 
-use super::LlmsTxt;
+use super::model::LlmsTxt;
 
 /// llms-full.txt: the H1, the summary blockquote and the intro prose of the
 /// llms.txt, then each page after a `---` rule and a `Source: URL` line.

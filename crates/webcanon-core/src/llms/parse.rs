@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::codes::{Diagnostic, LlmsCode};
-use super::{LARGE_FILE_BYTES, Link, LlmsTxt, MAX_PARSE_BYTES, NotLlms, ProseLine, Section, SubHeading};
+use super::limits::{LARGE_FILE_BYTES, MAX_PARSE_BYTES};
+use super::model::{Link, LlmsTxt, NotLlms, ProseLine, Section, SubHeading};
 
 /// Where the parser is in the file's expected order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +44,19 @@ struct Parser {
     intro_link_reported: bool,
 }
 
-pub(super) fn parse(input: &[u8]) -> LlmsTxt {
+impl LlmsTxt {
+    /// Parses an llms.txt body: `&str`, `&[u8]`, `String` or `Vec<u8>`.
+    ///
+    /// A UTF-8 byte-order mark is skipped; invalid UTF-8 is replaced (with
+    /// [`LlmsCode::InvalidUtf8`]). Parsing never fails.
+    ///
+    /// Format: <https://llmstxt.org/#format>.
+    pub fn parse(input: impl AsRef<[u8]>) -> LlmsTxt {
+        parse(input.as_ref())
+    }
+}
+
+fn parse(input: &[u8]) -> LlmsTxt {
     let mut diags = Vec::new();
     let mut bytes = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
     if bytes.len() > MAX_PARSE_BYTES {

@@ -184,8 +184,17 @@ fn slice(bytes: &[u8], range: (u32, u32)) -> &[u8] {
     &bytes[range.0 as usize..range.1 as usize]
 }
 
+impl Robots {
+    /// Compiles the rules that apply to `agent` into an index for fast,
+    /// repeated decisions.
+    pub fn rules_for(&self, agent: &str) -> AgentRules {
+        let groups: Vec<usize> = self.selected_groups(agent).collect();
+        AgentRules::compile(self, &groups)
+    }
+}
+
 impl AgentRules {
-    pub(crate) fn compile(robots: &Robots, groups: &[usize]) -> AgentRules {
+    fn compile(robots: &Robots, groups: &[usize]) -> AgentRules {
         let selected = groups.iter().flat_map(|&g| {
             let range = &robots.groups[g].rules;
             &robots.rules[range.start as usize..range.end as usize]

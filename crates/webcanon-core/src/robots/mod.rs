@@ -21,6 +21,8 @@
 mod anchors;
 mod compiled;
 mod content_usage;
+mod diagnostic;
+mod limits;
 mod lint;
 mod model;
 mod normalize;
@@ -31,7 +33,8 @@ mod utf16;
 
 pub use compiled::AgentRules;
 pub use content_usage::{ContentUsageMatch, ContentUsageRule};
-pub use lint::{Diagnostic, LintCode, Severity};
+pub use diagnostic::{Diagnostic, LintCode, Severity};
+pub use limits::{MAX_LINE_BYTES, MAX_PARSE_BYTES};
 pub use model::{
     ContentSignal, Decision, Directive, Group, MatchVerdict, NotRobots, Record, RecordClass, RecordKind, Robots,
     RuleRef, UserAgent,
@@ -100,12 +103,3 @@ pub fn merged_slashes(path: &str) -> Option<String> {
     // Only '/' bytes are removed, so the result is still UTF-8.
     url_path::merged_slashes(path.as_bytes()).map(|b| String::from_utf8(b).unwrap_or_default())
 }
-
-/// Only this many octets of a robots.txt body are parsed (RFC 9309 §2.5
-/// requires at least 500 KiB; the rest is ignored with a diagnostic).
-pub const MAX_PARSE_BYTES: usize = 500 * 1024;
-
-/// Lines longer than this are cut here; what remains still applies. This is
-/// Google's limit: its line buffer holds eight times 2,083 bytes (the longest
-/// URL it handles), one of which is kept for the string's terminator.
-pub const MAX_LINE_BYTES: usize = 16_663;

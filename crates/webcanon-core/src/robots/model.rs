@@ -2,9 +2,8 @@
 
 use std::ops::Range;
 
-use super::compiled::AgentRules;
 use super::content_usage::ContentUsageRule;
-use super::lint::Diagnostic;
+use super::diagnostic::Diagnostic;
 use super::pattern::matches;
 use super::url_path::{matchable_path, merged_slashes};
 
@@ -344,11 +343,6 @@ impl ContentSignal {
 }
 
 impl Robots {
-    /// Parses a robots.txt body. Never fails; see [`Robots::diagnostics`].
-    pub fn parse(body: &[u8]) -> Robots {
-        super::parse::parse(body)
-    }
-
     pub(crate) fn str(&self, span: &Span) -> &str {
         &self.text[span.start as usize..span.end as usize]
     }
@@ -396,11 +390,6 @@ impl Robots {
     /// need the whole file.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
-    }
-
-    /// All findings for a site owner, sorted by line.
-    pub fn lint(&self) -> Vec<Diagnostic> {
-        super::lint::lint(self)
     }
 
     /// Whether the body is not a robots.txt at all, and why.
@@ -510,16 +499,9 @@ impl Robots {
     /// The groups that apply to `agent`, as indexes in file order. Agents
     /// with equal selections have equal rules (every agent that no group
     /// names gets the `*` groups), so this is the key to share one
-    /// [`AgentRules`] between them.
+    /// [`AgentRules`](super::AgentRules) between them.
     pub fn group_selection(&self, agent: &str) -> Vec<u32> {
         self.selected_groups(agent).map(|g| g as u32).collect()
-    }
-
-    /// Compiles the rules that apply to `agent` into an index for fast,
-    /// repeated decisions.
-    pub fn rules_for(&self, agent: &str) -> AgentRules {
-        let groups: Vec<usize> = self.selected_groups(agent).collect();
-        AgentRules::compile(self, &groups)
     }
 
     /// The first `Crawl-delay` in the groups that apply to `agent`, in seconds.

@@ -7,11 +7,11 @@
 
 use memchr::{memchr, memchr2_iter, memrchr2};
 
-use super::lint::{Diagnostic, LintCode};
+use super::diagnostic::{Diagnostic, LintCode};
+use super::limits::{MAX_LINE_BYTES, MAX_PARSE_BYTES};
 use super::model::{AgentEntry, Directive, GroupEntry, NotRobots, RecordEntry, RecordKind, Robots, RuleEntry, Span};
 use super::normalize::{WILDCARD, none_of, normalize_pattern_into};
 use super::utf16;
-use super::{MAX_LINE_BYTES, MAX_PARSE_BYTES};
 
 /// What a key is, once the lenient spellings are resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,7 +197,14 @@ pub fn sniff(body: &[u8]) -> Option<NotRobots> {
     parse(body).not_robots
 }
 
-pub(crate) fn parse(input: &[u8]) -> Robots {
+impl Robots {
+    /// Parses a robots.txt body. Never fails; see [`Robots::diagnostics`].
+    pub fn parse(body: &[u8]) -> Robots {
+        parse(body)
+    }
+}
+
+fn parse(input: &[u8]) -> Robots {
     let Some(order) = utf16::byte_order(input) else {
         return parse_utf8(skip_bom(input), input.len(), None);
     };

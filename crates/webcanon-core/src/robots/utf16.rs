@@ -7,7 +7,7 @@
 //! UTF-16 byte order mark is decoded to UTF-8 first and then parsed like any
 //! other; without the mark, bytes are never guessed to be UTF-16.
 
-use super::MAX_PARSE_BYTES;
+use super::limits::MAX_PARSE_BYTES;
 
 /// The byte order of a UTF-16 body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

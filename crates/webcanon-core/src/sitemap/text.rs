@@ -2,7 +2,8 @@
 //! (<https://www.sitemaps.org/protocol.html#otherformats>).
 
 use super::codes::SitemapCode;
-use super::{Entry, Sink, SitemapKind, check_loc};
+use super::model::{Entry, SitemapKind};
+use super::sink::{Sink, check_loc};
 
 pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
     sink.kind = SitemapKind::Text;

@@ -5,7 +5,9 @@ use quick_xml::Reader;
 use quick_xml::events::{BytesRef, BytesStart, BytesText, Event};
 
 use super::codes::SitemapCode;
-use super::{Alternate, ChangeFreq, DateTime, Entry, Image, News, Sink, SitemapKind, Video};
+use super::date::DateTime;
+use super::model::{Alternate, ChangeFreq, Entry, Image, News, SitemapKind, Video};
+use super::sink::Sink;
 
 /// Stop after this many well-formedness errors: the file is no longer XML.
 const MAX_XML_ERRORS: usize = 100;

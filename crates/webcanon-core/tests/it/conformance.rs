@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use webcanon_core::robots::{Decision, MatchVerdict, Robots};
 
-const CASES: &str = include_str!("data/conformance.txt");
-const DIVERGENCES: &str = include_str!("data/known_divergences.txt");
+const CASES: &str = include_str!("../data/conformance.txt");
+const DIVERGENCES: &str = include_str!("../data/known_divergences.txt");
 
 /// One robots body and the checks run against it.
 struct Block {
