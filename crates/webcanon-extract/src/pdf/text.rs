@@ -9,7 +9,7 @@ use super::layout::Paragraph;
 /// page after the first starts with one, in Markdown and text alike.
 ///
 /// ```
-/// assert_eq!(webcanon_client::pdf::page_marker(2), "--- page 2 ---");
+/// assert_eq!(webcanon_extract::pdf::page_marker(2), "--- page 2 ---");
 /// ```
 pub fn page_marker(number: usize) -> String {
     format!("--- page {number} ---")
@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn brackets_and_tags_in_the_text_survive_every_shape() {
-        use crate::markdown::{ContentFormat, ContentShape, LinkStyle};
+        use crate::shape::{ContentFormat, ContentShape, LinkStyle};
         let text = "size, def. [](0x0); see [1] and <b>bold</b> where a < b";
         let markdown = page_markdown(&[prose_paragraph(&[text])]);
         assert_eq!(markdown.trim_end(), "size, def. \\[](0x0); see \\[1] and \\<b>bold\\</b> where a < b");

@@ -23,13 +23,12 @@ mod merge;
 mod prose;
 mod rules;
 mod scan;
-mod shape;
-mod syntax;
 mod tidy;
 
 pub use scan::{HeadTag, decode_entities};
-pub use shape::{ContentFormat, ContentShape, ImageStyle, LinkStyle, UnknownValue};
 use url::Url;
+
+use crate::syntax;
 
 /// Caps checked before any tree is built.
 ///
@@ -122,13 +121,13 @@ pub enum Method {
     /// The whole body, because the extractor found too little.
     WholeBody,
     /// Text only: the document was over the caps (which one is in
-    /// [`Converted::over_limit`]).
+    /// [`Extracted::over_limit`]).
     TextOnly,
 }
 
 /// The converted page.
 #[derive(Debug, Clone)]
-pub struct Converted {
+pub struct Extracted {
     /// The Markdown.
     pub markdown: String,
     /// The `<title>`.
@@ -162,7 +161,7 @@ pub fn head_tags(html: &str) -> Vec<HeadTag> {
 }
 
 /// Converts `html` (fetched from `base`) to Markdown.
-pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converted {
+pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
     let found = scan::scan(html);
     let links = |rel: &str, typ: Option<&str>| -> Vec<Url> {
         found
@@ -198,7 +197,7 @@ pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converte
     };
     // The title is its own field of every result; the content does not
     // repeat it (an extractor keeps the page's H1 when it has one).
-    Converted {
+    Extracted {
         markdown,
         title: found.title.clone().map(composed),
         canonical,
@@ -214,14 +213,14 @@ pub fn html_to_markdown(html: &str, base: &Url, limits: &HtmlLimits) -> Converte
 
 /// The result of a conversion cut at its time limit: the page's text from
 /// the linear tag stripper, and its `<head>` facts from the pre-scan.
-pub fn text_only(html: &str, base: &Url) -> Converted {
+pub fn text_only(html: &str, base: &Url) -> Extracted {
     let found = scan::scan(html);
     let canonical = found
         .head
         .iter()
         .find(|t| t.tag == "link" && rel_has(t, "canonical"))
         .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()));
-    Converted {
+    Extracted {
         markdown: composed(strip_tags(html)),
         title: found.title.map(composed),
         canonical,
@@ -313,7 +312,7 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
 ///
 /// ```
 /// use url::Url;
-/// use webcanon_client::markdown::absolutize_links;
+/// use webcanon_extract::html::absolutize_links;
 ///
 /// let base = Url::parse("https://x.test/docs/").unwrap();
 /// assert_eq!(
@@ -348,7 +347,7 @@ fn absolutize_in(text: &str, base: &Url, nesting: usize, out: &mut String) {
         let absolute = if target.is_empty() || target.starts_with('#') || target.contains("://") {
             None
         } else {
-            base.join(target).ok().filter(crate::web_url::is_web_url)
+            base.join(target).ok().filter(is_web_url)
         };
         match absolute {
             Some(url) => out.push_str(url.as_str()),
@@ -357,6 +356,12 @@ fn absolutize_in(text: &str, base: &Url, nesting: usize, out: &mut String) {
         copied = link.target.end;
     }
     out.push_str(&text[copied..]);
+}
+
+/// Whether `url` is one a reader can follow from a page: `http` or
+/// `https`, with a host (webcanon's rule for every URL it fetches).
+fn is_web_url(url: &Url) -> bool {
+    matches!(url.scheme(), "http" | "https") && url.host().is_some()
 }
 
 /// The text of an HTML document without building a tree: tags dropped,

@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::rules;
-use super::syntax::{Block, blocks, text_and_link_chars, visible};
+use crate::syntax::{Block, blocks, text_and_link_chars, visible};
 use super::tidy::{bare, heading_level};
 
 /// A block's text as a key: its letters and digits, lower case, without

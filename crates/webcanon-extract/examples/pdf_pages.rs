@@ -3,7 +3,7 @@
 //! (`benches/pdf/compare.py`).
 //!
 //! ```text
-//! cargo run --release -p webcanon-client --example pdf_pages -- PDFS OUT.json
+//! cargo run --release -p webcanon-extract --example pdf_pages -- PDFS OUT.json
 //! ```
 //!
 //! OUT.json maps each file name (without `.pdf`) to `{"content",
@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use webcanon_client::markdown::{ContentFormat, ContentShape};
-use webcanon_client::pdf::{PdfLimits, pdf_to_markdown};
+use webcanon_extract::{ContentFormat, ContentShape};
+use webcanon_extract::pdf::{self, PdfLimits};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -45,7 +45,7 @@ fn main() {
 fn convert(path: &Path, shape: &ContentShape) -> serde_json::Value {
     let bytes = std::fs::read(path).expect("the PDF is readable");
     let started = Instant::now();
-    let outcome = pdf_to_markdown(&bytes, &PdfLimits::default());
+    let outcome = pdf::extract(&bytes, &PdfLimits::default());
     let content = outcome.as_ref().map(|c| shape.apply(&c.markdown)).unwrap_or_default();
     let seconds = started.elapsed().as_secs_f64();
     match outcome {

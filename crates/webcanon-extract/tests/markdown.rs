@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use url::Url;
-use webcanon_client::markdown::{HtmlLimits, Method, html_to_markdown, strip_tags};
+use webcanon_extract::html::{self, HtmlLimits, Method, strip_tags};
 
 fn base() -> Url {
     Url::parse("https://example.com/guides/start").unwrap()
@@ -14,7 +14,7 @@ fn base() -> Url {
 #[test]
 fn an_article_keeps_its_content_and_drops_the_chrome() {
     let html = include_str!("data/html/article.html");
-    let page = html_to_markdown(html, &base(), &HtmlLimits::default());
+    let page = html::extract(html, &base(), &HtmlLimits::default());
     assert_eq!(page.method, Method::Article);
     assert_eq!(page.title.as_deref(), Some("How robots.txt works"));
     assert_eq!(page.canonical.as_ref().map(Url::as_str), Some("https://example.com/guides/robots"));
@@ -34,7 +34,7 @@ fn an_article_keeps_its_content_and_drops_the_chrome() {
 #[test]
 fn a_short_page_falls_back_to_the_whole_body() {
     let html = "<html><head><title>Tiny</title></head><body><nav>Skip me</nav><div>Just <a href='x'>one</a> line.</div></body></html>";
-    let page = html_to_markdown(html, &base(), &HtmlLimits::default());
+    let page = html::extract(html, &base(), &HtmlLimits::default());
     assert_eq!(page.method, Method::WholeBody);
     assert!(page.markdown.contains("[one](https://example.com/guides/x)"), "{}", page.markdown);
     assert!(!page.markdown.contains("Skip me"), "{}", page.markdown);
@@ -60,7 +60,7 @@ fn text_and_title_come_out_composed_whatever_the_page_spells() {
         (&short, HtmlLimits::default(), Method::WholeBody),
         (&article, limits, Method::TextOnly),
     ] {
-        let page = html_to_markdown(html, &base(), &limits);
+        let page = html::extract(html, &base(), &limits);
         assert_eq!(page.method, method);
         assert!(
             page.markdown.contains(composed) && !page.markdown.contains(decomposed),
@@ -68,7 +68,7 @@ fn text_and_title_come_out_composed_whatever_the_page_spells() {
             page.markdown
         );
     }
-    let page = html_to_markdown(&article, &base(), &HtmlLimits::default());
+    let page = html::extract(&article, &base(), &HtmlLimits::default());
     assert_eq!(page.title.as_deref(), Some(composed));
 }
 
@@ -90,7 +90,7 @@ fn a_section_heading_like_the_title_is_kept_when_the_page_heading_is_in_a_header
         (1..5).map(p).collect::<String>(),
         (5..9).map(p).collect::<String>(),
     );
-    let page = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
     assert!(page.markdown.contains("## When do hens lay eggs?"), "{}", page.markdown);
     assert!(!page.markdown.contains("How long do hens"), "{}", page.markdown);
 }
@@ -100,7 +100,7 @@ fn deep_nesting_is_capped_before_any_tree_is_built() {
     let depth = 100_000;
     let html = format!("<html><body>{}deep text{}</body></html>", "<div>".repeat(depth), "</div>".repeat(depth));
     let started = Instant::now();
-    let page = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
     assert_eq!(page.method, Method::TextOnly);
     assert_eq!(page.depth, depth + 2);
     assert!(page.markdown.contains("deep text"));
@@ -113,7 +113,7 @@ fn deep_nesting_is_capped_before_any_tree_is_built() {
 fn millions_of_elements_are_capped() {
     let html = format!("<html><body>{}</body></html>", "<p>x</p>".repeat(2_000_000));
     let started = Instant::now();
-    let page = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
     assert_eq!(page.method, Method::TextOnly);
     assert_eq!(page.elements, 2_000_002);
     assert!(page.markdown.starts_with("x\n\nx"), "{}", &page.markdown[..20]);
@@ -125,7 +125,7 @@ fn millions_of_elements_are_capped() {
 fn unclosed_paragraphs_do_not_count_as_depth() {
     let body = "<p>Some sentence that goes on for a while. ".repeat(2_000);
     let html = format!("<html><head><title>Flat</title></head><body><article>{body}</article></body></html>");
-    let page = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
     assert!(page.depth < 10, "depth {}", page.depth);
     assert_ne!(page.method, Method::TextOnly);
 }

@@ -13,7 +13,7 @@
 //! moves cases on purpose, write the list anew and read its diff:
 //!
 //! ```text
-//! WEBCANON_PIN_UPDATE=1 cargo test -p webcanon-client --test extraction_pinned
+//! WEBCANON_PIN_UPDATE=1 cargo test -p webcanon-extract --test extraction_pinned
 //! ```
 //!
 //! Texts are scored as `benches/extraction/compare.py` scores them (the
@@ -30,9 +30,10 @@ use std::time::Duration;
 
 use regex::Regex;
 use url::Url;
-use webcanon_client::charset;
-use webcanon_client::markdown::{ContentFormat, ContentShape, HtmlLimits, ImageStyle, LinkStyle, html_to_markdown};
-use webcanon_client::pdf::{PdfLimits, pdf_to_markdown};
+use webcanon_extract::charset;
+use webcanon_extract::html::{self, HtmlLimits};
+use webcanon_extract::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
+use webcanon_extract::pdf::{self, PdfLimits};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
 const KNOWN_FAILURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/extraction-known-failures.txt");
@@ -337,7 +338,7 @@ fn known_text_pdfs() -> Option<PdfOutcome> {
             .expect("run Chromium");
         assert!(status.status.success() && pdf.is_file(), "Chromium did not print {name}: {status:?}");
         let limits = PdfLimits { time_limit: Duration::from_secs(120), ..PdfLimits::default() };
-        let converted = pdf_to_markdown(&std::fs::read(&pdf).expect("the PDF"), &limits).expect("a readable PDF");
+        let converted = pdf::extract(&std::fs::read(&pdf).expect("the PDF"), &limits).expect("a readable PDF");
         let truth = paragraphs.join("\n\n");
         let score = shingle_score(&truth, &normalise(&converted.markdown)).expect("text on both sides");
         let f1 = harmonic(score.precision.unwrap_or(0.0), score.recall.unwrap_or(0.0));
@@ -383,7 +384,7 @@ fn convert_all(pages: &[(String, PathBuf, Option<String>)]) -> HashMap<String, S
                             let url = url.as_deref().and_then(|u| Url::parse(u).ok());
                             let base = url.clone().unwrap_or_else(|| Url::parse("https://example.invalid/").unwrap());
                             let text = charset::decode(&body, Some("text/html"), url.as_ref()).text;
-                            let converted = html_to_markdown(&text, &base, limits);
+                            let converted = html::extract(&text, &base, limits);
                             (key.clone(), converted.markdown)
                         })
                         .collect::<Vec<_>>()
@@ -538,7 +539,7 @@ fn write_known_failures(failing: &BTreeSet<String>, with_pdfs: bool) {
     lines.sort();
     let header = "# Extraction cases known to fail, read by tests/extraction_pinned.rs.\n\
                   # A case's name is the text before its first colon; the rest is a preview.\n\
-                  # Written by: WEBCANON_PIN_UPDATE=1 cargo test -p webcanon-client --test extraction_pinned\n";
+                  # Written by: WEBCANON_PIN_UPDATE=1 cargo test -p webcanon-extract --test extraction_pinned\n";
     std::fs::write(KNOWN_FAILURES, format!("{header}{}\n", lines.join("\n"))).expect("write the list");
 }
 

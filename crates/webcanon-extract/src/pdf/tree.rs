@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use pdf_oxide::PdfDocument;
 use pdf_oxide::object::{Object, ObjectRef};
 
-use super::PdfError;
+use super::outcome::PdfError;
 
 /// The deepest page tree read. Writers balance their trees (a million
 /// pages fit in four levels of 32 kids); a tree deeper than this is built

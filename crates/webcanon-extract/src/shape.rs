@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use super::syntax::{self, EMPTIED, Link, Stretch, rewrite_links};
+use crate::syntax::{self, EMPTIED, Link, Stretch, rewrite_links};
 
 /// Markdown or plain text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
@@ -112,7 +112,7 @@ impl ContentShape {
     /// one request over the client's default shape.
     ///
     /// ```
-    /// use webcanon_client::markdown::{ContentShape, ContentFormat, LinkStyle};
+    /// use webcanon_extract::shape::{ContentShape, ContentFormat, LinkStyle};
     ///
     /// let shape = ContentShape::default().overridden(Some(ContentFormat::Text), None, None);
     /// assert_eq!(shape.format, ContentFormat::Text);
@@ -135,7 +135,7 @@ impl ContentShape {
     /// they are.
     ///
     /// ```
-    /// use webcanon_client::markdown::{ContentShape, LinkStyle, ImageStyle, ContentFormat};
+    /// use webcanon_extract::shape::{ContentShape, LinkStyle, ImageStyle, ContentFormat};
     ///
     /// let page = "See [the guide](https://x.test/g) and [it again](https://x.test/g).\n\n![A chart](https://x.test/c.png)";
     /// assert_eq!(

@@ -2,8 +2,9 @@
 //! bounds the characters a stream can make and the forms it can draw,
 //! counted in one linear pass that keeps nothing of the bytes.
 
-use super::{CHARS_PER_CODE, MAX_NAME, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, Names};
-use crate::pdf::PageCap;
+use super::caps::{CHARS_PER_CODE, MAX_NAME, MAX_PAGE_CHARS, MAX_PAGE_CONTENT};
+use super::names::Names;
+use crate::pdf::outcome::PageCap;
 
 /// Where the string lexer is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

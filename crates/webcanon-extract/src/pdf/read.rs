@@ -12,16 +12,19 @@ use pdf_oxide::PdfDocument;
 use pdf_oxide::object::Object;
 
 use super::budget::Budget;
+use super::budget::caps::MAX_PAGE_CONTENT;
 use super::fonts::Fonts;
-use super::{PageSink, PdfCut, PdfError, PdfInfo, PdfLimits, SkippedPage};
-use super::{layout, text};
+use super::limits::PdfLimits;
+use super::outcome::{PdfCut, PdfError, PdfInfo, SkippedPage};
+use super::sink::PageSink;
+use super::{layout, text, tree};
 
 /// The decoded content the pages read may hand one opening of the document
 /// (64 MiB, a page's cap) before it is opened again from its bytes. The
 /// reader keeps the decoded content of the last 64 pages it read in a cache
 /// of its own (besides 64 MB of objects, 50 MB of forms' content and its
 /// fonts), which only a new opening empties.
-pub const MAX_CONTENT_PER_OPENING: u64 = super::MAX_PAGE_CONTENT;
+pub const MAX_CONTENT_PER_OPENING: u64 = MAX_PAGE_CONTENT;
 
 /// Reads the document's metadata and pages into `progress`; why it stopped
 /// early, if it did.
@@ -47,7 +50,7 @@ fn read_opening_again(
     if encrypted && !doc.is_authenticated() {
         return Err(PdfError::Encrypted);
     }
-    super::tree::check_page_tree(&doc)?;
+    tree::check_page_tree(&doc)?;
     let pages = doc.page_count().map_err(|e| if encrypted { PdfError::Encrypted } else { opening_error(&e) })?;
     if pages == 0 {
         return Err(PdfError::NoPages);
@@ -143,7 +146,7 @@ fn info_text(doc: &PdfDocument, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pdf::{Progress, lock};
+    use crate::pdf::sink::Progress;
     use webcanon_test::pdf::PdfSpec;
 
     #[test]
@@ -157,7 +160,7 @@ mod tests {
             let mut reopened = 0;
             let cut = read_opening_again(pdf.clone(), &PdfLimits::default(), &progress, per_opening, &mut reopened);
             assert_eq!(cut, Ok(None));
-            (std::mem::take(&mut *lock(&progress.pages)), reopened)
+            (progress.pages_so_far(), reopened)
         };
         let (once, none) = read(MAX_CONTENT_PER_OPENING);
         let (again, reopened) = read(1);

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use url::Url;
-use webcanon_client::markdown::{HtmlLimits, Method, OverLimit, decode_entities, html_to_markdown};
+use webcanon_extract::html::{self, HtmlLimits, Method, OverLimit, decode_entities};
 use webcanon_test::memory::peak_kib;
 
 const MIB: usize = 1 << 20;
@@ -71,7 +71,7 @@ fn hostile_pages_convert_in_linear_time_with_the_reason() {
     for (what, build, expected) in hostile() {
         let html = build();
         let started = Instant::now();
-        let converted = html_to_markdown(&html, &base(), &HtmlLimits::default());
+        let converted = html::extract(&html, &base(), &HtmlLimits::default());
         let took = started.elapsed();
         eprintln!("{what}: {took:?}");
         assert!(took < Duration::from_secs(20), "{what}: {took:?}");
@@ -84,7 +84,7 @@ fn hostile_pages_convert_in_linear_time_with_the_reason() {
 fn an_svg_with_self_closing_shapes_is_not_deep() {
     let shapes = "<path d='M0 0'/>".repeat(2_000);
     let html = page(&format!("<article><p>{}</p><svg>{shapes}</svg></article>", "Words of an article. ".repeat(30)));
-    let converted = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    let converted = html::extract(&html, &base(), &HtmlLimits::default());
     assert!(converted.depth < 10, "depth {}", converted.depth);
     assert_eq!(converted.over_limit, None);
 }
@@ -111,7 +111,7 @@ fn memory_child() {
     // allows, so the conversion's own peak is what is measured.
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let before = peak_kib();
-    let converted = html_to_markdown(&html, &base(), &HtmlLimits::default());
+    let converted = html::extract(&html, &base(), &HtmlLimits::default());
     std::hint::black_box(&converted);
     println!("PEAK {} {} {}", before, peak_kib(), html.len());
 }

@@ -19,7 +19,7 @@
 use std::collections::HashSet;
 
 use super::rules;
-use super::syntax::{Block, blocks, text_and_link_chars, visible};
+use crate::syntax::{Block, blocks, text_and_link_chars, visible};
 
 /// The line without its list marker, quote marker and emphasis.
 pub(super) fn bare(line: &str) -> &str {

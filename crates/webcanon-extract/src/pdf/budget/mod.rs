@@ -7,13 +7,13 @@
 //! streams and the form XObjects they draw are inflated as a stream and
 //! lexed on the fly, keeping nothing of the bytes, into two upper bounds:
 //! the characters the reader can make of the page, and the decoded bytes it
-//! has to parse for it. A page over [`MAX_PAGE_CHARS`] or
-//! [`MAX_PAGE_CONTENT`] is not read.
+//! has to parse for it. A page over [`MAX_PAGE_CHARS`](caps::MAX_PAGE_CHARS) or
+//! [`MAX_PAGE_CONTENT`](caps::MAX_PAGE_CONTENT) is not read.
 //!
 //! The bounds follow what `pdf_oxide` 0.3.78 does with a page:
 //! - every character comes from a code in a string operand (`Tj`, `TJ`,
 //!   `'`, `"`, an inline `/ActualText`), a code takes at least one byte of
-//!   it, and one code becomes at most [`CHARS_PER_CODE`] characters; a
+//!   it, and one code becomes at most [`CHARS_PER_CODE`](caps::CHARS_PER_CODE) characters; a
 //!   number in a `TJ` array can add one space; a marked-content sequence
 //!   named by the resources' `/Properties` can add that entry's
 //!   `/ActualText`;
@@ -22,7 +22,7 @@
 //!   token boundary, and after a parse error it starts again one byte
 //!   further on, so it can read strings in either;
 //! - a form XObject is read each time it is drawn (`/Name Do`), up to
-//!   [`MAX_FORM_DEPTH`] forms deep, with its own strings and forms; one it
+//!   [`MAX_FORM_DEPTH`](caps::MAX_FORM_DEPTH) forms deep, with its own strings and forms; one it
 //!   would skip (not a form, no fonts nor forms in its resources, not
 //!   loadable) counts nothing.
 //!
@@ -32,155 +32,27 @@
 //! corrupt stream is
 //! decoded by the reader's decoder, but only once an upper bound on its
 //! decoded size from the filters' largest expansion is within what is left
-//! of [`MAX_PAGE_CONTENT`].
+//! of [`MAX_PAGE_CONTENT`](caps::MAX_PAGE_CONTENT).
+
+pub(super) mod caps;
+mod cmaps;
+mod inflate;
+mod lexer;
+mod names;
+mod streams;
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::rc::Rc;
 
 use pdf_oxide::PdfDocument;
-use pdf_oxide::encryption::EncryptionHandler;
 use pdf_oxide::object::{Object, ObjectRef};
-use rustc_hash::FxHashMap;
 
-use super::PageCap;
-
-mod cmaps;
-mod lexer;
-
-pub use cmaps::{CMAP_ENTRY_COST, MAX_CMAP_BYTES};
+use caps::{CHUNK, MAX_FORM_DEPTH, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, MAX_REMEMBERED};
+use inflate::{Inflated, inflate, unlzw};
 use lexer::Lexer;
-
-/// The most characters a page may be able to make for it to be read.
-///
-/// The densest page of the benchmark PDFs (benches/README.md, "PDF to
-/// text") bounds at 68,722 (`lshort-bg.pdf`, page 46, which has 2,948
-/// characters): the cap is over 14 times that. The reader keeps about 150
-/// bytes a character while it reads a page, and this crate 32 more: a page
-/// at this cap and [`MAX_PAGE_CONTENT`] peaks at 304 MiB (measured).
-pub const MAX_PAGE_CHARS: u64 = 1_000_000;
-
-/// The most decoded content bytes (the page's streams and each drawing of a
-/// form) a page may have for it to be read.
-///
-/// The largest page of the benchmark PDFs has 2.8 MiB (`octave.pdf`, page
-/// 690); the reader holds a page's content twice while it reads it (its
-/// cache and a copy).
-pub const MAX_PAGE_CONTENT: u64 = 64 << 20;
-
-/// The most characters the reader makes of one code: its `ToUnicode`
-/// mapping, cut to one character when longer than eight.
-pub const CHARS_PER_CODE: u64 = 8;
-
-/// How deep the reader follows forms drawn inside forms (its
-/// `MAX_XOBJECT_DEPTH`).
-pub const MAX_FORM_DEPTH: usize = 10;
-
-/// The most bytes of one string the reader shows (the spec's limit, which
-/// the reader applies by cutting).
-const MAX_SHOWN_STRING: u64 = 32_767;
-
-/// How much is inflated at a time.
-const CHUNK: usize = 64 << 10;
-
-/// Names longer than this are not kept whole; a form drawn by one counts as
-/// a drawing of every form whose name is as long.
-const MAX_NAME: usize = 256;
-
-/// Forms and resource sets remembered across pages before the memory is
-/// cleared (each is a few hundred bytes at most).
-const MAX_REMEMBERED: usize = 8_192;
-
-/// The reader's decompression bomb guard for a FlateDecode stream: at this
-/// size it fails the stream.
-const READER_FLATE_CAP: u64 = 256 << 20;
-
-/// The XObject names of a resource dictionary, and what its `/Properties`
-/// can add to a marked-content sequence.
-#[derive(Debug, Default)]
-pub(super) struct Names {
-    /// Each name (as the reader spells its keys) to its target's index.
-    index: FxHashMap<String, usize>,
-    /// The objects named.
-    targets: Vec<ObjectRef>,
-    /// The targets whose names are longer than [`MAX_NAME`].
-    long: Vec<usize>,
-    /// The most characters the `/ActualText` of one `/Properties` entry
-    /// can make.
-    actual_text: u64,
-    /// The `/ToUnicode` CMap of each of its fonts that has one.
-    to_unicode: Vec<ObjectRef>,
-}
-
-impl Names {
-    /// The names of `resources` (a resource dictionary, or a reference to
-    /// one).
-    fn of(doc: &PdfDocument, resources: Option<&Object>) -> Names {
-        let mut names = Names::default();
-        let Some(resources) = resources.and_then(|r| resolve(doc, r)) else { return names };
-        let Some(dict) = resources.as_dict() else { return names };
-        if let Some(xobjects) = dict.get("XObject").and_then(|x| resolve(doc, x)) {
-            for (key, value) in xobjects.as_dict().into_iter().flatten() {
-                let Some(target) = value.as_reference() else { continue };
-                let at = names.targets.len();
-                names.targets.push(target);
-                names.index.insert(key.clone(), at);
-                if key.len() > MAX_NAME {
-                    names.long.push(at);
-                }
-            }
-        }
-        if let Some(fonts) = dict.get("Font") {
-            names.to_unicode = cmaps::to_unicode_streams(doc, fonts);
-        }
-        let longest = dict
-            .get("Properties")
-            .and_then(|p| resolve(doc, p))
-            .and_then(|p| {
-                let dict = p.as_dict()?;
-                dict.values()
-                    .filter_map(|entry| resolve(doc, entry))
-                    .filter_map(|entry| Some(entry.as_dict()?.get("ActualText")?.as_string()?.len() as u64))
-                    .max()
-            })
-            .unwrap_or(0);
-        // A text string becomes UTF-8 of at most three bytes a byte, which
-        // the reader shows as codes, cut at its string limit.
-        names.actual_text = CHARS_PER_CODE * (3 * longest).min(MAX_SHOWN_STRING);
-        names
-    }
-
-    /// The target a name read from content names: as written, and with its
-    /// `#xx` escapes decoded.
-    fn find(&self, raw: &[u8]) -> Option<usize> {
-        let found = self.index.get(String::from_utf8_lossy(raw).as_ref()).copied();
-        if found.is_some() || !raw.contains(&b'#') {
-            return found;
-        }
-        let decoded = decode_name(raw);
-        self.index.get(String::from_utf8_lossy(&decoded).as_ref()).copied()
-    }
-}
-
-/// A name's `#xx` escapes decoded.
-fn decode_name(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (raw[i], raw.get(i + 1).and_then(|&b| hex(b)), raw.get(i + 2).and_then(|&b| hex(b))) {
-            (b'#', Some(high), Some(low)) => {
-                out.push((high * 16 + low) as u8);
-                i += 3;
-            }
-            (byte, _, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    out
-}
+use names::Names;
+use streams::{Decrypt, canonical_filter, decoded_bound, decryption, filter_names, has_predictor, resolve};
+use crate::pdf::outcome::PageCap;
 
 /// How a form XObject's names are looked up, once it is known to be one
 /// the reader reads.
@@ -222,16 +94,6 @@ struct FormBound {
 /// itself.
 type FormOutcome = Result<Option<Rc<FormBound>>, PageCap>;
 
-/// How streams are decrypted.
-enum Decrypt {
-    /// They are not encrypted.
-    Plain,
-    /// With the reader's own handler, opened with the empty password.
-    Handler(Box<EncryptionHandler>),
-    /// They are, and the handler could not be had: nothing is bounded.
-    Unavailable,
-}
-
 /// What a page can cost, at most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct PageBound {
@@ -245,7 +107,7 @@ pub(super) struct PageBound {
 /// The pre-check of one open document's pages: what [`Budget::page`]
 /// allows the reader to read. It remembers the forms and resource
 /// dictionaries it has read (forms are often drawn on every page), up to
-/// [`MAX_REMEMBERED`] of each.
+/// [`MAX_REMEMBERED`](caps::MAX_REMEMBERED) of each.
 pub(super) struct Budget {
     /// How streams are decrypted.
     decrypt: Decrypt,
@@ -262,6 +124,28 @@ pub(super) struct Budget {
 }
 
 impl Budget {
+    /// The cost of the fonts of context `context`: each font's CMap, once
+    /// for each font that names it.
+    pub(super) fn fonts_cost(&mut self, doc: &PdfDocument, context: usize) -> Result<u64, PageCap> {
+        let names = std::rc::Rc::clone(&self.contexts[context]);
+        let mut total: u64 = 0;
+        for &cmap in &names.to_unicode {
+            let cost = match self.cmaps.get(&cmap) {
+                Some(&known) => known,
+                None => {
+                    let cost = cmaps::cmap_cost(doc, &self.decrypt, cmap);
+                    self.cmaps.insert(cmap, cost);
+                    cost
+                }
+            }?;
+            total = total.saturating_add(cost);
+            if total > MAX_PAGE_CONTENT {
+                return Err(PageCap::Content);
+            }
+        }
+        Ok(total)
+    }
+
     /// The pre-check of `doc`'s pages.
     pub(super) fn new(doc: &PdfDocument) -> Budget {
         Budget {
@@ -537,168 +421,10 @@ impl Budget {
     }
 }
 
-/// The object `object` refers to, or itself.
-fn resolve(doc: &PdfDocument, object: &Object) -> Option<Object> {
-    match object {
-        Object::Reference(r) => doc.load_object(*r).ok(),
-        other => Some(other.clone()),
-    }
-}
-
-/// The reader's decryption, rebuilt from the trailer as the reader builds
-/// it (the `/Encrypt` dictionary with its references resolved, the first
-/// `/ID`, the empty password).
-fn decryption(doc: &PdfDocument) -> Decrypt {
-    if !doc.is_encrypted() {
-        return Decrypt::Plain;
-    }
-    let handler = || -> Option<EncryptionHandler> {
-        let trailer = doc.trailer().as_dict()?;
-        let encrypt = resolve(doc, trailer.get("Encrypt")?)?;
-        let entries = encrypt.as_dict()?.iter();
-        let encrypt =
-            Object::Dictionary(entries.map(|(k, v)| (k.clone(), resolve(doc, v).unwrap_or(Object::Null))).collect());
-        let id = match trailer.get("ID") {
-            Some(Object::Array(ids)) => ids.first().and_then(Object::as_string).map(<[u8]>::to_vec).unwrap_or_default(),
-            _ => Vec::new(),
-        };
-        let mut handler = EncryptionHandler::new(&encrypt, id).ok()?;
-        handler.authenticate(b"").ok()?.then_some(handler)
-    };
-    handler().map_or(Decrypt::Unavailable, |h| Decrypt::Handler(Box::new(h)))
-}
-
-/// A stream's `/Filter` names, in order.
-fn filter_names(dict: &HashMap<String, Object>) -> Vec<String> {
-    match dict.get("Filter") {
-        Some(Object::Name(name)) => vec![name.clone()],
-        Some(Object::Array(names)) => names.iter().filter_map(|n| n.as_name().map(str::to_string)).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// A filter's full name, as the reader reads names (abbreviations, any
-/// case); `None` for one it does not know.
-fn canonical_filter(name: &str) -> Option<&'static str> {
-    let canonical = match name.to_ascii_lowercase().as_str() {
-        "flatedecode" | "fl" => "FlateDecode",
-        "asciihexdecode" | "ahx" => "ASCIIHexDecode",
-        "ascii85decode" | "a85" => "ASCII85Decode",
-        "lzwdecode" | "lzw" => "LZWDecode",
-        "runlengthdecode" | "rl" => "RunLengthDecode",
-        _ => return None,
-    };
-    Some(canonical)
-}
-
-/// Whether the reader applies a predictor after the filters (its
-/// `/DecodeParms`, a dictionary or the first in an array, with a
-/// `/Predictor` other than 1).
-fn has_predictor(dict: &HashMap<String, Object>) -> bool {
-    let params = match dict.get("DecodeParms") {
-        Some(Object::Dictionary(params)) => Some(params),
-        Some(Object::Array(all)) => all.iter().find_map(Object::as_dict),
-        _ => None,
-    };
-    params.and_then(|p| p.get("Predictor")).and_then(Object::as_integer).is_some_and(|p| p != 1)
-}
-
-/// An upper bound on the bytes `filters` decode `len` bytes to: each
-/// filter's largest expansion (deflate's 1032 to 1, at most the reader's
-/// cap; a run of 128 from two bytes; a 12-bit LZW code of at most 4096
-/// bytes; four bytes of an ASCII85 `z`); unbounded for any other filter.
-fn decoded_bound(filters: &[String], len: u64) -> u64 {
-    filters.iter().fold(len, |len, name| match canonical_filter(name) {
-        Some("FlateDecode") => len.saturating_add(1).saturating_mul(1032).min(READER_FLATE_CAP),
-        Some("ASCIIHexDecode") => len / 2 + 1,
-        Some("ASCII85Decode") => len.saturating_mul(4),
-        Some("LZWDecode") => len.saturating_mul(4096),
-        Some("RunLengthDecode") => len.saturating_mul(64),
-        _ => u64::MAX,
-    })
-}
-
-/// How inflating a stream into a lexer ended.
-enum Inflated {
-    /// At its end (or where it was cut short, as the reader reads it).
-    Done,
-    /// Over a cap.
-    Over(PageCap),
-    /// Not a zlib stream, or corrupt.
-    Corrupt,
-}
-
-/// Inflates the zlib stream `data` into `lexer` a [`CHUNK`] at a time,
-/// keeping none of it.
-fn inflate(data: &[u8], lexer: &mut Lexer) -> Inflated {
-    if data.is_empty() {
-        return Inflated::Done;
-    }
-    let mut decoder = flate2::read::ZlibDecoder::new(data);
-    let mut buffer = vec![0; CHUNK];
-    let mut any = false;
-    loop {
-        match decoder.read(&mut buffer) {
-            Ok(0) => return Inflated::Done,
-            Ok(n) => {
-                any = true;
-                lexer.feed(&buffer[..n]);
-                if let Some(cap) = lexer.over() {
-                    return Inflated::Over(cap);
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            // The reader keeps what a stream that stops short decoded to;
-            // with nothing decoded it tries other ways.
-            Err(e) if any && is_truncation(&e) => return Inflated::Done,
-            Err(_) => return Inflated::Corrupt,
-        }
-    }
-}
-
-/// Decodes the LZW stream `data` as the reader does (most significant bit
-/// first, 8-bit symbols; the code size switched one code `early` or not)
-/// into `lexer` a [`CHUNK`] at a time, keeping none of it.
-fn unlzw(data: &[u8], early: bool, lexer: &mut Lexer) -> Inflated {
-    use weezl::{BitOrder, LzwStatus, decode::Decoder};
-    let mut decoder =
-        if early { Decoder::with_tiff_size_switch(BitOrder::Msb, 8) } else { Decoder::new(BitOrder::Msb, 8) };
-    let mut buffer = vec![0; CHUNK];
-    let mut input = data;
-    loop {
-        let result = decoder.decode_bytes(input, &mut buffer);
-        input = &input[result.consumed_in..];
-        if result.consumed_out > 0 {
-            lexer.feed(&buffer[..result.consumed_out]);
-            if let Some(cap) = lexer.over() {
-                return Inflated::Over(cap);
-            }
-        }
-        match result.status {
-            Ok(LzwStatus::Done) => return Inflated::Done,
-            // The input used up without an end marker: as far as it goes.
-            Ok(_) if input.is_empty() && result.consumed_out < buffer.len() => return Inflated::Done,
-            Ok(LzwStatus::NoProgress) => return Inflated::Corrupt,
-            Ok(LzwStatus::Ok) if result.consumed_in == 0 && result.consumed_out == 0 => return Inflated::Corrupt,
-            Ok(LzwStatus::Ok) => {}
-            Err(_) => return Inflated::Corrupt,
-        }
-    }
-}
-
-/// Whether an inflate error is a stream stopping short (as the reader
-/// tells).
-fn is_truncation(e: &std::io::Error) -> bool {
-    if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        return true;
-    }
-    let message = e.to_string();
-    message.contains("incomplete deflate stream") || message.contains("unexpected end")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use caps::CHARS_PER_CODE;
     use webcanon_test::pdf::{PdfSpec, characters};
 
     /// Names `/Fm1` and `/Fm2` of objects 5 and 6.

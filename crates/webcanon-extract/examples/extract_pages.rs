@@ -3,7 +3,7 @@
 //! (`benches/extraction/compare.py`).
 //!
 //! ```text
-//! cargo run --release -p webcanon-client --example extract_pages -- PAGES URLS.json OUT.json
+//! cargo run --release -p webcanon-extract --example extract_pages -- PAGES URLS.json OUT.json
 //! ```
 //!
 //! PAGES holds `KEY.html` or `KEY.html.gz` files; URLS.json maps each KEY to
@@ -19,8 +19,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use url::Url;
-use webcanon_client::charset;
-use webcanon_client::markdown::{ContentFormat, ContentShape, HtmlLimits, ImageStyle, LinkStyle, html_to_markdown};
+use webcanon_extract::charset;
+use webcanon_extract::html::{self, HtmlLimits};
+use webcanon_extract::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 
 /// The shapes whose sizes are reported.
 const SHAPES: &[(&str, ContentShape)] = &[
@@ -58,7 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let base = url.clone().unwrap_or_else(|| Url::parse("https://example.invalid/").expect("a valid URL"));
         let start = Instant::now();
         let text = charset::decode(&body, Some("text/html"), url.as_ref()).text;
-        let converted = html_to_markdown(&text, &base, &HtmlLimits::default());
+        let converted = html::extract(&text, &base, &HtmlLimits::default());
         let seconds = start.elapsed().as_secs_f64();
         // What each content shape costs, in characters.
         let shapes: BTreeMap<String, usize> = SHAPES
