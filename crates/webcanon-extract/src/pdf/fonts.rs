@@ -10,7 +10,7 @@
 use pdf_oxide::layout::TextChar;
 use rustc_hash::FxHashMap;
 
-use super::layout::{Glyph, SPACE};
+use super::layout::glyphs::{Glyph, SPACE};
 
 /// The most fonts numbered one by one; the rest share [`OTHER_FONTS`].
 pub(super) const MAX_FONTS: usize = 4_096;

@@ -57,6 +57,11 @@ pub use sink::{PageSink, Progress};
 pub use text::page_marker;
 pub use tree::MAX_PAGE_TREE_DEPTH;
 
+/// The stack a thread that reads PDFs should have: 64 MiB, where the
+/// reader recurses into nested objects (a page tree or an array thousands
+/// deep that overflows a thread's usual 2 MiB).
+pub const READER_STACK: usize = 64 << 20;
+
 /// Whether an answer is a PDF: its media type, or for no type (or a
 /// generic one) its first bytes (`%PDF-` within the first kilobyte, where
 /// readers look for it).
@@ -79,7 +84,8 @@ pub fn is_pdf(media_type: Option<&str>, body: &[u8]) -> bool {
 }
 
 /// Converts a PDF on the caller's thread, within `limits` (time checked
-/// between pages).
+/// between pages). Run it on a thread with a stack of [`READER_STACK`]
+/// bytes: a document nested deeper than a usual stack allows overflows it.
 ///
 /// ```
 /// use webcanon_extract::pdf::{PdfError, PdfLimits, extract};

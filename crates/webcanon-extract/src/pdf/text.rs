@@ -3,7 +3,7 @@
 //! that is safe, Markdown syntax in the text escaped; code fenced as it
 //! was set; page breaks marked.
 
-use super::layout::Paragraph;
+use super::layout::paragraphs::Paragraph;
 
 /// The line that marks where page `number` (counted from 1) begins: every
 /// page after the first starts with one, in Markdown and text alike.

@@ -14,7 +14,7 @@
 //! before a long word, stretched), they are spaces, not gaps between
 //! columns ([`super::justified`]).
 
-use super::{Glyph, baseline_runs};
+use super::glyphs::{Glyph, baseline_runs};
 
 /// A gap wider than this (in font sizes) that begins at a column's edge
 /// parts a line: wider than the spaces of justified text, narrower than a

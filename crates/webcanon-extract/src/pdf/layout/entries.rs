@@ -15,7 +15,7 @@
 //! title that does not begin as a number does (the next cell of a table
 //! of figures).
 
-use super::{Piece, has_leaders, next_on_line};
+use super::pieces::{Piece, has_leaders, next_on_line};
 
 /// The widest gap (in the title's font sizes) between a section number
 /// and its title.

@@ -1,24 +1,16 @@
-//! Listings: the line numbers of code joined to the lines they number, and
-//! blocks of monospaced lines kept line for line, indented as they were
-//! set, instead of being joined as prose.
+//! Listings: the line numbers of code joined to the lines they number
+//! (the blocks of code themselves are [`code`](super::code)'s).
 //!
-//! A line number is a [`super::Label`]: digits in a font or size of their
+//! A line number is a [`Label`](super::cuts::Label): digits in a font or size of their
 //! own at the start of a line. It counts as one only when a number one
 //! more or one less stands just above or below it, aligned with it, so a
 //! table's first column or a footnote mark is left as it is. Only a line
 //! number followed by monospaced text is joined to it: numbered prose (a
 //! manuscript's line numbers) keeps its numbers apart.
 
-use super::{Block, MAX_PADDING, Piece, next_on_line, overlap, shared_advance};
+use super::monospace::MAX_PADDING;
+use super::pieces::{Piece, next_on_line};
 
-/// The fewest lines a block of monospaced lines has to be code: a single
-/// line in a typewriter font is as often a heading or a name.
-const MIN_CODE_LINES: usize = 2;
-/// The most spaces of indentation kept for a line of code.
-const MAX_INDENT: usize = 40;
-/// The most blank lines between two blocks of code that are one piece of
-/// code.
-const MAX_BLANK_LINES: usize = 2;
 /// How many numbered lines below one are looked at for the next number
 /// (a listing beside another numbered column interleaves with it).
 const NUMBER_WINDOW: usize = 8;
@@ -156,63 +148,13 @@ fn numbered(slots: &[Option<Piece>]) -> Vec<usize> {
     labelled.into_iter().zip(counted).filter(|(_, c)| *c).map(|(i, _)| i).collect()
 }
 
-/// The advance of the monospaced font that nearly all ([`super::MONOSPACED_SHARE`])
-/// of the lines of `block` are set in: a block of code. `None` for prose.
-fn monospaced(block: &Block) -> Option<f32> {
-    shared_advance(block.lines.iter().map(|l| l.advance))
-}
-
-/// How many of `blocks` (in reading order) from the first are one piece
-/// of code: the first, when it is monospaced and has at least
-/// [`MIN_CODE_LINES`], and each next one set in the same font just below
-/// the one before, across at most [`MAX_BLANK_LINES`] blank lines (code
-/// with blank lines in it). 0 for prose.
-pub(super) fn code_run(blocks: &[Block]) -> usize {
-    let Some(first) = blocks.first().filter(|b| b.rows.is_none()) else { return 0 };
-    let Some(advance) = monospaced(first).filter(|_| first.lines.len() >= MIN_CODE_LINES) else { return 0 };
-    let mut run = 1;
-    while let Some(next) = blocks.get(run) {
-        let above = &blocks[run - 1];
-        let size = above.last().size;
-        let below = next.top - above.bottom;
-        let continues = next.rows.is_none()
-            && monospaced(next).is_some_and(|a| (a - advance).abs() <= 0.01 * advance)
-            && below > 0.0
-            && below <= (MAX_BLANK_LINES as f32 + 1.0) * size
-            && overlap(above.u0, above.u1, next.u0, next.u1) > 0.0;
-        if !continues {
-            break;
-        }
-        run += 1;
-    }
-    run
-}
-
-/// The lines of a run of code `blocks` ([`code_run`]), each indented as it
-/// was set (from the run's leftmost line, at most [`MAX_INDENT`] spaces),
-/// a blank line between blocks.
-pub(super) fn code_lines(blocks: &[Block]) -> Vec<String> {
-    let advance = monospaced(&blocks[0]).expect("a run of code");
-    let origin = blocks.iter().map(|b| b.u0).fold(f32::INFINITY, f32::min);
-    let mut out = Vec::new();
-    for (k, block) in blocks.iter().enumerate() {
-        if k > 0 {
-            out.push(String::new());
-        }
-        for line in &block.lines {
-            let indent = ((line.u0 - origin) / advance).round().clamp(0.0, MAX_INDENT as f32) as usize;
-            let mut text = " ".repeat(indent);
-            text.push_str(line.text.trim_end());
-            out.push(text);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::tests::{page_text, proportional, set, typed};
-    use super::super::{Glyph, Paragraph, page_paragraphs};
+    use super::super::code::MAX_INDENT;
+    use super::super::glyphs::Glyph;
+    use super::super::page_paragraphs;
+    use super::super::paragraphs::Paragraph;
     use super::*;
 
     /// A listing's lines: each number set small (size 6) in a font of its

@@ -12,11 +12,11 @@
 //! (a key wrapped), and so does a line of another column set between two
 //! rows (a description wrapped).
 
-use super::{Block, Piece, SAME_BASELINE, edges};
+use super::blocks::{Block, Cell};
+use super::edges;
+use super::glyphs::SAME_BASELINE;
+use super::pieces::Piece;
 
-/// A table's cell: its lines, in order (joined as a paragraph's are when
-/// the table is written, a word hyphenated at a line end joined again).
-pub(super) type Cell = Vec<String>;
 
 /// The fewest rows of a table.
 const MIN_ROWS: usize = 3;
