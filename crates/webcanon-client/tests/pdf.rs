@@ -198,4 +198,3 @@ async fn issue_30_workers_that_die_misbehave_or_stall_are_outcomes() {
     assert_eq!(converted.cut, Some(PdfCut::Time));
     assert_eq!((converted.info.pages, converted.info.pages_read, converted.markdown.as_str()), (3, 1, "one"));
 }
-

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use webcanon_extract::{ContentFormat, ContentShape};
 use webcanon_extract::pdf::{self, PdfLimits};
+use webcanon_extract::{ContentFormat, ContentShape};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -32,8 +32,8 @@ use regex::Regex;
 use url::Url;
 use webcanon_extract::charset;
 use webcanon_extract::html::{self, HtmlLimits};
-use webcanon_extract::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use webcanon_extract::pdf::{self, PdfLimits};
+use webcanon_extract::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
 const KNOWN_FAILURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/extraction-known-failures.txt");

@@ -20,11 +20,11 @@ pub use webcanon_extract::pdf::{
     MAX_PAGE_CHARS, MAX_PAGE_CONTENT, MAX_PAGE_TREE_DEPTH, PageCap, PdfCut, PdfError, PdfInfo, PdfLimits, ReaderDeath,
     SkippedPage, is_pdf, page_marker,
 };
+use webcanon_extract::pdf::{Progress, extract_into};
 pub use worker::{
     DEFAULT_WORKER_MEMORY, MAX_ANSWER, MAX_INFO_FRAME, MAX_INFO_TEXT, MAX_PAGE_FRAME, PdfWorker, REQUEST_MAGIC,
     WORKER_STACK, run_worker,
 };
-use webcanon_extract::pdf::{Progress, extract_into};
 
 use crate::conversion::conversion_permit;
 

@@ -14,8 +14,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::rules;
-use crate::syntax::{Block, blocks, text_and_link_chars, visible};
 use super::tidy::{bare, heading_level};
+use crate::syntax::{Block, blocks, text_and_link_chars, visible};
 
 /// A block's text as a key: its letters and digits, lower case, without
 /// Markdown, link targets or spacing (two converters of the same paragraph

@@ -21,12 +21,10 @@ pub(super) fn cmap_cost(doc: &PdfDocument, decrypt: &Decrypt, reference: ObjectR
     let Ok(Object::Stream { dict, data }) = doc.load_object(reference) else { return Ok(0) };
     let plain = match decrypt {
         Decrypt::Plain => data.to_vec(),
-        Decrypt::Handler(handler) => {
-            match handler.decrypt_stream(&data, reference.id, u32::from(reference.r#gen)) {
-                Ok(bytes) => bytes,
-                Err(_) => return Ok(0),
-            }
-        }
+        Decrypt::Handler(handler) => match handler.decrypt_stream(&data, reference.id, u32::from(reference.r#gen)) {
+            Ok(bytes) => bytes,
+            Err(_) => return Ok(0),
+        },
         Decrypt::Unavailable => return Err(PageCap::Content),
     };
     let filters = filter_names(&dict);

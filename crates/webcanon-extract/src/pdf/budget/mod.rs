@@ -47,12 +47,12 @@ use std::rc::Rc;
 use pdf_oxide::PdfDocument;
 use pdf_oxide::object::{Object, ObjectRef};
 
+use crate::pdf::outcome::PageCap;
 use caps::{CHUNK, MAX_FORM_DEPTH, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, MAX_REMEMBERED};
 use inflate::{Inflated, inflate, unlzw};
 use lexer::Lexer;
 use names::Names;
 use streams::{Decrypt, canonical_filter, decoded_bound, decryption, filter_names, has_predictor, resolve};
-use crate::pdf::outcome::PageCap;
 
 /// How a form XObject's names are looked up, once it is known to be one
 /// the reader reads.

@@ -38,7 +38,13 @@ pub(super) const MAX_LABEL_DIGITS: usize = 6;
 /// [`PIECE_GAP`] times `size` that is not [`padded`] (`monospaced`: the
 /// advance of each monospaced font, by font number), unless the stretch
 /// is a [`justified`] line stretched loose.
-pub(super) fn cuts(row: &[Glyph], size: f32, monospaced: &[Option<f32>], edges: &Edges, scripts: &[(f32, f32)]) -> Vec<usize> {
+pub(super) fn cuts(
+    row: &[Glyph],
+    size: f32,
+    monospaced: &[Option<f32>],
+    edges: &Edges,
+    scripts: &[(f32, f32)],
+) -> Vec<usize> {
     let wide = |k: usize, gap: f32| {
         gap > PIECE_GAP * size
             && !padded(&row[k - 1], &row[k], gap, monospaced)

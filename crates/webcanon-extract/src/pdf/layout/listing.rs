@@ -150,11 +150,11 @@ fn numbered(slots: &[Option<Piece>]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{page_text, proportional, set, typed};
     use super::super::code::MAX_INDENT;
     use super::super::glyphs::Glyph;
     use super::super::page_paragraphs;
     use super::super::paragraphs::Paragraph;
+    use super::super::tests::{page_text, proportional, set, typed};
     use super::*;
 
     /// A listing's lines: each number set small (size 6) in a font of its

@@ -56,8 +56,8 @@ mod table;
 pub(super) use glyphs::within;
 
 use blocks::blocks;
-use edges::Edges;
 use cuts::cuts;
+use edges::Edges;
 use glyphs::{Glyph, SPACE, baseline, fill_unknown_ends, turn_reversed_directions, typical_size};
 use lines::{compose_accents, rows};
 use monospace::monospaced_fonts;

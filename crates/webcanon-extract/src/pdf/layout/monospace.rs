@@ -111,7 +111,8 @@ pub(super) fn padded(left: &Glyph, right: &Glyph, gap: f32, monospaced: &[Option
     let Some(width) = monospaced_width(left, monospaced) else { return false };
     let advance = width * left.size;
     let fits = |g: &Glyph| ((g.end - g.u) - advance).abs() <= SAME_ADVANCE * advance;
-    if left.font != right.font || (left.size - right.size).abs() > SAME_SIZE * left.size || !fits(left) || !fits(right) {
+    if left.font != right.font || (left.size - right.size).abs() > SAME_SIZE * left.size || !fits(left) || !fits(right)
+    {
         return false;
     }
     let spaces = gap / advance;

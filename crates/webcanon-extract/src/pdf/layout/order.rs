@@ -139,7 +139,11 @@ pub(super) fn cut(ids: &mut [usize], blocks: &[Block], order: &mut Vec<Read>) {
 
 /// `ids` sorted by where each block starts on one axis and split where
 /// a line across that axis meets no block: the ranges of the parts.
-pub(super) fn bands(ids: &mut [usize], blocks: &[Block], extent: fn(&Block) -> (f32, f32)) -> Vec<std::ops::Range<usize>> {
+pub(super) fn bands(
+    ids: &mut [usize],
+    blocks: &[Block],
+    extent: fn(&Block) -> (f32, f32),
+) -> Vec<std::ops::Range<usize>> {
     ids.sort_by(|&a, &b| extent(&blocks[a]).0.total_cmp(&extent(&blocks[b]).0));
     let mut parts = Vec::new();
     let (mut from, mut reach) = (0, extent(&blocks[ids[0]]).1);

@@ -43,8 +43,9 @@ pub(super) fn paragraphs(block: &Block) -> Vec<Vec<&str>> {
                 let short = p.u1 - block.u0 < SHORT_LINE * width;
                 // An indented line after a flush one starts a paragraph, but
                 // not under a list item's first line (a hanging indent).
-                let indented =
-                    line.u0 > block.u0 + INDENT * line.size && p.u0 <= block.u0 + FLUSH * p.size && !starts_item(&p.text);
+                let indented = line.u0 > block.u0 + INDENT * line.size
+                    && p.u0 <= block.u0 + FLUSH * p.size
+                    && !starts_item(&p.text);
                 let hyphenated = p.text.ends_with('-') && line.text.starts_with(char::is_lowercase);
                 !hyphenated
                     && (short || indented || starts_item(&line.text) || has_leaders(&p.text) || has_leaders(&line.text))

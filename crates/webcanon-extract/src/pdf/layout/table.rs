@@ -17,7 +17,6 @@ use super::edges;
 use super::glyphs::SAME_BASELINE;
 use super::pieces::Piece;
 
-
 /// The fewest rows of a table.
 const MIN_ROWS: usize = 3;
 /// The least share of a table's keys that each of its other columns has
