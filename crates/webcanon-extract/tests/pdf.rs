@@ -6,7 +6,9 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use webcanon_extract::pdf::{self, MAX_PAGE_CHARS, PageCap, PdfCut, PdfError, PdfLimits, SkippedPage};
+use webcanon_extract::pdf::{
+    self, MAX_PAGE_CHARS, PageCap, PageSink, PdfCut, PdfError, PdfInfo, PdfLimits, Progress, SkippedPage,
+};
 use webcanon_extract::{ContentFormat, ContentShape};
 use webcanon_test::memory::peak_kib;
 use webcanon_test::pdf::{PdfSpec, bombs, characters};
@@ -345,4 +347,61 @@ fn issue_30_fonts_whose_cmaps_cost_more_than_the_page_cap_are_left_out() {
     assert_eq!(converted.skipped, []);
     let converted = pdf::extract(&bombs::bfrange_expansion(50), &PdfLimits::default()).unwrap();
     assert_eq!(converted.skipped, []);
+}
+
+/// A sink that collects pages and stops waiting once it holds `after`.
+struct StopAfter {
+    pages: Progress,
+    after: usize,
+}
+
+impl PageSink for StopAfter {
+    fn info(&self, info: PdfInfo) {
+        self.pages.info(info);
+    }
+
+    fn page(&self, text: String) {
+        self.pages.page(text);
+    }
+
+    fn skipped(&self, page: SkippedPage) {
+        self.pages.skipped(page);
+    }
+
+    fn stopped(&self) -> bool {
+        self.pages.pages_so_far().len() >= self.after
+    }
+}
+
+#[test]
+fn a_sink_that_stops_waiting_cuts_the_reading_before_the_next_page() {
+    let sink = StopAfter { pages: Progress::default(), after: 2 };
+    let cut = pdf::extract_into(PdfSpec::numbered(5).build(), &PdfLimits::default(), &sink).unwrap();
+    assert_eq!(cut, Some(PdfCut::Time));
+    let converted = sink.pages.finish(cut);
+    assert_eq!((converted.info.pages, converted.info.pages_read), (5, 2));
+    assert!(converted.markdown.ends_with("Page 2 of the long document."), "{}", converted.markdown);
+}
+
+/// A sink that fails on the first page it is given.
+struct Failing;
+
+impl PageSink for Failing {
+    fn info(&self, _: PdfInfo) {}
+
+    fn page(&self, _: String) {
+        panic!("a sink that fails");
+    }
+
+    fn skipped(&self, _: SkippedPage) {}
+
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_panic_while_reading_is_an_outcome_not_an_unwind() {
+    let outcome = pdf::extract_into(report(), &PdfLimits::default(), &Failing);
+    assert_eq!(outcome, Err(PdfError::ReaderFailed));
 }
