@@ -366,7 +366,7 @@ fn link_header(answer: &Answer, rel: &str, media_type: Option<&str>) -> Vec<Url>
 
 /// The RSL license documents an answer names: its `Link:` headers, then
 /// the `<link>` elements of its `<head>`, resolved against its URL.
-fn rsl_links(answer: &Answer, head: &[crate::markdown::HeadTag]) -> Vec<Url> {
+fn rsl_links(answer: &Answer, head: &[HeadTag]) -> Vec<Url> {
     let headers = answer.header_all("link").flat_map(webcanon_core::rsl::license_links_in_header);
     let elements = head
         .iter()
