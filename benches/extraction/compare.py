@@ -141,7 +141,7 @@ def read_pages(folder):
 def run_webcanon(folder, urls, binary=None):
     if binary is None:
         subprocess.run(
-            ["cargo", "build", "--quiet", "--release", "-p", "webcanon-client", "--example", "extract_pages"],
+            ["cargo", "build", "--quiet", "--release", "-p", "webcanon-extract", "--example", "extract_pages"],
             cwd=ROOT,
             check=True,
         )

@@ -287,7 +287,7 @@ def truth_set():
 
 def run_webcanon(folder):
     subprocess.run(
-        ["cargo", "build", "--quiet", "--release", "-p", "webcanon-client", "--example", "pdf_pages"],
+        ["cargo", "build", "--quiet", "--release", "-p", "webcanon-extract", "--example", "pdf_pages"],
         cwd=ROOT, check=True,
     )
     metadata = subprocess.run(

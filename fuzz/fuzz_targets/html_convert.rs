@@ -11,17 +11,17 @@ use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use url::Url;
-use webcanon_client::markdown::{HtmlLimits, html_to_markdown, text_only};
+use webcanon_extract::html::{self, HtmlLimits};
 
 fuzz_target!(|data: &[u8]| {
     let html = String::from_utf8_lossy(data);
     let base = Url::parse("https://example.com/a/page").expect("a constant URL");
     let limits = HtmlLimits::default();
     let started = Instant::now();
-    let converted = html_to_markdown(&html, &base, &limits);
+    let converted = html::extract(&html, &base, &limits);
     // Instrumented builds are slow; the cap itself is enforced by the
     // caller's timer, this bounds the work the caps leave.
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?} on {} bytes", started.elapsed(), data.len());
     let _ = converted.over_limit;
-    let _ = text_only(&html, &base);
+    let _ = html::text_only(&html, &base);
 });

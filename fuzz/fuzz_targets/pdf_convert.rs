@@ -1,7 +1,7 @@
 //! PDF to Markdown on arbitrary bytes, under the default limits, read as
-//! the worker process reads it: on a thread with the worker's stack
-//! ([`WORKER_STACK`]; the worker's address-space and CPU limits are the
-//! containment around what this finds).
+//! the client's worker process reads it: on a thread with the reader's
+//! stack ([`READER_STACK`]; the worker's address-space and CPU limits are
+//! the containment around what this finds).
 //!
 //! Properties: nothing panics out of the conversion (the reader's panics
 //! are caught and become `ReaderFailed`, and only reported here); every
@@ -15,7 +15,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-use webcanon_client::pdf::{PdfLimits, WORKER_STACK, pdf_to_markdown};
+use webcanon_extract::pdf::{self, PdfLimits, READER_STACK};
 
 /// libFuzzer's panic hook aborts on every panic, caught or not. The
 /// reader's panics are caught and become `PdfError::ReaderFailed`, an
@@ -30,8 +30,8 @@ fuzz_target!(|data: &[u8]| {
     let started = Instant::now();
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()
-            .stack_size(WORKER_STACK)
-            .spawn_scoped(scope, || pdf_to_markdown(data, &limits))
+            .stack_size(READER_STACK)
+            .spawn_scoped(scope, || pdf::extract(data, &limits))
             .expect("a reading thread")
             .join()
             .expect("the conversion catches the reader's panics")

@@ -15,7 +15,7 @@ use std::path::Path;
 use url::Url;
 use webcanon_client::browser::{AUTO_MAX_TEXT_CHARS, AUTO_MIN_SCRIPTS, count_scripts, main_text_chars};
 use webcanon_client::charset;
-use webcanon_client::markdown::{ContentFormat, ContentShape, HtmlLimits, ImageStyle, LinkStyle, html_to_markdown};
+use webcanon_client::markdown::{self, ContentFormat, ContentShape, HtmlLimits, ImageStyle, LinkStyle};
 
 /// Starter pages of front-end frameworks: the HTML such an application
 /// serves before its scripts run.
@@ -49,7 +49,7 @@ const SHELLS: &[(&str, &str)] = &[
 /// Letters and digits of the page's text, and its scripts.
 fn measure(html: &[u8], base: &Url) -> (usize, usize) {
     let text = charset::decode(html, None, Some(base)).text;
-    let converted = html_to_markdown(&text, base, &HtmlLimits::default());
+    let converted = markdown::extract(&text, base, &HtmlLimits::default());
     let plain = ContentShape { format: ContentFormat::Text, links: LinkStyle::Drop, images: ImageStyle::Drop }
         .apply(&converted.markdown);
     (main_text_chars(&plain), count_scripts(html))

@@ -36,6 +36,7 @@ pub mod browser;
 pub mod charset;
 mod client;
 pub mod clock;
+mod conversion;
 pub mod error;
 mod http;
 pub mod json_schema;

@@ -8,10 +8,15 @@ use webcanon_core::signals::{
 
 use url::Url;
 
+use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits};
+use webcanon_extract::pdf::{
+    ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfInfo, PdfLimits, SkippedPage, is_pdf,
+};
+
+use crate::conversion::conversion_permit;
 use crate::error::FetchError;
 use crate::http::Answer;
-use crate::markdown::{HtmlLimits, html_to_markdown};
-use crate::pdf::{ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfLimits, PdfWorker, SkippedPage};
+use crate::pdf::{PdfWorker, convert_in_worker};
 use crate::warning::{Warning, WarningCode, WarningSource};
 
 /// What the client asks for when it takes no hints: HTML or Markdown,
@@ -29,7 +34,7 @@ pub(crate) const ACCEPT_MARKDOWN_FIRST: &str =
 /// what an alternative must be to replace the page.
 pub(crate) fn is_markdown(answer: &Answer) -> bool {
     let essence = essence(answer.header("content-type"));
-    let markdown_type = essence.as_deref().is_some_and(crate::markdown::is_markdown_media_type);
+    let markdown_type = essence.as_deref().is_some_and(html::is_markdown_media_type);
     markdown_type && !webcanon_core::sniff::looks_like_html(&answer.body)
 }
 
@@ -52,7 +57,7 @@ pub(crate) struct Page {
     /// and other text are left as served.
     pub markdown: bool,
     /// Title, author and pages, when the answer was a PDF.
-    pub pdf: Option<crate::pdf::PdfInfo>,
+    pub pdf: Option<PdfInfo>,
     /// Whether the answer was an HTML page (what rendering applies to).
     pub html: bool,
 }
@@ -95,35 +100,19 @@ fn kind_of(essence: Option<&str>, body: &[u8]) -> Option<Kind> {
     }
 }
 
-/// Decodes `body` by the rules of [`crate::charset`].
+/// Decodes `body` by the rules of [`webcanon_extract::charset`].
 pub(crate) fn decode_body(body: &[u8], content_type: Option<&str>, url: Option<&Url>) -> String {
-    crate::charset::decode(body, content_type, url).text
-}
-
-/// A turn to convert a document: HTML trees and PDFs, at most one per core
-/// at a time, process-wide (see [`convert_html`]).
-pub(crate) async fn conversion_permit() -> tokio::sync::OwnedSemaphorePermit {
-    static CONVERSIONS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
-    let permits = CONVERSIONS.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        std::sync::Arc::new(tokio::sync::Semaphore::new(cores))
-    });
-    permits.clone().acquire_owned().await.expect("the semaphore is never closed")
+    webcanon_extract::charset::decode(body, content_type, url).text
 }
 
 /// HTML to Markdown on a blocking thread, within the limits' wall-clock cap:
 /// past it, the page's text from the linear tag stripper (the converter's
 /// own inputs are capped so that the abandoned thread ends soon after).
 ///
-/// Tree conversions run at most one per core at a time, process-wide: they
-/// are CPU-bound, so more at once only adds memory (each needs up to about
-/// twelve times its page); the rest wait their turn.
-async fn convert_html(
-    text: String,
-    url: &url::Url,
-    limits: HtmlLimits,
-) -> Result<crate::markdown::Converted, tokio::task::JoinError> {
-    convert_html_with(text, url, limits, html_to_markdown).await
+/// Tree conversions take a [`conversion_permit`]: at most one per core at
+/// a time, process-wide.
+async fn convert_html(text: String, url: &url::Url, limits: HtmlLimits) -> Result<Extracted, tokio::task::JoinError> {
+    convert_html_with(text, url, limits, html::extract).await
 }
 
 /// [`convert_html`] with the tree conversion given (tests give a slow one).
@@ -131,8 +120,8 @@ async fn convert_html_with(
     text: String,
     url: &url::Url,
     limits: HtmlLimits,
-    convert: fn(&str, &Url, &HtmlLimits) -> crate::markdown::Converted,
-) -> Result<crate::markdown::Converted, tokio::task::JoinError> {
+    convert: fn(&str, &Url, &HtmlLimits) -> Extracted,
+) -> Result<Extracted, tokio::task::JoinError> {
     let text = std::sync::Arc::new(text);
     let (html, base) = (text.clone(), url.clone());
     let permit = conversion_permit().await;
@@ -147,7 +136,7 @@ async fn convert_html_with(
         Ok(converted) => converted,
         Err(_) => {
             let base = url.clone();
-            tokio::task::spawn_blocking(move || crate::markdown::text_only(&text, &base)).await
+            tokio::task::spawn_blocking(move || html::text_only(&text, &base)).await
         }
     }
 }
@@ -157,7 +146,7 @@ async fn convert_html_with(
 pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&PdfWorker>) -> Result<Page, FetchError> {
     let content_type = answer.header("content-type");
     let essence = essence(content_type);
-    if crate::pdf::is_pdf(essence.as_deref(), &answer.body) {
+    if is_pdf(essence.as_deref(), &answer.body) {
         return convert_pdf(answer, agent, pdf_worker).await;
     }
     let kind = kind_of(essence.as_deref(), &answer.body).ok_or_else(|| FetchError::UnsupportedContent {
@@ -168,7 +157,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
     let mut warnings = header_warnings(answer, agent);
     let page = match kind {
         Kind::Text => Page {
-            markdown: essence.as_deref().is_none_or(crate::markdown::is_markdown_media_type),
+            markdown: essence.as_deref().is_none_or(html::is_markdown_media_type),
             content: text,
             title: None,
             canonical_url: link_header(answer, "canonical", None).into_iter().next().map(String::from),
@@ -226,7 +215,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
 async fn convert_pdf(answer: &Answer, agent: &str, worker: Option<&PdfWorker>) -> Result<Page, FetchError> {
     let limits = PdfLimits::default();
     let converted = match worker {
-        Some(worker) => crate::pdf::convert_in_worker(worker, &answer.body, limits).await,
+        Some(worker) => convert_in_worker(worker, &answer.body, limits).await,
         None => crate::pdf::convert(answer.body.clone(), limits).await,
     };
     let converted = converted.map_err(|e| FetchError::Pdf { url: answer.url.to_string(), message: e.to_string() })?;
@@ -377,7 +366,7 @@ fn link_header(answer: &Answer, rel: &str, media_type: Option<&str>) -> Vec<Url>
 
 /// The RSL license documents an answer names: its `Link:` headers, then
 /// the `<link>` elements of its `<head>`, resolved against its URL.
-fn rsl_links(answer: &Answer, head: &[crate::markdown::HeadTag]) -> Vec<Url> {
+fn rsl_links(answer: &Answer, head: &[HeadTag]) -> Vec<Url> {
     let headers = answer.header_all("link").flat_map(webcanon_core::rsl::license_links_in_header);
     let elements = head
         .iter()
@@ -427,7 +416,7 @@ fn tdm_warning(where_: &str) -> UsageWarning {
     )
 }
 
-fn meta_warnings(head: &[crate::markdown::HeadTag], agent: &str) -> Vec<UsageWarning> {
+fn meta_warnings(head: &[HeadTag], agent: &str) -> Vec<UsageWarning> {
     let mut out = Vec::new();
     let mut directives = Vec::new();
     for tag in head.iter().filter(|t| t.tag == "meta") {
@@ -482,9 +471,9 @@ mod tests {
     }
 
     /// A conversion that outlasts any limit a test sets.
-    fn stuck(html: &str, base: &Url, limits: &HtmlLimits) -> crate::markdown::Converted {
+    fn stuck(page: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
         std::thread::sleep(std::time::Duration::from_secs(2));
-        html_to_markdown(html, base, limits)
+        html::extract(page, base, limits)
     }
 
     // The stuck conversion holds its thread forty times the limit: the
@@ -495,7 +484,7 @@ mod tests {
         let url = url::Url::parse("https://example.com/").unwrap();
         let limits = HtmlLimits { time_limit: std::time::Duration::from_millis(50), ..HtmlLimits::default() };
         let converted = convert_html_with(html.to_string(), &url, limits, stuck).await.unwrap();
-        assert_eq!(converted.over_limit, Some(crate::markdown::OverLimit::Time));
+        assert_eq!(converted.over_limit, Some(html::OverLimit::Time));
         assert_eq!(converted.markdown, "T\n\nSome words.");
         assert_eq!(converted.title.as_deref(), Some("T"));
 

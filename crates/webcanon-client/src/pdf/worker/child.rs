@@ -4,12 +4,10 @@
 use std::io::{self, BufWriter, Read};
 use std::time::Duration;
 
-use super::WORKER_STACK;
-use super::protocol::{Ending, FrameWriter, read_request};
+use webcanon_extract::pdf::extract_into;
 
-/// The exit status of a worker whose parent is gone (its standard input
-/// ended, or its standard output is closed).
-pub(super) const EXIT_PARENT_GONE: i32 = 3;
+use super::protocol::{Ending, FrameWriter, read_request};
+use super::{EXIT_PARENT_GONE, WORKER_STACK};
 
 /// The exit status of a worker given a request it cannot read, or that
 /// could not limit itself.
@@ -51,7 +49,7 @@ pub fn run_worker() -> u8 {
     }
     let reading = std::thread::Builder::new().name("pdf-worker".into()).stack_size(WORKER_STACK).spawn(move || {
         let writer = FrameWriter::new(BufWriter::new(io::stdout()));
-        let outcome = crate::pdf::read_caught(request.document, &request.limits, &writer);
+        let outcome = extract_into(request.document, &request.limits, &writer);
         writer.end(&Ending::of(&outcome));
     });
     match reading.map(std::thread::JoinHandle::join) {

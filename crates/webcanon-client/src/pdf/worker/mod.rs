@@ -45,9 +45,9 @@
 //! over its cap, or an answer that stops before its `E`, is
 //! [`ReaderDeath::BadAnswer`] (or what the worker's exit says it died of).
 //!
-//! [`PdfError::ReaderDied`]: super::PdfError::ReaderDied
-//! [`ReaderDeath::BadAnswer`]: super::ReaderDeath::BadAnswer
-//! [`PdfLimits::max_pages`]: super::PdfLimits::max_pages
+//! [`PdfError::ReaderDied`]: webcanon_extract::pdf::PdfError::ReaderDied
+//! [`ReaderDeath::BadAnswer`]: webcanon_extract::pdf::ReaderDeath::BadAnswer
+//! [`PdfLimits::max_pages`]: webcanon_extract::pdf::PdfLimits::max_pages
 
 mod child;
 mod parent;
@@ -60,10 +60,14 @@ pub use child::run_worker;
 pub(super) use parent::convert_in_worker;
 pub use protocol::{MAX_ANSWER, MAX_INFO_FRAME, MAX_INFO_TEXT, MAX_PAGE_FRAME, REQUEST_MAGIC};
 
-/// The stack of the worker's reading thread: 64 MiB, where the reader
-/// recurses into nested objects (a page tree or an array thousands deep
-/// that overflows a thread's usual 2 MiB).
-pub const WORKER_STACK: usize = 64 << 20;
+/// The stack of the worker's reading thread: the reader's own
+/// ([`READER_STACK`](webcanon_extract::pdf::READER_STACK), 64 MiB), where
+/// it recurses into nested objects.
+pub const WORKER_STACK: usize = webcanon_extract::pdf::READER_STACK;
+
+/// The exit status of a worker whose parent is gone (its standard input
+/// ended, or its standard output is closed).
+const EXIT_PARENT_GONE: i32 = 3;
 
 /// The worker's default address-space limit: 1 GiB (the conversion's
 /// stated ceiling of 512 MiB plus twice a 10 MiB file, and the address

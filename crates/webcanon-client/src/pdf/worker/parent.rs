@@ -6,10 +6,11 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use webcanon_extract::pdf::{ConvertedPdf, PdfCut, PdfError, PdfLimits, Progress, ReaderDeath};
 
 use super::PdfWorker;
 use super::protocol::{AnswerError, read_answer, request_head};
-use crate::pdf::{ConvertedPdf, PdfCut, PdfError, PdfLimits, Progress, ReaderDeath, finish, lock};
+use crate::conversion::conversion_permit;
 
 /// The most of a worker's standard error kept (to tell what it died of);
 /// the rest is read and dropped.
@@ -25,7 +26,7 @@ pub(in crate::pdf) async fn convert_in_worker(
     bytes: &[u8],
     limits: PdfLimits,
 ) -> Result<ConvertedPdf, PdfError> {
-    let permit = crate::page::conversion_permit().await;
+    let permit = conversion_permit().await;
     let mut child = worker.command().spawn().map_err(|e| PdfError::WorkerUnavailable(e.to_string()))?;
     let (Some(mut stdin), Some(mut stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -57,10 +58,10 @@ pub(in crate::pdf) async fn convert_in_worker(
             let _ = child.wait().await;
             // Pages read by then come back; a document not even opened by
             // then is one the reader could not read in time.
-            if lock(&progress.info).pages == 0 {
+            if progress.info_so_far().pages == 0 {
                 Err(PdfError::ReaderDied(ReaderDeath::OutOfTime))
             } else {
-                Ok(finish(&progress, Some(PdfCut::Time)))
+                Ok(progress.finish(Some(PdfCut::Time)))
             }
         }
         Ok(Ok(ending)) => {
@@ -68,7 +69,7 @@ pub(in crate::pdf) async fn convert_in_worker(
                 let _ = child.start_kill();
                 let _ = child.wait().await;
             }
-            ending.outcome().map(|cut| finish(&progress, cut))
+            ending.outcome().map(|cut| progress.finish(cut))
         }
         Ok(Err(failure)) => {
             if matches!(failure, AnswerError::Garbled(_)) {

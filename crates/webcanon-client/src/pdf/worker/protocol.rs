@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt};
+use webcanon_extract::pdf::{PageCap, PageSink, PdfCut, PdfError, PdfInfo, PdfLimits, Progress, SkippedPage};
 
-use crate::pdf::{PageCap, PageSink, PdfCut, PdfError, PdfInfo, PdfLimits, Progress, SkippedPage};
+use super::EXIT_PARENT_GONE;
 
 /// The first bytes of a request.
 pub const REQUEST_MAGIC: &[u8; 8] = b"WCPDF1\n\0";
@@ -21,7 +22,7 @@ pub const MAX_INFO_FRAME: u32 = 256 << 10;
 pub const MAX_INFO_TEXT: usize = 64 << 10;
 
 /// The most bytes of one page's text: the characters a page may make
-/// ([`MAX_PAGE_CHARS`](crate::pdf::MAX_PAGE_CHARS)), each escaped, in
+/// ([`MAX_PAGE_CHARS`](webcanon_extract::pdf::MAX_PAGE_CHARS)), each escaped, in
 /// UTF-8's longest form.
 pub const MAX_PAGE_FRAME: u32 = 16 << 20;
 
@@ -170,7 +171,7 @@ impl<W: Write> FrameWriter<W> {
 
     fn send(&self, kind: u8, payload: &[u8]) {
         if write_frame(&mut *self.out.borrow_mut(), kind, payload).is_err() {
-            std::process::exit(super::child::EXIT_PARENT_GONE);
+            std::process::exit(EXIT_PARENT_GONE);
         }
     }
 
@@ -285,7 +286,6 @@ pub(super) async fn read_answer(input: &mut (impl AsyncRead + Unpin), sink: &Pro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pdf::lock;
 
     fn answer(frames: &[(u8, &[u8])]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -310,9 +310,9 @@ mod tests {
         writer.end(&Ending::TimeCut);
         let (ending, progress) = read(writer.out.into_inner()).await;
         assert!(matches!(ending, Ok(Ending::TimeCut)), "{ending:?}");
-        assert_eq!(*lock(&progress.pages), ["one", ""]);
-        assert_eq!(lock(&progress.info).title.as_deref(), Some("T"));
-        assert_eq!(*lock(&progress.skipped), [SkippedPage { page: 2, over: PageCap::Content }]);
+        assert_eq!(progress.pages_so_far(), ["one", ""]);
+        assert_eq!(progress.info_so_far().title.as_deref(), Some("T"));
+        assert_eq!(progress.skipped_so_far(), [SkippedPage { page: 2, over: PageCap::Content }]);
     }
 
     #[tokio::test]
@@ -343,7 +343,7 @@ mod tests {
         assert!(matches!(read(many).await.0, Err(AnswerError::Garbled(_))));
         let (cut_short, progress) = read(answer(&[(INFO, info), (PAGE, b"one")])).await;
         assert!(matches!(cut_short, Err(AnswerError::Ended)));
-        assert_eq!(*lock(&progress.pages), ["one"]);
+        assert_eq!(progress.pages_so_far(), ["one"]);
     }
 
     #[test]

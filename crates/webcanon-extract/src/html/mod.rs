@@ -1,0 +1,440 @@
+//! HTML to Markdown for LLMs: the main content when an extractor finds it,
+//! the whole body otherwise, with hard caps on hostile input.
+//!
+//! The pipeline: a linear pre-scan (no tree, no recursion) measures the document and
+//! reads the `<head>`; a document within the caps is parsed once, cleaned
+//! of boilerplate structures (`clean`), and given to a Readability-style
+//! extractor (`dom_smoothie`); its article goes to a converter (`htmd`) and
+//! the Markdown is tidied (`tidy`: repeated blocks, teasers, link lists,
+//! empty sections). When the element the page marks as its article's body
+//! (`prose`: `<article>`, `itemprop="articleBody"`, `entry-content`, …)
+//! holds more prose than the extractor kept, the paragraphs of prose the
+//! extractor dropped from inside the article are put back in place
+//! (`merge`). When the article is too short, the whole cleaned body
+//! (minus scripts, navigation, headers, footers, asides and forms) is
+//! converted instead. The result is then given its shape (`shape`). A
+//! document over the caps is never given to a tree builder: its text is
+//! taken by the scanner-level tag stripper, and the result says so. The
+//! conversion runs on its own thread with a large stack, as a second line
+//! of defence.
+
+mod clean;
+mod merge;
+mod prose;
+mod rules;
+mod scan;
+mod tidy;
+
+pub use scan::{HeadTag, decode_entities};
+use url::Url;
+
+use crate::syntax;
+
+/// Caps checked before any tree is built.
+///
+/// A document within every cap costs the tree builder and the extractor a
+/// bounded time (well under [`time_limit`](HtmlLimits::time_limit) in a
+/// release build) and memory within a small multiple of
+/// [`max_tree_bytes`](HtmlLimits::max_tree_bytes); a document over any cap
+/// is read by the linear tag stripper instead, whose cost is linear in its
+/// size and whose memory stays under three times it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HtmlLimits {
+    /// The deepest nesting accepted (default 512).
+    pub max_depth: usize,
+    /// The most elements accepted (default 50,000).
+    pub max_elements: usize,
+    /// The most attributes on one element (default 256).
+    pub max_attributes: usize,
+    /// The largest document given to the tree builder, in bytes
+    /// (default 4 MiB; larger pages are read as text).
+    pub max_tree_bytes: usize,
+    /// The share of NUL and control bytes, in thousandths, above which a
+    /// document is read as text (default 10: 1%).
+    pub max_control_per_mille: usize,
+    /// The most `&` escaping work accepted: for each run of text, its `&`
+    /// count times its length, summed (default 50,000,000; an ordinary page
+    /// is far below, one run of a million `&` far above).
+    pub max_ampersand_work: u64,
+    /// Articles with less text than this fall back to the whole body
+    /// (default 200 characters: less is usually a teaser or a cookie banner).
+    pub min_article_chars: usize,
+    /// The wall-clock cap on one conversion (default 1 s): past it the
+    /// result is the page's text without structure, with a warning.
+    pub time_limit: std::time::Duration,
+}
+
+impl Default for HtmlLimits {
+    fn default() -> Self {
+        HtmlLimits {
+            max_depth: 512,
+            max_elements: 50_000,
+            max_attributes: 256,
+            max_tree_bytes: 4 << 20,
+            max_control_per_mille: 10,
+            max_ampersand_work: 50_000_000,
+            min_article_chars: 200,
+            time_limit: std::time::Duration::from_secs(1),
+        }
+    }
+}
+
+/// Why a document was read as text, without a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverLimit {
+    /// Nested deeper than [`HtmlLimits::max_depth`].
+    Depth,
+    /// More elements than [`HtmlLimits::max_elements`].
+    Elements,
+    /// An element with more attributes than [`HtmlLimits::max_attributes`].
+    Attributes,
+    /// Larger than [`HtmlLimits::max_tree_bytes`].
+    Size,
+    /// Too many NUL or control bytes to be a page.
+    ControlBytes,
+    /// Text runs with too many `&` for their length.
+    Ampersands,
+    /// The conversion ran past [`HtmlLimits::time_limit`].
+    Time,
+}
+
+impl OverLimit {
+    /// What was over the limit, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            OverLimit::Depth => "nested too deep",
+            OverLimit::Elements => "too many elements",
+            OverLimit::Attributes => "an element with too many attributes",
+            OverLimit::Size => "too large for the converter",
+            OverLimit::ControlBytes => "mostly NUL or control bytes",
+            OverLimit::Ampersands => "text with too many `&`",
+            OverLimit::Time => "conversion took too long",
+        }
+    }
+}
+
+/// How the Markdown was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The extractor's main content.
+    Article,
+    /// The whole body, because the extractor found too little.
+    WholeBody,
+    /// Text only: the document was over the caps (which one is in
+    /// [`Extracted::over_limit`]).
+    TextOnly,
+}
+
+/// The converted page.
+#[derive(Debug, Clone)]
+pub struct Extracted {
+    /// The Markdown.
+    pub markdown: String,
+    /// The `<title>`.
+    pub title: Option<String>,
+    /// `<link rel="canonical">`, absolute.
+    pub canonical: Option<Url>,
+    /// `<link rel="alternate" type="text/markdown">` targets, absolute.
+    pub markdown_alternates: Vec<Url>,
+    /// `<link rel="describedby">` targets (llms.txt v2), absolute.
+    pub described_by: Vec<Url>,
+    /// Every `<meta>` and `<link>` tag.
+    pub head: Vec<HeadTag>,
+    /// How the Markdown was made.
+    pub method: Method,
+    /// Elements and depth found by the pre-scan.
+    pub elements: usize,
+    /// The deepest nesting found by the pre-scan.
+    pub depth: usize,
+    /// The cap the document was over, when it was read as text.
+    pub over_limit: Option<OverLimit>,
+}
+
+fn rel_has(tag: &HeadTag, rel: &str) -> bool {
+    tag.attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|v| v.eq_ignore_ascii_case(rel)))
+}
+
+/// The `<meta>` and `<link>` tags of a page's `<head>`, found by the linear
+/// pre-scan alone: no tree is built, so any input is safe and cheap.
+pub fn head_tags(html: &str) -> Vec<HeadTag> {
+    scan::scan(html).head
+}
+
+/// Converts `html` (fetched from `base`) to Markdown.
+pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
+    let found = scan::scan(html);
+    let links = |rel: &str, typ: Option<&str>| -> Vec<Url> {
+        found
+            .head
+            .iter()
+            .filter(|t| t.tag == "link" && rel_has(t, rel))
+            .filter(|t| typ.is_none_or(|want| t.attr("type").is_some_and(|have| have.eq_ignore_ascii_case(want))))
+            .filter_map(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()))
+            .collect()
+    };
+    let canonical = links("canonical", None).into_iter().next();
+    let markdown_alternates = links("alternate", Some("text/markdown"));
+    let described_by = links("describedby", None);
+    let over_limit = if found.controls * 1000 > html.len() * limits.max_control_per_mille {
+        Some(OverLimit::ControlBytes)
+    } else if html.len() > limits.max_tree_bytes {
+        Some(OverLimit::Size)
+    } else if found.max_depth > limits.max_depth {
+        Some(OverLimit::Depth)
+    } else if found.elements > limits.max_elements {
+        Some(OverLimit::Elements)
+    } else if found.max_attributes > limits.max_attributes {
+        Some(OverLimit::Attributes)
+    } else if found.ampersand_work > limits.max_ampersand_work {
+        Some(OverLimit::Ampersands)
+    } else {
+        None
+    };
+    let (markdown, method) = if over_limit.is_some() {
+        (composed(strip_tags(html)), Method::TextOnly)
+    } else {
+        convert_on_big_stack(html.to_string(), base.clone(), *limits)
+    };
+    // The title is its own field of every result; the content does not
+    // repeat it (an extractor keeps the page's H1 when it has one).
+    Extracted {
+        markdown,
+        title: found.title.clone().map(composed),
+        canonical,
+        markdown_alternates,
+        described_by,
+        head: found.head,
+        method,
+        elements: found.elements,
+        depth: found.max_depth,
+        over_limit,
+    }
+}
+
+/// The result of a conversion cut at its time limit: the page's text from
+/// the linear tag stripper, and its `<head>` facts from the pre-scan.
+pub fn text_only(html: &str, base: &Url) -> Extracted {
+    let found = scan::scan(html);
+    let canonical = found
+        .head
+        .iter()
+        .find(|t| t.tag == "link" && rel_has(t, "canonical"))
+        .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()));
+    Extracted {
+        markdown: composed(strip_tags(html)),
+        title: found.title.map(composed),
+        canonical,
+        markdown_alternates: Vec::new(),
+        described_by: Vec::new(),
+        head: found.head,
+        method: Method::TextOnly,
+        elements: found.elements,
+        depth: found.max_depth,
+        over_limit: Some(OverLimit::Time),
+    }
+}
+
+/// Runs the tree-based conversion on a thread with a 64 MiB stack.
+fn convert_on_big_stack(html: String, base: Url, limits: HtmlLimits) -> (String, Method) {
+    let worker = std::thread::Builder::new()
+        .name("webcanon-html".into())
+        .stack_size(64 * 1024 * 1024)
+        .spawn(move || convert(&html, &base, &limits));
+    match worker.map(|handle| handle.join()) {
+        Ok(Ok(result)) => result,
+        // A panic inside a converter must not take the process down.
+        _ => (String::new(), Method::TextOnly),
+    }
+}
+
+const SKIPPED: &[&str] =
+    &["script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg", "template", "head"];
+
+/// `text` in Unicode's composed form (NFC): a page may spell the same
+/// letter as one code point or as a base and combining marks, and a reader
+/// (or a search for a phrase in it) should not see two spellings. Text
+/// that is already composed, nearly all of it, is returned as it is.
+fn composed(text: String) -> String {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    match is_nfc_quick(text.chars()) {
+        IsNormalized::Yes => text,
+        _ => text.nfc().collect(),
+    }
+}
+
+fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
+    let (markdown, method) = convert_tree(html, base, limits);
+    (composed(markdown), method)
+}
+
+fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
+    let converter = htmd::HtmlToMarkdown::builder().skip_tags(SKIPPED.to_vec()).build();
+    let config = dom_smoothie::Config { max_elements_to_parse: limits.max_elements, ..Default::default() };
+    let doc = dom_query::Document::from(html);
+    clean::clean(&doc);
+    // The extractor takes the tree; the marked body is kept as HTML.
+    let marked = prose::marked_body(&doc).map(|m| (m.node.html(), m.prose));
+    let article = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
+        .ok()
+        .and_then(|mut r| r.parse().ok())
+        .filter(|a| a.text_content.trim().chars().count() >= limits.min_article_chars);
+    if let Some(article) = article
+        && let Ok(markdown) = converter.convert(&article.content)
+    {
+        let mut markdown = tidy::tidy(markdown.trim());
+        // The marked body is read only when it holds more prose than the
+        // extractor's whole article: otherwise it has nothing to add.
+        let article_chars = article.text_content.chars().filter(|c| !c.is_whitespace()).count();
+        if let Some((marked_html, prose)) = marked
+            && prose > article_chars
+            && let Ok(marked) = converter.convert(&marked_html)
+        {
+            markdown = merge::complete(&markdown, &tidy::tidy(marked.trim()));
+        }
+        let markdown = absolutize_links(markdown.trim(), base);
+        if !markdown.is_empty() {
+            return (markdown, Method::Article);
+        }
+    }
+    // The rare fallback parses and cleans again rather than every page
+    // paying for a serialised copy of its cleaned tree.
+    let doc = dom_query::Document::from(html);
+    clean::clean(&doc);
+    match converter.convert(&doc.html()) {
+        Ok(markdown) => (absolutize_links(tidy::tidy(markdown.trim()).trim(), base), Method::WholeBody),
+        Err(_) => (strip_tags(html), Method::TextOnly),
+    }
+}
+
+/// Rewrites Markdown link and image targets `](target)` relative to
+/// `base`, outside code (fenced blocks and inline code are left as they
+/// are); everything else stays to the byte.
+///
+/// ```
+/// use url::Url;
+/// use webcanon_extract::html::absolutize_links;
+///
+/// let base = Url::parse("https://x.test/docs/").unwrap();
+/// assert_eq!(
+///     absolutize_links("[Guide](guide.md) and `[raw](raw.md)`", &base),
+///     "[Guide](https://x.test/docs/guide.md) and `[raw](raw.md)`"
+/// );
+/// ```
+pub fn absolutize_links(markdown: &str, base: &Url) -> String {
+    let mut out = String::with_capacity(markdown.len() + 64);
+    for stretch in syntax::stretches(markdown) {
+        match stretch {
+            syntax::Stretch::Code(code) => out.push_str(code),
+            syntax::Stretch::Text(text) => absolutize_in(text, base, 0, &mut out),
+        }
+    }
+    out
+}
+
+/// [`absolutize_links`] on text between fences, links inside link texts
+/// (`[![alt](img)](url)`) included.
+fn absolutize_in(text: &str, base: &Url, nesting: usize, out: &mut String) {
+    if nesting > syntax::MAX_LINK_NESTING {
+        out.push_str(text);
+        return;
+    }
+    let mut copied = 0;
+    for link in syntax::links(text) {
+        out.push_str(&text[copied..link.text.start]);
+        absolutize_in(&text[link.text.clone()], base, nesting + 1, out);
+        out.push_str(&text[link.text.end..link.target.start]);
+        let target = &text[link.target.clone()];
+        let absolute = if target.is_empty() || target.starts_with('#') || target.contains("://") {
+            None
+        } else {
+            base.join(target).ok().filter(is_web_url)
+        };
+        match absolute {
+            Some(url) => out.push_str(url.as_str()),
+            None => out.push_str(target),
+        }
+        copied = link.target.end;
+    }
+    out.push_str(&text[copied..]);
+}
+
+/// Whether `url` is one a reader can follow from a page: `http` or
+/// `https`, with a host (webcanon's rule for every URL it fetches).
+fn is_web_url(url: &Url) -> bool {
+    matches!(url.scheme(), "http" | "https") && url.host().is_some()
+}
+
+/// The text of an HTML document without building a tree: tags dropped,
+/// scripts and styles skipped, entities decoded, blank runs collapsed.
+/// Linear in the input, whatever its shape.
+pub fn strip_tags(html: &str) -> String {
+    let bytes = html.as_bytes();
+    let mut text = String::with_capacity(html.len() / 2);
+    let mut i = 0;
+    while i < bytes.len() {
+        match memchr::memchr(b'<', &bytes[i..]) {
+            None => {
+                text.push_str(&html[i..]);
+                break;
+            }
+            Some(offset) => {
+                text.push_str(&html[i..i + offset]);
+                i += offset;
+                let lower =
+                    |n: &[u8]| bytes[i + 1..].len() >= n.len() && bytes[i + 1..i + 1 + n.len()].eq_ignore_ascii_case(n);
+                let skip_to: Option<&[u8]> = if lower(b"script") {
+                    Some(b"</script")
+                } else if lower(b"style") {
+                    Some(b"</style")
+                } else if bytes[i..].starts_with(b"<!--") {
+                    Some(b"-->")
+                } else {
+                    None
+                };
+                if let Some(end) = skip_to {
+                    i = bytes[i..]
+                        .windows(end.len())
+                        .position(|w| w.eq_ignore_ascii_case(end))
+                        .map_or(bytes.len(), |p| i + p);
+                }
+                let close = memchr::memchr(b'>', &bytes[i..]).map_or(bytes.len(), |p| i + p + 1);
+                let block = bytes[i..close]
+                    .iter()
+                    .skip(1)
+                    .take(4)
+                    .any(|b| matches!(b, b'p' | b'P' | b'd' | b'D' | b'l' | b'L' | b'h' | b'H' | b'b' | b'B'));
+                text.push(if block { '\n' } else { ' ' });
+                i = close;
+            }
+        }
+    }
+    let decoded = decode_entities(&text);
+    drop(text);
+    let mut out = String::with_capacity(decoded.len().min(html.len()));
+    let mut blank = 0;
+    for line in decoded.lines() {
+        let line = line
+            .split(|c: char| c.is_whitespace() || (c.is_control() && c != '\t'))
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if line.is_empty() {
+            blank += 1;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank > 0 { "\n\n" } else { "\n" });
+        }
+        blank = 0;
+        out.push_str(&line);
+    }
+    out
+}
+
+/// Whether a media type (its essence, lower case: `text/markdown`) is one
+/// that Markdown files are served with: `text/markdown`, `text/x-markdown`
+/// or `text/plain`. The body decides the rest (an HTML page served as
+/// `text/plain` is still HTML; see [`webcanon_core::sniff`]).
+pub fn is_markdown_media_type(essence: &str) -> bool {
+    matches!(essence, "text/markdown" | "text/x-markdown" | "text/plain")
+}

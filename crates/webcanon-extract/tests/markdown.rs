@@ -1,0 +1,148 @@
+//! HTML to Markdown: the main content of a real-looking page, links made
+//! absolute, head facts read, and hostile documents that neither crash nor
+//! stall the process.
+
+use std::time::{Duration, Instant};
+
+use url::Url;
+use webcanon_extract::html::{self, HtmlLimits, Method, strip_tags};
+
+fn base() -> Url {
+    Url::parse("https://example.com/guides/start").unwrap()
+}
+
+#[test]
+fn an_article_keeps_its_content_and_drops_the_chrome() {
+    let html = include_str!("data/html/article.html");
+    let page = html::extract(html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::Article);
+    assert_eq!(page.title.as_deref(), Some("How robots.txt works"));
+    assert_eq!(page.canonical.as_ref().map(Url::as_str), Some("https://example.com/guides/robots"));
+    assert_eq!(page.markdown_alternates[0].as_str(), "https://example.com/guides/robots.md");
+    assert_eq!(page.described_by[0].as_str(), "https://example.com/llms.txt");
+    let md = &page.markdown;
+    assert!(md.contains("Groups and rules"), "{md}");
+    assert!(md.contains("[RFC](https://example.com/spec/rfc9309)"), "{md}");
+    assert!(md.contains("```"), "code fence kept: {md}");
+    assert!(md.contains("Disallow: /private"), "{md}");
+    assert!(md.contains("| Status | Meaning |") || md.contains("Status"), "{md}");
+    for chrome in ["Menu A", "Pricing", "Legal", "tracking"] {
+        assert!(!md.contains(chrome), "{chrome} should be gone: {md}");
+    }
+}
+
+#[test]
+fn a_short_page_falls_back_to_the_whole_body() {
+    let html = "<html><head><title>Tiny</title></head><body><nav>Skip me</nav><div>Just <a href='x'>one</a> line.</div></body></html>";
+    let page = html::extract(html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::WholeBody);
+    assert!(page.markdown.contains("[one](https://example.com/guides/x)"), "{}", page.markdown);
+    assert!(!page.markdown.contains("Skip me"), "{}", page.markdown);
+}
+
+#[test]
+fn text_and_title_come_out_composed_whatever_the_page_spells() {
+    // "Café" and the Bengali letter YYA spelled decomposed (e + U+0301;
+    // U+09DF, which Unicode writes as U+09AF U+09BC), on every path: the
+    // article, the whole body and the hostile-input text fallback.
+    let decomposed = "Cafe\u{301} \u{9df}";
+    let composed = "Caf\u{e9} \u{9af}\u{9bc}";
+    let paragraph =
+        format!("<p>{decomposed} is what this paragraph is about, said at length so that it reads as prose.</p>");
+    let article = format!(
+        "<html><head><title>{decomposed}</title></head><body><article>{}</article></body></html>",
+        paragraph.repeat(8)
+    );
+    let short = format!("<html><body><div>{decomposed}</div></body></html>");
+    let limits = HtmlLimits { max_elements: 2, ..HtmlLimits::default() };
+    for (html, limits, method) in [
+        (&article, HtmlLimits::default(), Method::Article),
+        (&short, HtmlLimits::default(), Method::WholeBody),
+        (&article, limits, Method::TextOnly),
+    ] {
+        let page = html::extract(html, &base(), &limits);
+        assert_eq!(page.method, method);
+        assert!(
+            page.markdown.contains(composed) && !page.markdown.contains(decomposed),
+            "{method:?}: {}",
+            page.markdown
+        );
+    }
+    let page = html::extract(&article, &base(), &HtmlLimits::default());
+    assert_eq!(page.title.as_deref(), Some(composed));
+}
+
+#[test]
+fn a_section_heading_like_the_title_is_kept_when_the_page_heading_is_in_a_header_block() {
+    // The page heading sits in a block named like a site header; the
+    // section heading resembles the title; the article is long enough for
+    // the extractor's first, strictest pass. The page heading is the one
+    // that the content leaves out, the section heading stays.
+    let p = |n: usize| {
+        format!(
+            "<p>Paragraph {n}: hens start laying at about five months, earlier in spring and later in autumn, and the breed matters most.</p>"
+        )
+    };
+    let html = format!(
+        "<html><head><title>How long do hens lay eggs? - Example Farm</title></head><body>\
+         <div class=\"entry-header\"><h1 class=entry-title>How long do hens lay eggs?</h1></div>\
+         <div class=entry-content>{}<h2>When do hens lay eggs?</h2>{}</div></body></html>",
+        (1..5).map(p).collect::<String>(),
+        (5..9).map(p).collect::<String>(),
+    );
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
+    assert!(page.markdown.contains("## When do hens lay eggs?"), "{}", page.markdown);
+    assert!(!page.markdown.contains("How long do hens"), "{}", page.markdown);
+}
+
+#[test]
+fn deep_nesting_is_capped_before_any_tree_is_built() {
+    let depth = 100_000;
+    let html = format!("<html><body>{}deep text{}</body></html>", "<div>".repeat(depth), "</div>".repeat(depth));
+    let started = Instant::now();
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::TextOnly);
+    assert_eq!(page.depth, depth + 2);
+    assert!(page.markdown.contains("deep text"));
+    // A bound against a quadratic pass (which would take hours here), far
+    // from what a loaded machine's debug build needs for the linear one.
+    assert!(started.elapsed() < Duration::from_secs(60), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn millions_of_elements_are_capped() {
+    let html = format!("<html><body>{}</body></html>", "<p>x</p>".repeat(2_000_000));
+    let started = Instant::now();
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::TextOnly);
+    assert_eq!(page.elements, 2_000_002);
+    assert!(page.markdown.starts_with("x\n\nx"), "{}", &page.markdown[..20]);
+    // As above: quadratic would be hours; linear takes seconds even loaded.
+    assert!(started.elapsed() < Duration::from_secs(60), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn unclosed_paragraphs_do_not_count_as_depth() {
+    let body = "<p>Some sentence that goes on for a while. ".repeat(2_000);
+    let html = format!("<html><head><title>Flat</title></head><body><article>{body}</article></body></html>");
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
+    assert!(page.depth < 10, "depth {}", page.depth);
+    assert_ne!(page.method, Method::TextOnly);
+}
+
+#[test]
+fn stripping_tags_is_linear_and_keeps_text() {
+    let text = strip_tags("<h1>Title</h1><script>var a = '<p>';</script><p>One &amp; two</p><!-- <b>no</b> -->");
+    assert_eq!(text, "Title\n\nOne & two");
+}
+
+#[test]
+fn html_bodies_are_recognised_before_conversion() {
+    use webcanon_core::sniff::looks_like_html;
+    for html in [&b"<!DOCTYPE html><p>x"[..], b"  \n<html>", b"\xEF\xBB\xBF<head>", b"<BODY>404"] {
+        assert!(looks_like_html(html), "{:?}", String::from_utf8_lossy(html));
+    }
+    for text in [&b"# Title\n\n<html> in prose"[..], b"", b"<p>fragment</p>", b"plain text"] {
+        assert!(!looks_like_html(text), "{:?}", String::from_utf8_lossy(text));
+    }
+}
