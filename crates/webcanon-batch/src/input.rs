@@ -7,9 +7,10 @@
 //! are not rows). In CSV and Parquet every row of the column is a row,
 //! empty or null cells included (they become `invalid_url` rows).
 //!
-//! Text and CSV are read through [`Utf8Repair`]: a line with bytes that
-//! are not UTF-8 is one `invalid_url` row, and [`UrlReader::undecodable`]
-//! names the lines, instead of the whole input being refused.
+//! Text and CSV are read through a reader that repairs UTF-8: a line with
+//! bytes that are not UTF-8 is one `invalid_url` row, and
+//! [`UrlReader::undecodable`] names the lines, instead of the whole input
+//! being refused.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};

@@ -41,13 +41,17 @@
 mod error;
 pub mod fetch;
 pub mod input;
-pub mod journal;
+mod journal;
 pub mod origin;
 pub mod output;
-pub mod partition;
+mod partition;
+mod progress;
 pub mod run;
 pub mod snapshot;
-pub mod undecodable;
+mod undecodable;
 pub mod verdict;
 
 pub use error::{BatchError, FailureKind};
+pub use journal::read as read_journal;
+pub use partition::PARTITION_BYTES;
+pub use undecodable::{UNDECODABLE, UndecodableLines};

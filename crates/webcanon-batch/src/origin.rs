@@ -24,7 +24,7 @@ pub struct ParsedUrl {
 
 /// Parses `input` the way the live client does: the WHATWG URL parser, then
 /// only `http` and `https` with a host. The error says why not. A row read
-/// from bytes that are not UTF-8 ([`crate::undecodable`]) is not a URL.
+/// from bytes that are not UTF-8 ([`UNDECODABLE`](crate::UNDECODABLE)) is not a URL.
 pub fn parse_url(input: &str) -> Result<Url, String> {
     if input.contains(crate::undecodable::UNDECODABLE) {
         return Err("not valid UTF-8: the line holds bytes that are not UTF-8 (shown as U+FDD0)".into());

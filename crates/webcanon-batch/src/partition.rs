@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use crate::BatchError;
 use crate::input::{InputFormat, UrlReader};
 use crate::origin::{Shard, host_of_origin, parse_url, shard_hash, write_origin};
-use crate::run::{Pass, Progress};
+use crate::progress::{Pass, Progress};
 
 /// The budget of origin text per partition: 16 MiB, about 400,000 origins
 /// of 40 bytes, which deduplicate and group in well under 100 MB.

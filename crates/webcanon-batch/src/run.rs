@@ -8,11 +8,13 @@
 //!   refused), whether the fetch pass finished, the output's
 //!   [`OutputProgress`] and counts, and whether the output was being moved
 //!   into place; replaced atomically after every output batch;
-//! - `origins/` — the shard's origins spilled in hash partitions
-//!   ([`crate::partition`]), with a `complete` marker once the input is read;
+//! - `origins/` — the shard's origins spilled in hash partitions (of
+//!   [`PARTITION_BYTES`](crate::PARTITION_BYTES) of text by default), with
+//!   a `complete` marker once the input is read;
 //! - `parts/NNNNN.journal` — the entries of partition NNNNN fetched so far,
-//!   appended as they complete ([`Journal`]); `parts/NNNNN.parquet` — the
-//!   partition once all its origins are recorded (the journal then goes);
+//!   appended as they complete ([`read_journal`](crate::read_journal) reads
+//!   them); `parts/NNNNN.parquet` — the partition once all its origins are
+//!   recorded (the journal then goes);
 //! - `output.partial` or `parts/` — the output being written.
 //!
 //! The fetch pass takes one partition at a time, so its memory is that of
@@ -55,6 +57,7 @@ use crate::journal::Journal;
 use crate::origin::{Shard, origin_of, parse_url, write_origin};
 use crate::output::{OutputProgress, OutputWriter};
 use crate::partition::{MAX_PARTITIONS, Partitions, SpillState, partition_count, url_bytes};
+pub use crate::progress::{NoProgress, Pass, Progress};
 use crate::snapshot::{Snapshot, SnapshotWriter, tmp_path};
 use crate::verdict::VerdictPass;
 
@@ -87,13 +90,14 @@ pub struct BatchConfig {
     /// (`output` is not written; the state directory is next to
     /// `snapshot_out`).
     pub fetch_only: bool,
-    /// The budget of origin text per partition of the fetch pass
-    /// ([`crate::partition`]): the memory the pass takes to find distinct
-    /// origins does not grow past about twice this, whatever the input.
+    /// The budget of origin text per partition of the fetch pass (by
+    /// default [`PARTITION_BYTES`](crate::PARTITION_BYTES)): the memory the
+    /// pass takes to find distinct origins does not grow past about twice
+    /// this, whatever the input.
     pub partition_bytes: u64,
-    /// The client settings that shape what the fetch pass records (the CLI
-    /// puts the `User-Agent` header and `--auth-disallows` here): a resume
-    /// under other ones is refused, as the journal holds answers to them.
+    /// The client settings that shape what the fetch pass records, as
+    /// [`fetch_fingerprint`] states them: a resume under other ones is
+    /// refused, as the journal holds answers to them.
     pub fetch_settings: String,
 }
 
@@ -115,43 +119,6 @@ impl BatchConfig {
         name.push(".batch");
         name.into()
     }
-}
-
-/// The two passes, for progress reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pass {
-    /// Reading the input for its distinct origins.
-    Origins,
-    /// Fetching robots.txt, counted in origins.
-    Fetch,
-    /// Deciding URLs, counted in rows.
-    Verdict,
-}
-
-/// Receives progress: the CLI draws bars with it.
-pub trait Progress: Sync {
-    /// A pass begins: `total` items (if known), `done` of them already done
-    /// by an earlier, interrupted run.
-    fn begin(&self, pass: Pass, total: Option<u64>, done: u64);
-    /// `n` more items done.
-    fn advance(&self, pass: Pass, n: u64);
-    /// The pass ended.
-    fn end(&self, pass: Pass);
-    /// The run met something it recovered from (a damaged checkpoint redone),
-    /// said in a sentence; it is in [`BatchSummary::warnings`] too.
-    fn warn(&self, message: &str) {
-        let _ = message;
-    }
-}
-
-/// Progress nobody watches.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn begin(&self, _: Pass, _: Option<u64>, _: u64) {}
-    fn advance(&self, _: Pass, _: u64) {}
-    fn end(&self, _: Pass) {}
 }
 
 /// What a run did.
@@ -227,6 +194,21 @@ struct State {
 struct Counts {
     allowed: u64,
     invalid: u64,
+}
+
+/// The client settings that shape what the fetch pass records (the
+/// `User-Agent` header sent, and whether a robots.txt answering 401 or 403
+/// disallows everything), in one line: [`BatchConfig::fetch_settings`] for
+/// every face, so a run started by one face resumes under another only
+/// with the same settings. Its spelling is kept in resume state files:
+/// changing it refuses every interrupted run.
+///
+/// ```
+/// let line = webcanon_batch::run::fetch_fingerprint(Some("Bot/1.0"), true);
+/// assert_eq!(line, r#"user_agent="Bot/1.0" auth_disallows=true"#);
+/// ```
+pub fn fetch_fingerprint(user_agent: Option<&str>, auth_disallows: bool) -> String {
+    format!("user_agent={:?} auth_disallows={auth_disallows}", user_agent.unwrap_or(""))
 }
 
 /// Size and modification time (whole seconds since the epoch).
@@ -357,7 +339,8 @@ pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress
 
 /// The distinct origins of the shard's URLs, in first-seen order, all in
 /// memory: for small inputs and tests. The fetch pass itself partitions
-/// them on disk ([`crate::partition`]).
+/// them on disk (by default in partitions of
+/// [`PARTITION_BYTES`](crate::PARTITION_BYTES) of text).
 pub fn distinct_origins(config: &BatchConfig, progress: &dyn Progress) -> Result<Vec<String>, BatchError> {
     progress.begin(Pass::Origins, None, 0);
     let mut seen: HashSet<String> = HashSet::new();
@@ -382,7 +365,7 @@ pub fn distinct_origins(config: &BatchConfig, progress: &dyn Progress) -> Result
 /// The most partitions a process with this open-file limit keeps open at
 /// once while it spills origins: a quarter of the limit.
 fn max_partitions() -> u32 {
-    let by_files = webcanon_client::os_limits::open_file_limit().map_or(u64::from(MAX_PARTITIONS), |n| n / 4);
+    let by_files = webcanon_client::open_file_limit().map_or(u64::from(MAX_PARTITIONS), |n| n / 4);
     u32::try_from(by_files).unwrap_or(u32::MAX).clamp(1, MAX_PARTITIONS)
 }
 
@@ -712,6 +695,21 @@ fn count(batch: &RecordBatch, counts: &mut Counts) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fetch_fingerprint_is_stable_and_names_each_setting() {
+        // The line is kept in the state files of interrupted runs: a new
+        // spelling would refuse to resume every one of them.
+        assert_eq!(fetch_fingerprint(None, false), r#"user_agent="" auth_disallows=false"#);
+        assert_eq!(
+            fetch_fingerprint(Some("Bot/1.0 (+https://bot.example)"), false),
+            r#"user_agent="Bot/1.0 (+https://bot.example)" auth_disallows=false"#
+        );
+        let base = fetch_fingerprint(Some("Bot/1.0"), false);
+        assert_ne!(base, fetch_fingerprint(Some("Bot/1.1"), false), "another User-Agent");
+        assert_ne!(base, fetch_fingerprint(Some("Bot/1.0"), true), "auth_disallows");
+        assert_ne!(fetch_fingerprint(None, false), fetch_fingerprint(Some(""), true));
+    }
 
     /// A run of three URLs (one invalid) from an empty snapshot, in `dir`.
     fn config(dir: &Path, ext: &str) -> BatchConfig {

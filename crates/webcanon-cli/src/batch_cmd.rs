@@ -39,7 +39,7 @@ pub struct BatchArgs {
     /// Bytes of origin text per on-disk partition of the fetch pass: the
     /// pass's memory for finding distinct origins stays near this, whatever
     /// the number of origins.
-    #[arg(long, value_name = "BYTES", default_value_t = webcanon_batch::partition::PARTITION_BYTES,
+    #[arg(long, value_name = "BYTES", default_value_t = webcanon_batch::PARTITION_BYTES,
           value_parser = clap::value_parser!(u64).range(1..=(1u64 << 40)))]
     partition_bytes: u64,
     /// The column holding the URLs (CSV and Parquet inputs).
@@ -136,10 +136,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
     if !args.fetch_only {
         webcanon_batch::output::OutputFormat::from_path(&output).map_err(usage)?;
     }
-    // Checked here too: an offline run (`--snapshot`, `--mode ignore`)
-    // builds no client.
-    let agent =
-        webcanon_client::agent::ProductToken::new(&args.client.agent).map_err(|e| CliError::usage(e.to_string()))?;
+    let agent = args.client.agent.clone();
     if !args.input.is_file() {
         return Err(CliError::usage(format!("{}: no such file", args.input.display())));
     }
@@ -164,11 +161,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
         concurrency: args.concurrency,
         batch_rows: args.batch_rows,
         threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
-        fetch_settings: format!(
-            "user_agent={:?} auth_disallows={}",
-            args.client.user_agent.as_deref().unwrap_or(""),
-            args.client.auth_disallows
-        ),
+        fetch_settings: run::fetch_fingerprint(args.client.user_agent.as_deref(), args.client.auth_disallows),
     };
     let bars = Bars { current: Mutex::new(None) };
     let summary = run::run(&config, client, &bars).map_err(|e| {

@@ -7,12 +7,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use webcanon_client::ClientBuilder;
+use webcanon_client::agent::ProductToken;
 use webcanon_client::bot_auth::SignatureAgentForm;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson};
 use webcanon_client::options::{CacheChoice, ClientOptions};
 use webcanon_client::pdf::PdfWorker;
 use webcanon_client::ssrf::{SsrfError, SsrfReason};
+use webcanon_client::{ClientBuilder, FetchOptions};
 use webcanon_core::policy::{RobotsMode, Verdict};
 use webcanon_core::rsl::Usage;
 
@@ -29,7 +30,7 @@ pub const EXIT_FETCH: u8 = webcanon_client::error::code::FETCH;
 pub struct ClientArgs {
     /// The product token matched against robots.txt `User-agent` lines.
     #[arg(long, value_name = "TOKEN", env = "WEBCANON_AGENT", default_value = webcanon_client::DEFAULT_AGENT)]
-    pub agent: String,
+    pub agent: ProductToken,
     /// The `User-Agent` header (default: `<agent>/<version> (+project URL)`).
     #[arg(long, value_name = "STRING", env = "WEBCANON_USER_AGENT")]
     pub user_agent: Option<String>,
@@ -65,7 +66,7 @@ pub struct ClientArgs {
     pub min_interval: f64,
     /// The longest robots.txt Crawl-delay honoured, in seconds; a larger
     /// one is cut to this, with a warning.
-    #[arg(long, value_name = "SECS", default_value_t = webcanon_client::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64())]
+    #[arg(long, value_name = "SECS", default_value_t = webcanon_client::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64())]
     pub max_crawl_delay: f64,
     /// Allow addresses in this network although they are not public: a CIDR
     /// block (10.0.0.0/8) or one address (127.0.0.1); repeatable. Names of
@@ -141,7 +142,7 @@ impl ClientArgs {
             (CacheChoice::Memory, self.cache_dir.clone().or_else(default_cache_dir))
         };
         ClientOptions {
-            agent: self.agent.clone(),
+            agent: self.agent.to_string(),
             user_agent: self.user_agent.clone(),
             mode: self.mode,
             timeout: self.timeout,
@@ -158,7 +159,7 @@ impl ClientArgs {
             signature_agent_form: self.signature_agent_form,
             chromium: self.chromium.clone(),
             refresh_robots: self.refresh_robots,
-            purpose: self.purpose,
+            fetch: FetchOptions { purpose: self.purpose, ..FetchOptions::default() },
             ..ClientOptions::default()
         }
     }

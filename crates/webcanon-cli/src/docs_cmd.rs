@@ -33,9 +33,9 @@ pub struct ManArgs {
     dir: Option<PathBuf>,
 }
 
-/// Runs `webcanon completions`: the script on stdout.
-pub fn completions(args: CompletionsArgs) -> Result<ExitCode, CliError> {
-    let mut command = crate::command();
+/// Runs `webcanon completions`: the script for `command` (the whole
+/// command line) on stdout.
+pub fn completions(args: CompletionsArgs, mut command: clap::Command) -> Result<ExitCode, CliError> {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "webcanon", &mut script);
     io::stdout().lock().write_all(&script)?;
@@ -43,9 +43,8 @@ pub fn completions(args: CompletionsArgs) -> Result<ExitCode, CliError> {
 }
 
 /// Runs `webcanon man`: webcanon(1) in roff on stdout, or every page into
-/// `--dir`.
-pub fn man(args: ManArgs) -> Result<ExitCode, CliError> {
-    let command = crate::command();
+/// `--dir`; `command` is the whole command line.
+pub fn man(args: ManArgs, command: clap::Command) -> Result<ExitCode, CliError> {
     match args.dir {
         Some(dir) => {
             std::fs::create_dir_all(&dir)

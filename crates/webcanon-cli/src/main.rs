@@ -151,8 +151,8 @@ fn main() -> ExitCode {
         Command::Batch(args) => batch_cmd::run(args),
         Command::Keys(command) => keys_cmd::run(command),
         Command::VerifyRequest(args) => verify_request_cmd::run(args),
-        Command::Completions(args) => docs_cmd::completions(args),
-        Command::Man(args) => docs_cmd::man(args),
+        Command::Completions(args) => docs_cmd::completions(args, command()),
+        Command::Man(args) => docs_cmd::man(args, command()),
     };
     match result {
         Ok(code) => code,

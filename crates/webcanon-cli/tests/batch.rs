@@ -386,7 +386,7 @@ async fn a_killed_fetch_pass_resumes_without_fetching_an_origin_twice() {
         let entries = match file.extension().and_then(|e| e.to_str()) {
             Some("journal") => {
                 journals += 1;
-                webcanon_batch::journal::read(&file).unwrap()
+                webcanon_batch::read_journal(&file).unwrap()
             }
             Some("parquet") => {
                 finished += 1;
@@ -527,7 +527,7 @@ async fn kill_at_stage_and_resume(name: &str, stage: Stage) {
     for file in &files {
         let path = parts.join(file);
         if file.ends_with(".journal") {
-            recorded.extend(webcanon_batch::journal::read(&path).unwrap().into_iter().map(|e| e.origin));
+            recorded.extend(webcanon_batch::read_journal(&path).unwrap().into_iter().map(|e| e.origin));
         } else if file.ends_with(".parquet") {
             recorded.extend(snapshot_origins(&path));
         }

@@ -685,6 +685,73 @@ async fn streamable_http_transport() {
     std::fs::remove_dir_all(&cache).unwrap();
 }
 
+/// The override table every face shares, on the `fetch` tool: the same
+/// content as the HTTP API and Python give for each row, or the usage
+/// error the table names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_applies_the_shared_table_of_overrides() {
+    let table: Value = serde_json::from_str(webcanon_test::FETCH_OVERRIDES_TABLE).unwrap();
+    let site = TestServer::start().await;
+    site.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    let path = table["path"].as_str().unwrap();
+    site.route(path, Route::html(200, table["page"].as_str().unwrap()));
+    let cache = support::temp_dir("overrides-cache");
+    let session = stdio_session(&client_args(&cache)).await;
+    for row in table["rows"].as_array().unwrap() {
+        let overrides = &row["overrides"];
+        let mut args = json!({"url": site.url(path)});
+        args.as_object_mut().unwrap().extend(overrides.as_object().unwrap().clone());
+        let result = call(&session, "fetch", args).await;
+        if let Some(error) = row["error"].as_str() {
+            let text = assert_error(&result, &overrides.to_string());
+            assert!(text.contains(error), "{overrides}: {text}");
+            assert_eq!(error_json(&result)["error"]["kind"], "usage", "{overrides}");
+            continue;
+        }
+        assert_ok(&result, &overrides.to_string());
+        let content = texts(&result)[1];
+        for expected in row["contains"].as_array().unwrap() {
+            assert!(content.contains(expected.as_str().unwrap()), "{overrides}: {expected} in {content}");
+        }
+        for unexpected in row["absent"].as_array().unwrap() {
+            assert!(!content.contains(unexpected.as_str().unwrap()), "{overrides}: {unexpected} in {content}");
+        }
+    }
+    session.cancel().await.unwrap();
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+/// A bad `url` or `agent` is refused when the arguments are read, with the
+/// argument named, before anything is requested.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_url_or_agent_is_refused_when_the_arguments_are_read() {
+    let site = site().await;
+    let cache = support::temp_dir("arguments-cache");
+    let session = stdio_session(&client_args(&cache)).await;
+    let page = site.url("/page");
+    let rows = [
+        ("fetch", json!({"url": "not a url"}), "`url`: invalid URL `not a url`: relative URL without a base"),
+        ("check_url", json!({"url": "ftp://example.com/x"}), "`url`: invalid URL `ftp://example.com/x`: scheme `ftp`"),
+        ("sitemap_urls", json!({"url": "/var/www"}), "`url`: invalid URL `/var/www`"),
+        ("fetch", json!({"url": page, "agent": "GPT Bot"}), "`agent`: agent `GPT Bot` is not a product token"),
+        ("audit_site", json!({"url": page, "agent": "bigsur.ai"}), "`agent`: agent `bigsur.ai` is not a product token"),
+        ("llms_txt", json!({"url": page, "agent": "GPTBot/1.0"}), "`agent`: agent `GPTBot/1.0` is not a product token"),
+    ];
+    for (tool, args, expected) in rows {
+        let result = call(&session, tool, args.clone()).await;
+        let text = assert_error(&result, &format!("{tool} {args}"));
+        assert!(text.contains(expected), "{tool} {args}: expected `{expected}` in `{text}`");
+        assert_eq!(error_json(&result)["error"]["kind"], "usage", "{tool} {args}");
+    }
+    // A blank agent is the server's own, as before.
+    let result = call(&session, "check_url", json!({"url": page, "agent": " "})).await;
+    assert_ok(&result, "a blank agent");
+    assert_eq!(structured(&result)["agent"], "webcanon");
+    assert_eq!(site.hits("/page"), 0, "nothing requested for a refused call");
+    session.cancel().await.unwrap();
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_allow_private_loopback_sites_are_refused() {
     let site = site().await;

@@ -69,12 +69,12 @@ fn main() {
         .chromium(&chromium)
         .build()
         .unwrap();
-    let rendering = client.with_fetch_options(FetchOptions { render: RenderMode::On, ..client.fetch_options() });
+    let rendering = FetchOptions { render: RenderMode::On, ..*client.fetch_options() };
 
     runtime.block_on(async {
         // Warm-up: the browser starts on the first render.
         let started = Instant::now();
-        let first = rendering.fetch(&url).await.unwrap();
+        let first = client.fetch_with(&url, &rendering).await.unwrap();
         assert!(first.rendered && first.content.contains("Paragraph 19"), "{}", first.content);
         println!("first render (browser start included): {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
 
@@ -88,7 +88,7 @@ fn main() {
         let mut memory = vec![(1, browser_pss_kib())];
         for n in 1..=RENDERS {
             let started = Instant::now();
-            let result = rendering.fetch(&url).await.unwrap();
+            let result = client.fetch_with(&url, &rendering).await.unwrap();
             rendered.push(started.elapsed());
             assert!(result.rendered && result.content.contains("Paragraph 19"));
             if n % 25 == 0 {

@@ -137,6 +137,27 @@ impl utoipa::PartialSchema for ProductToken {
 #[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 impl utoipa::ToSchema for ProductToken {}
 
+#[cfg(feature = "json-schema")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json-schema")))]
+impl schemars::JsonSchema for ProductToken {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ProductToken".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": AGENT_TOKEN_PATTERN,
+            "minLength": 1,
+            "maxLength": MAX_AGENT_TOKEN_LEN,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

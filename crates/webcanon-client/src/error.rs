@@ -287,6 +287,12 @@ fn error_chain(err: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
+impl From<crate::web_url::InvalidWebUrl> for Error {
+    fn from(invalid: crate::web_url::InvalidWebUrl) -> Error {
+        Error::InvalidUrl { url: invalid.input, reason: invalid.reason.to_string() }
+    }
+}
+
 /// Everything [`Client::fetch`](crate::Client::fetch) can fail with.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -35,23 +35,25 @@ pub mod bot_auth;
 pub mod browser;
 pub mod charset;
 mod client;
-pub mod clock;
+mod clock;
 mod conversion;
 pub mod error;
+mod fetch_options;
 mod http;
 pub mod json_schema;
 pub mod link_check;
-pub mod llms_hint;
+mod llms_hint;
 pub mod markdown;
+mod option_error;
 pub mod options;
-pub mod os_limits;
-pub mod pacing;
+mod os_limits;
+mod pacing;
 mod page;
 pub mod payment;
 pub mod pdf;
-pub mod polite;
-pub mod robots_cache;
-pub mod robots_fetch;
+mod polite;
+mod robots_cache;
+mod robots_fetch;
 mod rsl_cache;
 mod single_flight;
 pub mod sitemap_discovery;
@@ -63,7 +65,17 @@ pub mod web_url;
 
 pub use client::{
     Alternative, AlternativeSource, BuildError, CHECK_MANY_ORIGINS_AT_ONCE, CacheSetting, CheckOutcome, Client,
-    ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchOptions, FetchResult,
-    RawResponse, RedirectHop, RobotsCheck, SkipReason, Timings,
+    ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT, FetchResult, RawResponse, RedirectHop,
+    RobotsCheck, SkipReason, Timings,
+};
+pub use clock::Clock;
+pub use fetch_options::{DEFAULT_MAX_BYTES, FetchOptions, FetchOverrides, MAX_REQUEST_BYTES};
+pub use llms_hint::{LLMS_ACCEPT, LLMS_MAX_BYTES, LLMS_MEMORY_BYTES, MAX_NESTED_LEVELS, llms_txt_url};
+pub use os_limits::{is_local_exhaustion, local_exhaustion_in, open_file_limit};
+pub use pacing::{DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MIN_INTERVAL, PacingConfig};
+pub use polite::{MAX_IN_FLIGHT, run_polite};
+pub use robots_cache::{
+    CacheStats, CachedRobots, DEFAULT_FLEET_LOCK_TTL, DEFAULT_MEMORY_BYTES, FetchedRobots, LAST_GOOD_MAX_AGE,
+    MAX_CACHE_SECONDS, RobotsCacheConfig,
 };
 pub use sitemap_discovery::{DiscoveryConfig, DiscoveryEvent, DiscoverySummary};

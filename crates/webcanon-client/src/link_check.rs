@@ -226,7 +226,7 @@ impl Client {
     /// most [`LINK_MAX_BYTES`] read, through the SSRF guard, robots.txt
     /// admission (redirect targets included) and pacing of a fetch.
     pub async fn check_link(&self, url: &Url) -> LinkCheck {
-        match self.get(url.as_str(), LINK_ACCEPT, LINK_MAX_BYTES).await {
+        match self.get(url, LINK_ACCEPT, LINK_MAX_BYTES).await {
             Ok(response) => LinkCheck::of_answer(&response),
             Err(err) => LinkCheck::of_error(&err, url),
         }

@@ -7,12 +7,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use webcanon_core::policy::RobotsMode;
-use webcanon_core::rsl::Usage;
 
 use crate::bot_auth::SignatureAgentForm;
-use crate::browser::RenderMode;
-use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT};
-use crate::markdown::ContentShape;
+use crate::client::{CacheSetting, Client, ClientBuilder, DEFAULT_AGENT, DEFAULT_TIMEOUT};
+use crate::fetch_options::FetchOptions;
+pub use crate::option_error::OptionError;
 use crate::pdf::PdfWorker;
 use crate::ssrf::{ResolveOverride, SsrfPolicy};
 
@@ -53,12 +52,10 @@ pub struct ClientOptions {
     pub allow_private: Vec<String>,
     /// curl-style `HOST:PORT:ADDR` overrides of name resolution.
     pub resolve: Vec<String>,
-    /// The page body limit in bytes, after decompression.
-    pub max_bytes: usize,
-    /// Whether to look for a Markdown alternative of each page.
-    pub alternatives: bool,
-    /// The shape of fetched content (Markdown or text, links, images).
-    pub shape: ContentShape,
+    /// What each fetch does with a page (body limit, Markdown
+    /// alternatives, content shape, rendering): the part a request may
+    /// override ([`FetchOptions::with`]).
+    pub fetch: FetchOptions,
     /// Seconds between requests to one host; 0 to [`MAX_SECONDS`].
     pub min_interval: f64,
     /// The largest robots.txt `Crawl-delay` honoured, in seconds; 0 to
@@ -78,11 +75,6 @@ pub struct ClientOptions {
     /// The form `Signature-Agent` is sent in: the dictionary of the current
     /// draft (default) or the legacy bare string.
     pub signature_agent_form: SignatureAgentForm,
-    /// Whether HTML pages are rendered in headless Chromium (default off).
-    pub render: RenderMode,
-    /// The use declared for fetched content, read against the site's RSL
-    /// license; `None` takes the agent's registry category's use.
-    pub purpose: Option<Usage>,
     /// The Chromium executable rendering uses; `chromium` or
     /// `chromium-browser` on `PATH` when not given.
     pub chromium: Option<PathBuf>,
@@ -105,9 +97,7 @@ impl Default for ClientOptions {
             cache_dir: None,
             allow_private: Vec::new(),
             resolve: Vec::new(),
-            max_bytes: DEFAULT_MAX_BYTES,
-            alternatives: true,
-            shape: ContentShape::default(),
+            fetch: FetchOptions::default(),
             min_interval: 0.0,
             max_crawl_delay: crate::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
             auth_disallows: false,
@@ -115,42 +105,10 @@ impl Default for ClientOptions {
             sign_key: None,
             signature_agent: None,
             signature_agent_form: SignatureAgentForm::Dictionary,
-            render: RenderMode::Off,
-            purpose: None,
             chromium: None,
             refresh_robots: false,
             pdf_worker: None,
         }
-    }
-}
-
-/// An option with a value that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{option}{detail}")]
-pub struct OptionError {
-    /// The option, as the Rust field is named (`allow_private`).
-    pub option: &'static str,
-    /// What is wrong, to follow the option's name (` must be …`, `` `x`: … ``).
-    pub detail: String,
-}
-
-impl OptionError {
-    fn new(option: &'static str, detail: String) -> OptionError {
-        OptionError { option, detail }
-    }
-
-    /// The message with the option named as a face names it.
-    ///
-    /// ```
-    /// use webcanon_client::options::ClientOptions;
-    ///
-    /// let options = ClientOptions { timeout: 0.0, ..ClientOptions::default() };
-    /// let error = options.builder().unwrap_err();
-    /// let flag = format!("--{}", error.option.replace('_', "-"));
-    /// assert_eq!(error.message(&flag), "--timeout must be a number of seconds above 0 and up to 86400, not 0");
-    /// ```
-    pub fn message(&self, name: &str) -> String {
-        format!("{name}{}", self.detail)
     }
 }
 
@@ -190,7 +148,7 @@ impl ClientOptions {
         };
         let min_interval = seconds("min_interval", self.min_interval)?;
         let max_crawl_delay = seconds("max_crawl_delay", self.max_crawl_delay)?;
-        if self.max_bytes == 0 {
+        if self.fetch.max_bytes == 0 {
             return Err(OptionError::new("max_bytes", " must be at least 1".into()));
         }
         let mut policy = SsrfPolicy::default();
@@ -216,11 +174,7 @@ impl ClientOptions {
             .mode(self.mode)
             .timeout(Duration::from_secs_f64(self.timeout))
             .cache(cache)
-            .max_bytes(self.max_bytes)
-            .alternatives(self.alternatives)
-            .content_shape(self.shape)
-            .render(self.render)
-            .purpose(self.purpose)
+            .fetch_options(self.fetch)
             .auth_status_disallows(self.auth_disallows)
             .min_interval(min_interval)
             .max_crawl_delay(max_crawl_delay)
@@ -325,7 +279,10 @@ mod tests {
                 "min_interval must be a number of seconds from 0 to 86400",
             ),
             (ClientOptions { max_crawl_delay: f64::INFINITY, ..base() }, "max_crawl_delay must be a number of seconds"),
-            (ClientOptions { max_bytes: 0, ..base() }, "max_bytes must be at least 1"),
+            (
+                ClientOptions { fetch: FetchOptions { max_bytes: 0, ..FetchOptions::default() }, ..base() },
+                "max_bytes must be at least 1",
+            ),
             (
                 ClientOptions { allow_private: vec!["10.0.0.0/33".into()], ..base() },
                 "allow_private `10.0.0.0/33` is neither an IP address nor a CIDR network",

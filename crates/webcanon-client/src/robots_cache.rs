@@ -449,6 +449,7 @@ impl Drop for FleetLock<'_> {
 
 impl RobotsCache {
     /// A cache over `store`, on the system clock.
+    #[cfg(test)]
     pub fn new(store: Arc<dyn RobotsStore>, config: RobotsCacheConfig) -> RobotsCache {
         RobotsCache::with_clock(store, config, Clock::system())
     }

@@ -377,7 +377,7 @@ async fn a_huge_llms_txt_is_read_only_up_to_its_limit() {
     let huge = format!("{}{}", llms_listing("/docs/guide.md"), "- [x](/filler.md): filler\n".repeat(200_000));
     let server = site("User-agent: *\nAllow: /\n", &huge).await;
     server.route("/docs/guide.md", markdown(COPY));
-    assert!(huge.len() > 4 * webcanon_client::llms_hint::LLMS_MAX_BYTES);
+    assert!(huge.len() > 4 * webcanon_client::LLMS_MAX_BYTES);
     assert_eq!(fetch(&server.url("/docs/guide")).await.content, COPY);
 }
 

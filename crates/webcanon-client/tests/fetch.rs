@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use webcanon_client::clock::Clock;
+use webcanon_client::Clock;
 use webcanon_client::error::{Error, FetchError};
 use webcanon_client::ssrf::SsrfPolicy;
 use webcanon_client::store::{MemoryStore, RobotsStore};

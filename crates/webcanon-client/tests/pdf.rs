@@ -73,11 +73,12 @@ async fn a_pdf_is_fetched_as_markdown_with_its_metadata() {
     assert!(result.content.contains("hyphenated across two lines."), "{}", result.content);
     assert!(result.warnings.is_empty(), "{:?}", result.warnings);
 
-    let text = client().with_fetch_options(FetchOptions {
+    let client = client();
+    let text = FetchOptions {
         shape: ContentShape { format: ContentFormat::Text, ..ContentShape::default() },
-        ..client().fetch_options()
-    });
-    let result = text.fetch(&server.url("/report.pdf")).await.unwrap();
+        ..*client.fetch_options()
+    };
+    let result = client.fetch_with(&server.url("/report.pdf"), &text).await.unwrap();
     assert!(result.content.starts_with("Quarterly report on"), "{}", result.content);
     assert!(
         result.content.ends_with("\n\n--- page 2 ---\n\nThe second page has its own text and a *star*."),

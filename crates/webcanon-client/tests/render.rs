@@ -112,9 +112,8 @@ async fn without_chromium_render_is_a_clear_error_and_fetch_still_works() {
         webcanon_client::error::Error::Fetch(fetch) => assert_eq!(fetch.reason(), "render_unavailable"),
         other => panic!("{other:?}"),
     }
-    let plain =
-        client.with_fetch_options(webcanon_client::FetchOptions { render: RenderMode::Off, ..client.fetch_options() });
-    let page = plain.fetch(&server.url("/")).await.unwrap();
+    let plain = webcanon_client::FetchOptions { render: RenderMode::Off, ..*client.fetch_options() };
+    let page = client.fetch_with(&server.url("/"), &plain).await.unwrap();
     assert!(page.content.contains("Loading"), "{}", page.content);
 }
 

@@ -161,7 +161,8 @@ async fn an_oversize_or_malformed_license_is_a_clear_warning() {
 async fn the_purpose_is_a_fetch_option() {
     let client = builder(None).build().unwrap();
     assert_eq!(client.fetch_options().purpose, None);
-    let search = client.with_fetch_options(FetchOptions { purpose: Some(Usage::Search), ..client.fetch_options() });
+    let options = FetchOptions { purpose: Some(Usage::Search), ..*client.fetch_options() };
+    let search = builder(None).fetch_options(options).build().unwrap();
     assert_eq!(search.purpose(), Some(Usage::Search));
     assert_eq!(search.fetch_options().purpose, Some(Usage::Search));
 }

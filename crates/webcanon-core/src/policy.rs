@@ -26,6 +26,7 @@ use crate::robots::{AgentRules, MatchVerdict, RuleRef};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub enum Verdict {
     /// An `Allow` rule matched.
     AllowedExplicit,
@@ -88,6 +89,7 @@ impl fmt::Display for Verdict {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub enum FetchRecommendation {
     /// Fetch it.
     Recommended,
@@ -121,6 +123,7 @@ impl fmt::Display for FetchRecommendation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub enum RobotsMode {
     /// `disallowed_explicit` and `unknown_unreachable` refuse the fetch.
     #[default]
@@ -170,6 +173,7 @@ impl fmt::Display for RobotsMode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct RuleEvidence {
     /// The 1-based line number in robots.txt.
     pub line: u32,
@@ -190,6 +194,7 @@ impl From<RuleRef<'_>> for RuleEvidence {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub enum RobotsAvailability {
     /// A 2xx answer with a robots.txt body: its rules apply.
     Parsed,
@@ -273,6 +278,7 @@ pub fn decide<'r>(
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct RobotsEvidence {
     /// What robots.txt says about the URL.
     pub verdict: Verdict,

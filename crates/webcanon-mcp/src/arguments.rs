@@ -12,6 +12,8 @@ use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use webcanon_client::agent::ProductToken;
 
 use crate::refusal::Failure;
 
@@ -22,9 +24,28 @@ pub(crate) struct Arguments<T>(pub Result<T, Failure>);
 impl<S, T: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Arguments<T> {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
         let arguments = context.arguments.take().unwrap_or_default();
-        let read = serde_json::from_value(serde_json::Value::Object(arguments))
-            .map_err(|e| Failure::usage(format!("the arguments do not fit the tool: {e}"), None));
+        let read = serde_path_to_error::deserialize(serde_json::Value::Object(arguments)).map_err(|e| {
+            let field = e.path().to_string();
+            let e = e.into_inner();
+            let text = if field == "." {
+                format!("the arguments do not fit the tool: {e}")
+            } else {
+                format!("the arguments do not fit the tool: `{field}`: {e}")
+            };
+            Failure::usage(text, None)
+        });
         Ok(Arguments(read))
+    }
+}
+
+/// Reads an optional `agent` argument: absent, `null` or blank is the
+/// server's own agent; anything else must be a product token, refused here
+/// with the token rule's message.
+pub(crate) fn optional_agent<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<ProductToken>, D::Error> {
+    let given = Option::<std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+    match given.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(token) => ProductToken::new(token).map(Some).map_err(serde::de::Error::custom),
     }
 }
 

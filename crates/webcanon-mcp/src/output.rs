@@ -1,145 +1,31 @@
 //! The structured results of the tools (`structuredContent`), with the JSON
 //! schemas the tools declare as their `outputSchema`.
 //!
-//! Field names are snake_case like the CLI's JSON. Verdicts, recommendations
-//! and statuses are the stable snake_case strings of `webcanon-core`.
+//! Field names are snake_case like the CLI's JSON. What the client returns
+//! is returned as the client's own types (the robots evidence, warnings, a
+//! render's report), whose schemas come from the same types: a field the
+//! client adds reaches the tools' results and `outputSchema` with it.
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use webcanon_client::Alternative;
-use webcanon_client::warning::{Warning, WarningCode, WarningSource};
-use webcanon_core::policy::{RobotsEvidence, RuleEvidence};
-
-/// The matched robots.txt rule.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub(crate) struct RuleOutput {
-    /// The 1-based line number in robots.txt.
-    pub line: u32,
-    /// `allow` or `disallow`.
-    pub directive: String,
-    /// The pattern as written.
-    pub pattern: String,
-}
-
-impl From<&RuleEvidence> for RuleOutput {
-    fn from(rule: &RuleEvidence) -> RuleOutput {
-        RuleOutput { line: rule.line, directive: rule.directive.as_str().to_string(), pattern: rule.pattern.clone() }
-    }
-}
-
-/// The robots.txt verdict for a URL and its evidence.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub(crate) struct RobotsOutput {
-    /// The verdict: `allowed_explicit`, `allowed_implicit`, `disallowed_explicit`, `unknown_unreachable`,
-    /// `unknown_parse_error` or `skipped_by_user_policy`.
-    pub verdict: String,
-    /// `recommended`, `not_recommended`, `unknown_do_not_fetch_by_default` or `allowed_but_warn`.
-    pub recommendation: String,
-    /// The rule that decided, if one matched.
-    pub rule: Option<RuleOutput>,
-    /// The robots.txt consulted (none when the server ignores robots.txt).
-    pub robots_url: Option<String>,
-    /// The final HTTP status of the robots.txt fetch, if an answer came.
-    pub robots_status: Option<u16>,
-    /// `parsed`, `not_robots`, `unavailable`, `auth_disallow_all` or `unreachable`.
-    pub availability: Option<String>,
-    /// Whether robots.txt came from the cache.
-    pub from_cache: bool,
-    /// Seconds since robots.txt was fetched, when it came from the cache.
-    pub cache_age_seconds: Option<u64>,
-}
-
-impl From<&RobotsEvidence> for RobotsOutput {
-    fn from(e: &RobotsEvidence) -> RobotsOutput {
-        RobotsOutput {
-            verdict: e.verdict.as_str().to_string(),
-            recommendation: e.recommendation.as_str().to_string(),
-            rule: e.rule.as_ref().map(RuleOutput::from),
-            robots_url: e.robots_url.clone(),
-            robots_status: e.status,
-            availability: e
-                .availability
-                .map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()),
-            from_cache: e.from_cache,
-            cache_age_seconds: e.cache_age_seconds.filter(|_| e.from_cache),
-        }
-    }
-}
-
-/// A usage warning: never a block, always worth telling.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub(crate) struct WarningOutput {
-    /// A stable snake_case code (`noai`, `tdm_reservation`, `body_truncated`, ...).
-    #[schemars(schema_with = "warning_code_schema")]
-    pub code: &'static str,
-    /// Where it came from (`meta_robots`, `x_robots_tag`, `robots_txt`, ...).
-    #[schemars(schema_with = "warning_source_schema")]
-    pub source: &'static str,
-    /// What it means, in a sentence.
-    pub detail: String,
-}
-
-impl From<&Warning> for WarningOutput {
-    fn from(w: &Warning) -> WarningOutput {
-        WarningOutput { code: w.code.as_str(), source: w.source.as_str(), detail: w.detail.clone() }
-    }
-}
-
-/// A string schema that lists every spelling.
-fn string_enum_schema(values: impl Iterator<Item = &'static str>) -> schemars::Schema {
-    let values: Vec<&str> = values.collect();
-    schemars::json_schema!({ "type": "string", "enum": values })
-}
-
-/// `render`: a boolean, or `on`, `off`, `auto`.
-pub(crate) fn render_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let spellings = webcanon_client::browser::RenderMode::SPELLINGS;
-    schemars::json_schema!({ "oneOf": [{ "type": "boolean" }, { "type": "string", "enum": spellings }] })
-}
-
-/// `purpose`: an RSL 1.0 usage token.
-pub(crate) fn usage_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    string_enum_schema(webcanon_core::rsl::Usage::ALL.iter().map(|u| u.as_str()))
-}
-
-/// `format`: `markdown` or `text`.
-pub(crate) fn content_format_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    string_enum_schema(["markdown", "text"].into_iter())
-}
-
-/// `links`: `inline`, `references` or `drop`.
-pub(crate) fn link_style_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    string_enum_schema(["inline", "references", "drop"].into_iter())
-}
-
-/// `images`: `keep` or `drop`.
-pub(crate) fn image_style_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    string_enum_schema(["keep", "drop"].into_iter())
-}
-
-fn warning_code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    string_enum_schema(WarningCode::ALL.iter().map(|c| c.as_str()))
-}
-
-fn warning_source_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    string_enum_schema(WarningSource::ALL.iter().map(|s| s.as_str()))
-}
+use webcanon_client::browser::RenderReport;
+use webcanon_client::warning::Warning;
+use webcanon_client::{Alternative, AlternativeSource};
+use webcanon_core::policy::{RobotsEvidence, RobotsMode};
 
 /// The Markdown copy used instead of the page.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub(crate) struct AlternativeOutput {
     /// Its URL.
     pub url: String,
-    /// How it was found: `llms_txt`, `link_alternate`, `llms_txt_described_by` or `content_negotiation`.
-    pub source: String,
+    /// How it was found.
+    pub source: AlternativeSource,
 }
 
 impl AlternativeOutput {
     /// The alternative that was used, if any.
     pub fn used(alternative: Option<&Alternative>) -> Option<AlternativeOutput> {
-        alternative
-            .filter(|a| a.used)
-            .map(|a| AlternativeOutput { url: a.url.clone(), source: a.source.as_str().to_string() })
+        alternative.filter(|a| a.used).map(|a| AlternativeOutput { url: a.url.clone(), source: a.source })
     }
 }
 
@@ -169,55 +55,11 @@ pub(crate) struct PageMeta {
     /// Whether the content is the page as rendered in headless Chromium.
     pub rendered: bool,
     /// What rendering did, when the page was sent to the browser.
-    pub render: Option<RenderOutput>,
-    /// The robots.txt verdict for the requested URL.
-    pub robots: RobotsOutput,
+    pub render: Option<RenderReport>,
+    /// The robots.txt verdict for the requested URL (the `robots` object of `webcanon fetch --json`).
+    pub robots: RobotsEvidence,
     /// Usage warnings (meta robots, X-Robots-Tag, TDMRep, Content-Signal, a cut body...).
-    pub warnings: Vec<WarningOutput>,
-}
-
-/// What a render did: the page's requests, each decided by webcanon.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub(crate) struct RenderOutput {
-    /// Requests fetched for the page (the main document not counted).
-    pub requests_made: usize,
-    /// Requests refused (SSRF guard, robots.txt, resource type, limits).
-    pub requests_refused: usize,
-    /// Bytes fetched for the page.
-    pub bytes: u64,
-    /// The first refused requests, with why.
-    pub refused: Vec<RefusedOutput>,
-    /// The page's time in the browser, from its slot to its DOM read, in
-    /// milliseconds (what the per-page limit bounds).
-    pub render_ms: u64,
-    /// How long the page waited for a free slot before that, in milliseconds.
-    pub wait_ms: u64,
-}
-
-/// A request of the page that was refused.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub(crate) struct RefusedOutput {
-    /// The URL asked for.
-    pub url: String,
-    /// Why: `ssrf`, `robots`, `resource_type`, `document`, `method`, `scheme`, `requests`, `bytes`, `worker` or `window`.
-    pub reason: String,
-}
-
-impl From<&webcanon_client::browser::RenderReport> for RenderOutput {
-    fn from(report: &webcanon_client::browser::RenderReport) -> RenderOutput {
-        RenderOutput {
-            requests_made: report.requests_made,
-            requests_refused: report.requests_refused,
-            bytes: report.bytes,
-            refused: report
-                .refused
-                .iter()
-                .map(|r| RefusedOutput { url: r.url.clone(), reason: r.reason.clone() })
-                .collect(),
-            render_ms: report.render_ms,
-            wait_ms: report.wait_ms,
-        }
-    }
+    pub warnings: Vec<Warning>,
 }
 
 /// What is known about a PDF besides its text.
@@ -274,14 +116,14 @@ pub(crate) struct CheckOutput {
     pub url: String,
     /// The product token robots.txt was evaluated for.
     pub agent: String,
-    /// How the server applies the verdict: `respect`, `report_only` or `ignore`.
-    pub mode: String,
+    /// How the server applies the verdict.
+    pub mode: RobotsMode,
     /// Whether `fetch` would go ahead under that mode.
     pub fetch_allowed: bool,
     /// The verdict and its evidence.
-    pub robots: RobotsOutput,
+    pub robots: RobotsEvidence,
     /// Warnings from robots.txt (e.g. a `Content-Signal` record, a stale copy).
-    pub warnings: Vec<WarningOutput>,
+    pub warnings: Vec<Warning>,
 }
 
 /// One llms.txt link.
@@ -335,7 +177,7 @@ pub(crate) struct LlmsOutput {
     /// The validator's findings, counted (`webcanon llms check` lists them).
     pub diagnostics: DiagnosticCounts,
     /// The robots.txt verdict for the llms.txt URL.
-    pub robots: RobotsOutput,
+    pub robots: RobotsEvidence,
 }
 
 /// One URL from a sitemap.

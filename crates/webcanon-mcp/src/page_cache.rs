@@ -21,18 +21,14 @@ pub(crate) const MAX_CHARS: usize = 32 * 1024 * 1024;
 /// What identifies a cached page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PageKey {
-    /// The URL as the caller gave it.
-    pub url: String,
+    /// The URL asked for.
+    pub url: webcanon_client::web_url::WebUrl,
     /// The product token robots.txt was evaluated for.
-    pub agent: String,
+    pub agent: webcanon_client::agent::ProductToken,
     /// Whether the body was kept as received.
     pub raw: bool,
-    /// The shape the content was given.
-    pub shape: webcanon_client::markdown::ContentShape,
-    /// Whether the page was to be rendered in the browser.
-    pub render: webcanon_client::browser::RenderMode,
-    /// The declared use its RSL warnings were given for.
-    pub purpose: Option<webcanon_core::rsl::Usage>,
+    /// The options the page was fetched under (shape, rendering, limit).
+    pub options: webcanon_client::FetchOptions,
 }
 
 /// A fetched page: its content and what is known about it.
@@ -88,12 +84,10 @@ mod tests {
 
     fn key(url: &str) -> PageKey {
         PageKey {
-            url: url.into(),
-            agent: "webcanon".into(),
+            url: url.parse().unwrap(),
+            agent: "webcanon".parse().unwrap(),
             raw: false,
-            shape: Default::default(),
-            render: Default::default(),
-            purpose: None,
+            options: Default::default(),
         }
     }
 
@@ -103,9 +97,10 @@ mod tests {
         cache.put(key("https://a/"), Arc::new(CachedPage::new("converted".into(), ())));
         assert_eq!(cache.get(&key("https://a/")).unwrap().0.content, "converted");
         assert!(cache.get(&PageKey { raw: true, ..key("https://a/") }).is_none());
-        assert!(cache.get(&PageKey { agent: "GPTBot".into(), ..key("https://a/") }).is_none());
+        assert!(cache.get(&PageKey { agent: "GPTBot".parse().unwrap(), ..key("https://a/") }).is_none());
         let purpose = Some(webcanon_core::rsl::Usage::AiTrain);
-        assert!(cache.get(&PageKey { purpose, ..key("https://a/") }).is_none(), "warnings differ by declared use");
+        let options = webcanon_client::FetchOptions { purpose, ..Default::default() };
+        assert!(cache.get(&PageKey { options, ..key("https://a/") }).is_none(), "warnings differ by declared use");
     }
 
     #[test]

@@ -14,7 +14,6 @@ use std::fmt::Write;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson, FetchError, code};
 use webcanon_core::policy::{PolicyError, RobotsAvailability, Verdict};
 
-use crate::output::RobotsOutput;
 use crate::text::{robots_source, rule_line};
 
 /// A tool call that did not produce its result.
@@ -77,7 +76,7 @@ impl Failure {
 
     fn policy(err: &Error, policy: &PolicyError, requested: &str, agent: &str) -> Failure {
         let evidence = &policy.evidence;
-        let robots = RobotsOutput::from(evidence);
+        let robots = evidence;
         let mut text = String::new();
         let refused = &policy.url;
         let via = if refused.as_str() != requested { format!(" (on the way to {requested})") } else { String::new() };
@@ -106,7 +105,7 @@ impl Failure {
                 let _ = writeln!(text, "Matched rule: none");
             }
         }
-        if let Some(source) = robots_source(&robots) {
+        if let Some(source) = robots_source(robots) {
             let _ = writeln!(text, "robots.txt: {source}");
         }
         text.push_str("Nothing was requested from this URL.");

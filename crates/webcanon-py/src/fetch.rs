@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use webcanon_client::browser::RenderMode;
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use webcanon_batch::origin::origin_of;
 use webcanon_batch::snapshot;
 use webcanon_client::markdown::ContentShape;
 use webcanon_client::options::{CacheChoice, ClientOptions};
 use webcanon_client::pdf::PdfWorker;
-use webcanon_client::{DEFAULT_AGENT, DEFAULT_MAX_BYTES};
+use webcanon_client::{DEFAULT_AGENT, DEFAULT_MAX_BYTES, FetchOptions, FetchOverrides};
 
 use crate::batch::{Snapshot, parse_mode};
 use crate::errors::{client_error, usage_error};
@@ -96,7 +97,7 @@ impl Client {
         max_bytes = DEFAULT_MAX_BYTES,
         alternatives = true,
         min_interval = 0.0,
-        max_crawl_delay = webcanon_client::pacing::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
+        max_crawl_delay = webcanon_client::DEFAULT_MAX_CRAWL_DELAY.as_secs_f64(),
         auth_disallows = false,
         format = "markdown",
         links = "references",
@@ -156,7 +157,7 @@ impl Client {
                 ));
             }
         };
-        let fetch_settings = format!("user_agent={:?} auth_disallows={auth_disallows}", user_agent.unwrap_or(""));
+        let fetch_settings = webcanon_batch::run::fetch_fingerprint(user_agent, auth_disallows);
         let options = ClientOptions {
             agent: agent.to_string(),
             user_agent: user_agent.map(str::to_string),
@@ -166,9 +167,7 @@ impl Client {
             cache_dir,
             allow_private,
             resolve,
-            max_bytes,
-            alternatives,
-            shape,
+            fetch: FetchOptions { max_bytes, alternatives, shape, render, purpose },
             min_interval,
             max_crawl_delay,
             auth_disallows,
@@ -178,10 +177,8 @@ impl Client {
             signature_agent_form: signature_agent_form
                 .parse()
                 .map_err(|e| usage_error(py, format!("signature_agent_form: {e}")))?,
-            render,
             chromium,
             refresh_robots,
-            purpose,
             pdf_worker: pdf_worker(py)?,
         };
         // The client's options type checks them all; Python names them as given.
@@ -208,26 +205,28 @@ impl Client {
     /// the result of `webcanon fetch --json` as a dict: `content` (Markdown),
     /// `robots` (verdict, recommendation, matched rule), `warnings`,
     /// `alternative`, `redirects`, `timings`, `rendered`, `render`, …
-    /// `render` (`True`, `False`, `"auto"`) and `purpose` (an RSL use,
-    /// `"ai-train"`) override the client's for this call. Raises `PolicyRefused`, `SsrfRefused`, `FetchFailed` or
-    /// `InvalidUrlError`.
-    #[pyo3(signature = (url, *, render = None, purpose = None))]
+    /// The keyword arguments override the client's fetch options for this
+    /// call, by the names and values of the HTTP API's fields: `render`
+    /// (`True`, `False`, `"auto"`), `format`, `links`, `images`,
+    /// `max_bytes`, `alternatives`, `purpose` (an RSL use, `"ai-train"`);
+    /// `None` keeps the client's. Raises
+    /// `PolicyRefused`, `SsrfRefused`, `FetchFailed` or `InvalidUrlError`,
+    /// and `ValueError` for an unknown or invalid override.
+    #[pyo3(signature = (url, **overrides))]
     fn fetch<'py>(
         &self,
         py: Python<'py>,
         url: String,
-        render: Option<Bound<'py, PyAny>>,
-        purpose: Option<&str>,
+        overrides: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let defaults = self.inner.fetch_options();
-        let options = webcanon_client::FetchOptions {
-            render: render_mode(py, render.as_ref())?.unwrap_or(defaults.render),
-            purpose: usage(py, purpose)?.or(defaults.purpose),
-            ..defaults
+        let overrides: FetchOverrides = match overrides {
+            None => FetchOverrides::default(),
+            Some(given) => pythonize::depythonize(given.as_any()).map_err(|e| usage_error(py, e.to_string()))?,
         };
-        let client = if options == defaults { self.inner.clone() } else { self.inner.with_fetch_options(options) };
+        let options = self.inner.fetch_options().with(&overrides).map_err(|e| usage_error(py, e.message(e.option)))?;
+        let client = self.inner.clone();
         pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let outcome = client.fetch(&url).await;
+            let outcome = client.fetch_with(&url, &options).await;
             Python::attach(|py| match outcome {
                 Ok(result) => Ok(pythonize::pythonize(py, &result)?.unbind()),
                 Err(err) => Err(client_error(py, &err, &url)),
@@ -316,7 +315,7 @@ impl Client {
         column = "url",
         shard = None,
         concurrency = webcanon_batch::fetch::DEFAULT_CONCURRENCY,
-        partition_bytes = webcanon_batch::partition::PARTITION_BYTES,
+        partition_bytes = webcanon_batch::PARTITION_BYTES,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn fetch_pass<'py>(
@@ -345,8 +344,7 @@ impl Client {
             input: urls,
             column: column.to_string(),
             output: snapshot_out.clone(),
-            agent: webcanon_client::agent::ProductToken::new(self.inner.agent())
-                .map_err(|e| usage_error(py, e.to_string()))?,
+            agent: self.inner.product_token().clone(),
             mode: self.inner.mode(),
             shard,
             snapshot: None,

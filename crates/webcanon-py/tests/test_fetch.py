@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import pathlib
+import re
 
 import pytest
 
 import webcanon
+from webcanon import _webcanon
 
 LOOPBACK = ["127.0.0.0/8"]
 ROBOTS = "User-agent: *\nDisallow: /private/\n# a comment the refusal must not quote\n"
@@ -259,3 +263,33 @@ async def test_purpose_reads_the_rsl_license_into_warnings(site, client):
     with pytest.raises(webcanon.WebcanonError) as raised:
         client(purpose="train-ai")
     assert raised.value.kind == "usage" and "train-ai" in str(raised.value)
+
+
+OVERRIDES_TABLE = pathlib.Path(__file__).parents[2] / "webcanon-test" / "data" / "fetch_overrides.json"
+
+
+@pytest.mark.asyncio
+async def test_fetch_applies_the_shared_table_of_overrides(site, client):
+    """The override table every face shares (the HTTP API and the MCP tool read it too)."""
+    table = json.loads(OVERRIDES_TABLE.read_text())
+    site.route("/robots.txt", 200, "User-agent: *\nAllow: /\n")
+    site.route(table["path"], 200, table["page"], "text/html; charset=utf-8")
+    shared = client()
+    for row in table["rows"]:
+        overrides = row["overrides"]
+        if "error" in row:
+            with pytest.raises(webcanon.WebcanonError, match=re.escape(row["error"])) as refused:
+                await shared.fetch(site.url(table["path"]), **overrides)
+            assert refused.value.kind == "usage", overrides
+            continue
+        content = (await shared.fetch(site.url(table["path"]), **overrides))["content"]
+        for expected in row["contains"]:
+            assert expected in content, (overrides, expected, content)
+        for unexpected in row["absent"]:
+            assert unexpected not in content, (overrides, unexpected, content)
+
+
+@pytest.mark.asyncio
+async def test_an_unknown_override_is_refused(site, client):
+    with pytest.raises(webcanon.WebcanonError, match="unknown field `foramt`"):
+        await _webcanon.Client.fetch(client(), site.url("/page"), foramt="text")

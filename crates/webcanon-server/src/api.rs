@@ -2,13 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use webcanon_client::FetchOverrides;
 use webcanon_client::agent::ProductToken;
-use webcanon_client::browser::RenderMode;
 use webcanon_client::error::ErrorBody;
-use webcanon_client::markdown::{ContentFormat, ImageStyle, LinkStyle};
 use webcanon_client::warning::Warning;
+use webcanon_client::web_url::WebUrl;
 use webcanon_core::policy::{FetchRecommendation, RobotsEvidence, RuleEvidence, Verdict};
-use webcanon_core::rsl::Usage;
 
 /// `POST /v1/fetch`: a page for an LLM, the way the site owner asked.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -16,45 +15,15 @@ use webcanon_core::rsl::Usage;
 pub struct FetchRequest {
     /// The URL to fetch (absolute, http or https).
     #[schema(example = "https://example.com/docs/")]
-    pub url: String,
+    pub url: WebUrl,
     /// The product token matched against robots.txt (default: the service's `--agent`).
-    #[schema(value_type = Option<ProductToken>)]
-    pub agent: Option<String>,
-    /// The page body limit in bytes, counted after decompression (default and maximum 10 MiB).
-    #[schema(minimum = 1, maximum = 10485760)]
-    pub max_bytes: Option<u64>,
-    /// Whether to look for a Markdown copy of the page (llms.txt,
-    /// `rel="alternate"`, `Accept: text/markdown`); default true.
-    pub alternatives: Option<bool>,
-    /// `markdown` (default) or `text`.
-    pub format: Option<ContentFormat>,
-    /// Links `inline`, as numbered `references` listed once at the end
-    /// (default), or `drop`ped to their text.
-    pub links: Option<LinkStyle>,
-    /// Images: `keep` or `drop` (default).
-    pub images: Option<ImageStyle>,
-    /// Render the page in headless Chromium first (`true`), only when its
-    /// HTML has little text but scripts (`"auto"`), or not (`false`, the
-    /// default). Every request the page makes goes through the SSRF guard
-    /// and robots.txt.
-    #[schema(schema_with = render_schema)]
-    pub render: Option<RenderMode>,
-    /// The use declared for the content (`search`, `ai-input`,
-    /// `ai-index`, `ai-train`, `ai-all`, `all`), read against the site's
-    /// RSL license: what it prohibits or charges for becomes a warning
-    /// (`rsl_*`), never a refusal. Default: the service's `--purpose`, or
-    /// the agent's registry category's use.
-    pub purpose: Option<Usage>,
-}
-
-/// `render`: a boolean, or `"on"`, `"off"`, `"auto"`.
-fn render_schema() -> utoipa::openapi::schema::Schema {
-    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
-    OneOfBuilder::new()
-        .item(ObjectBuilder::new().schema_type(Type::Boolean))
-        .item(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(RenderMode::SPELLINGS.iter().copied())))
-        .build()
-        .into()
+    pub agent: Option<ProductToken>,
+    /// What this request changes of the service's fetch options (body
+    /// limit, Markdown copies, content shape, rendering, declared use); the
+    /// service's own
+    /// for what it leaves out.
+    #[serde(flatten)]
+    pub options: FetchOverrides,
 }
 
 /// `POST /v1/robots/check` and `POST /v1/audit`: a URL and an agent.
@@ -63,10 +32,9 @@ fn render_schema() -> utoipa::openapi::schema::Schema {
 pub struct UrlRequest {
     /// The URL (absolute, http or https).
     #[schema(example = "https://example.com/private/page")]
-    pub url: String,
+    pub url: WebUrl,
     /// The product token matched against robots.txt (default: the service's `--agent`).
-    #[schema(value_type = Option<ProductToken>)]
-    pub agent: Option<String>,
+    pub agent: Option<ProductToken>,
 }
 
 /// The answer of `POST /v1/robots/check`: the verdict without fetching the page.
@@ -83,9 +51,9 @@ pub struct CheckResponse {
 #[serde(deny_unknown_fields)]
 pub struct EvalRequest {
     /// The product token matched against robots.txt (default: the service's `--agent`).
-    #[schema(value_type = Option<ProductToken>)]
-    pub agent: Option<String>,
-    /// The URLs, at most 10,000.
+    pub agent: Option<ProductToken>,
+    /// The URLs, at most 10,000; each one that is not a web URL gets an
+    /// error of its own in the answer.
     #[schema(max_items = 10000)]
     pub urls: Vec<String>,
 }

@@ -3,7 +3,7 @@
 //! | situation | status | `kind` | `code` |
 //! |---|---|---|---|
 //! | body is not JSON | 400 | `usage` | 2 |
-//! | JSON of the wrong shape, invalid URL or option | 422 | `usage` | 2 |
+//! | JSON of the wrong shape (`invalid_body`), a `url` that is not a web URL (`invalid_url`), an `agent` that is not a product token (`invalid_agent`), an option out of range (`invalid_option`) | 422 | `usage` | 2 |
 //! | `Content-Type` is not JSON | 415 | `usage` | 2 |
 //! | body over the limit | 413 | `usage` | 2 |
 //! | body not sent within the body time limit | 408 | `usage` (`reason: body_timeout`) | 2 |
@@ -19,11 +19,12 @@
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::rejection::JsonRejection;
+use axum::extract::rejection::{JsonDataError, JsonRejection};
 use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
+use serde_path_to_error::Segment;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson, FetchError, code};
 
 /// Stable `reason` words of usage errors.
@@ -52,6 +53,23 @@ pub mod reason {
     pub const NOT_FOUND: &str = "not_found";
     /// The path does not take this method.
     pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+}
+
+/// The `reason` of a body whose JSON does not fit the request: the checked
+/// field that refused its value (`url`, `agent`), or the shape itself.
+fn data_error_reason(error: &JsonDataError) -> &'static str {
+    let mut source = std::error::Error::source(error);
+    while let Some(error) = source {
+        if let Some(located) = error.downcast_ref::<serde_path_to_error::Error<serde_json::Error>>() {
+            return match located.path().iter().next_back() {
+                Some(Segment::Map { key }) if key == "url" => reason::INVALID_URL,
+                Some(Segment::Map { key }) if key == "agent" => reason::INVALID_AGENT,
+                _ => reason::INVALID_BODY,
+            };
+        }
+        source = error.source();
+    }
+    reason::INVALID_BODY
 }
 
 /// An error answer: an HTTP status and a JSON error body.
@@ -120,7 +138,7 @@ impl ApiError {
     /// The answer for a body the JSON extractor refused.
     pub fn from_rejection(rejection: &JsonRejection) -> ApiError {
         let (status, why) = match rejection {
-            JsonRejection::JsonDataError(_) => (StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_BODY),
+            JsonRejection::JsonDataError(error) => (StatusCode::UNPROCESSABLE_ENTITY, data_error_reason(error)),
             JsonRejection::JsonSyntaxError(_) => (StatusCode::BAD_REQUEST, reason::INVALID_JSON),
             JsonRejection::MissingJsonContentType(_) => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, reason::UNSUPPORTED_MEDIA_TYPE)

@@ -4,18 +4,15 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use url::Url;
 use webcanon_audit::{Report, Site};
-use webcanon_client::FetchOptions;
+use webcanon_client::FetchResult;
 use webcanon_client::error::ErrorJson;
-use webcanon_client::{DEFAULT_MAX_BYTES, FetchResult};
 
-use crate::AppState;
 use crate::api::{
     CheckResponse, EvalDecision, EvalFailure, EvalItem, EvalRequest, EvalResponse, FetchRequest, Health, UrlRequest,
 };
 use crate::error::{ApiError, ApiJson, reason};
-use crate::state::MAX_EVAL_URLS;
+use crate::state::{AppState, MAX_EVAL_URLS};
 
 /// Fetches a page for an LLM: robots.txt respected, SSRF-guarded, content as Markdown.
 #[utoipa::path(
@@ -36,35 +33,18 @@ pub async fn fetch(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<FetchRequest>,
 ) -> Result<Json<FetchResult>, ApiError> {
-    let client = state.client_for(request.agent.as_deref())?;
-    let max_bytes = match request.max_bytes {
-        None => client.max_bytes(),
-        Some(n) if (1..=DEFAULT_MAX_BYTES as u64).contains(&n) => n as usize,
-        Some(n) => {
-            return Err(ApiError::usage(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                reason::INVALID_OPTION,
-                format!("max_bytes must be between 1 and {DEFAULT_MAX_BYTES}, not {n}"),
-            ));
-        }
-    };
-    let defaults = client.fetch_options();
-    let options = FetchOptions {
-        max_bytes,
-        alternatives: request.alternatives.unwrap_or(defaults.alternatives),
-        shape: defaults.shape.overridden(request.format, request.links, request.images),
-        render: request.render.unwrap_or(defaults.render),
-        purpose: request.purpose.or(defaults.purpose),
-    };
-    let client = if options == defaults { client } else { client.with_fetch_options(options) };
-    match client.fetch(&request.url).await {
+    let client = state.client_for(request.agent.as_ref())?;
+    let options = client.fetch_options().with(&request.options).map_err(|error| {
+        ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_OPTION, error.message(error.option))
+    })?;
+    match client.fetch_with(&request.url, &options).await {
         Ok(result) => {
             state.metrics().verdict(result.robots.verdict);
             Ok(Json(result))
         }
         Err(err) => {
             state.metrics().client_error(&err);
-            Err(ApiError::from_client(&err, &request.url))
+            Err(ApiError::from_client(&err, request.url.as_str()))
         }
     }
 }
@@ -87,7 +67,7 @@ pub async fn robots_check(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<UrlRequest>,
 ) -> Result<Json<CheckResponse>, ApiError> {
-    let client = state.client_for(request.agent.as_deref())?;
+    let client = state.client_for(request.agent.as_ref())?;
     match client.check(&request.url).await {
         Ok(webcanon_client::RobotsCheck { robots, warnings, .. }) => {
             state.metrics().verdict(robots.verdict);
@@ -95,7 +75,7 @@ pub async fn robots_check(
         }
         Err(err) => {
             state.metrics().client_error(&err);
-            Err(ApiError::from_client(&err, &request.url))
+            Err(ApiError::from_client(&err, request.url.as_str()))
         }
     }
 }
@@ -125,7 +105,7 @@ pub async fn robots_eval(
             format!("{} URLs given; one request takes at most {MAX_EVAL_URLS}", request.urls.len()),
         ));
     }
-    let client = state.client_for(request.agent.as_deref())?;
+    let client = state.client_for(request.agent.as_ref())?;
     let outcomes = client.check_many(&request.urls).await;
     let mode = client.mode();
     let results = request
@@ -172,17 +152,16 @@ pub async fn audit(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<UrlRequest>,
 ) -> Result<Json<Report>, ApiError> {
-    let client = state.client_for(request.agent.as_deref())?;
+    let client = state.client_for(request.agent.as_ref())?;
     // The SSRF guard first, so a refused origin is an error rather than a
     // report of unreachable resources; it also loads robots.txt into the
     // cache the audit reads it from.
     if let Err(err) = client.check(&request.url).await {
         state.metrics().client_error(&err);
-        return Err(ApiError::from_client(&err, &request.url));
+        return Err(ApiError::from_client(&err, request.url.as_str()));
     }
-    let url = Url::parse(&request.url).expect("Client::check accepted the URL");
     let agent = client.agent().to_string();
-    match webcanon_audit::audit_off_runtime(Site::origin(url, client), &agent).await {
+    match webcanon_audit::audit_off_runtime(Site::origin(request.url.into_url(), client), &agent).await {
         Ok(report) => Ok(Json(report)),
         Err(err) => Err(ApiError::from_audit(&err)),
     }
@@ -204,13 +183,4 @@ pub async fn healthz() -> Json<Health> {
 )]
 pub async fn metrics(State(state): State<AppState>) -> Response {
     ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], state.metrics().encode()).into_response()
-}
-
-/// This document.
-#[utoipa::path(
-    get, path = "/openapi.json", tag = "service",
-    responses((status = 200, description = "The OpenAPI document of the service", body = Object))
-)]
-pub async fn openapi() -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], crate::openapi::document_json()).into_response()
 }

@@ -83,11 +83,11 @@ pub fn router(state: AppState) -> Router {
         .merge(v1)
         .route("/healthz", get(handlers::healthz))
         .route("/metrics", get(handlers::metrics))
-        .route("/openapi.json", get(handlers::openapi))
+        .route("/openapi.json", get(openapi::openapi))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.limits().max_body_bytes))
-        .layer(from_fn_with_state(state.clone(), metrics::track))
+        .layer(from_fn_with_state(state.shared_metrics(), metrics::track))
         .with_state(state)
 }
 

@@ -8,8 +8,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
-use crate::AppState;
 use crate::error::{ApiError, reason};
+use crate::state::AppState;
 
 /// Middleware: reads the whole body first, within `body_read_timeout`
 /// (else 408) and `max_body_bytes` (else 413), holding no in-flight

@@ -275,7 +275,7 @@ impl Default for ServeOptions {
 /// the service opens to sites, its caches and files), between 16 and
 /// 65,536; [`FALLBACK_MAX_CONNECTIONS`] when the limit cannot be read.
 pub fn default_max_connections() -> usize {
-    match webcanon_client::os_limits::open_file_limit() {
+    match webcanon_client::open_file_limit() {
         Some(limit) => usize::try_from(limit / 2).unwrap_or(usize::MAX).clamp(16, 65_536),
         None => FALLBACK_MAX_CONNECTIONS,
     }
@@ -317,7 +317,7 @@ pub async fn serve_with(
                     // Out of descriptors or buffers: wait for connections
                     // to close instead of spinning; other accept errors
                     // concern one connection only.
-                    if webcanon_client::os_limits::is_local_exhaustion(&err) {
+                    if webcanon_client::is_local_exhaustion(&err) {
                         tracing::warn!("cannot accept a connection: {err}; waiting 100 ms");
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }

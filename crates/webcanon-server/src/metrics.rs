@@ -13,6 +13,7 @@
 //! | `webcanon_robots_fetches_total` | counter | |
 //! | `webcanon_robots_store_errors_total` | counter | |
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
@@ -29,8 +30,6 @@ use prometheus_client::registry::Registry;
 use webcanon_client::Client;
 use webcanon_client::error::Error;
 use webcanon_core::policy::Verdict;
-
-use crate::AppState;
 
 /// The `Content-Type` of [`Metrics::encode`]'s output.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -145,8 +144,7 @@ impl Collector for CacheCollector {
 
 /// Middleware: counts every request by route, method and status, times it,
 /// and keeps the in-flight gauge.
-pub async fn track(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let metrics = state.metrics();
+pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
     let route = request.extensions().get::<MatchedPath>().map_or(UNMATCHED, MatchedPath::as_str).to_string();
     let method = method_label(request.method()).to_string();
     let started = Instant::now();

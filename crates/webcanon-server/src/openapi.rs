@@ -2,6 +2,9 @@
 
 use std::sync::OnceLock;
 
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
 
 /// The OpenAPI 3.1 document of every endpoint.
@@ -19,10 +22,19 @@ use utoipa::OpenApi;
         crate::handlers::audit,
         crate::handlers::healthz,
         crate::handlers::metrics,
-        crate::handlers::openapi,
+        openapi,
     )
 )]
 pub struct ApiDoc;
+
+/// This document.
+#[utoipa::path(
+    get, path = "/openapi.json", tag = "service",
+    responses((status = 200, description = "The OpenAPI document of the service", body = Object))
+)]
+pub(crate) async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], document_json()).into_response()
+}
 
 /// The document, serialised once.
 pub fn document_json() -> &'static str {
@@ -34,6 +46,58 @@ pub fn document_json() -> &'static str {
             &mut document,
             webcanon_client::json_schema::Dialect::OpenApi31,
         );
+        merge_flattened(&mut document);
         document.to_string()
     })
+}
+
+/// Writes each request schema made of a flattened struct (`allOf`: the
+/// struct's own object and the schemas of the structs it flattens in) as
+/// the one object serde reads: every property side by side, as a client
+/// sends them, and no other (every request type refuses unknown fields; an
+/// `allOf` of closed objects would accept no body at all). Code generators
+/// and validators then see the fields of
+/// [`FetchOverrides`](webcanon_client::FetchOverrides) as the request's
+/// own.
+fn merge_flattened(document: &mut Value) {
+    let Some(schemas) = document.pointer_mut("/components/schemas").and_then(Value::as_object_mut) else { return };
+    let snapshot = schemas.clone();
+    for schema in schemas.values_mut() {
+        let Some(parts) = schema.get("allOf").and_then(Value::as_array) else { continue };
+        let resolved: Option<Vec<&Map<String, Value>>> = parts
+            .iter()
+            .map(|part| match part.get("$ref").and_then(Value::as_str) {
+                Some(reference) => snapshot.get(reference.strip_prefix("#/components/schemas/")?)?.as_object(),
+                None => part.as_object(),
+            })
+            .collect();
+        let Some(resolved) = resolved.filter(|parts| parts.iter().all(|p| p.get("type") == Some(&json!("object"))))
+        else {
+            continue;
+        };
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for part in &resolved {
+            if let Some(own) = part.get("properties").and_then(Value::as_object) {
+                properties.extend(own.clone());
+            }
+            if let Some(own) = part.get("required").and_then(Value::as_array) {
+                required.extend(own.iter().cloned());
+            }
+        }
+        let mut merged = Map::new();
+        merged.insert("type".into(), json!("object"));
+        if let Some(description) = schema.get("description") {
+            merged.insert("description".into(), description.clone());
+        }
+        merged.insert("properties".into(), Value::Object(properties));
+        if !required.is_empty() {
+            merged.insert("required".into(), Value::Array(required));
+        }
+        // Every request type of the API refuses unknown fields
+        // (`deny_unknown_fields`), which utoipa leaves unsaid once a struct
+        // flattens another in.
+        merged.insert("additionalProperties".into(), json!(false));
+        *schema = Value::Object(merged);
+    }
 }

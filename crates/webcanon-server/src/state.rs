@@ -65,8 +65,8 @@ pub struct AppState {
 #[derive(Debug)]
 struct Inner {
     client: Client,
-    agents: Mutex<HashMap<String, Client>>,
-    metrics: Metrics,
+    agents: Mutex<HashMap<ProductToken, Client>>,
+    metrics: Arc<Metrics>,
     limits: Limits,
     permits: Arc<Semaphore>,
 }
@@ -74,7 +74,7 @@ struct Inner {
 impl AppState {
     /// The state around `client` (its agent is the default one) with `limits`.
     pub fn new(client: Client, limits: Limits) -> AppState {
-        let metrics = Metrics::new(&client);
+        let metrics = Arc::new(Metrics::new(&client));
         AppState {
             inner: Arc::new(Inner {
                 permits: Arc::new(Semaphore::new(limits.max_in_flight.max(1))),
@@ -96,6 +96,11 @@ impl AppState {
         &self.inner.metrics
     }
 
+    /// The metrics, shared with the middleware that counts every request.
+    pub(crate) fn shared_metrics(&self) -> Arc<Metrics> {
+        self.inner.metrics.clone()
+    }
+
     /// The limits.
     pub fn limits(&self) -> Limits {
         self.inner.limits
@@ -108,23 +113,23 @@ impl AppState {
 
     /// The client for `agent` (the default one for `None`), on the shared
     /// connections and caches; each agent's client is built once.
-    pub fn client_for(&self, agent: Option<&str>) -> Result<Client, ApiError> {
+    pub fn client_for(&self, agent: Option<&ProductToken>) -> Result<Client, ApiError> {
         let base = &self.inner.client;
-        let Some(agent) = agent.filter(|a| *a != base.agent()) else { return Ok(base.clone()) };
-        let token = ProductToken::new(agent).map_err(invalid_agent)?;
+        let Some(agent) = agent.filter(|a| *a != base.product_token()) else { return Ok(base.clone()) };
         let mut agents = self.inner.agents.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(client) = agents.get(agent) {
             return Ok(client.clone());
         }
-        let client = base.with_agent(&token, None).map_err(invalid_agent)?;
+        let client = base.with_agent(agent, None).map_err(invalid_agent)?;
         if agents.len() < MAX_KEPT_AGENTS {
-            agents.insert(agent.to_string(), client.clone());
+            agents.insert(agent.clone(), client.clone());
         }
         Ok(client)
     }
 }
 
-/// The answer to an agent that is not a product token.
+/// The answer to an agent whose client cannot be built (its `User-Agent`
+/// header cannot be written).
 fn invalid_agent(error: impl std::fmt::Display) -> ApiError {
     ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_AGENT, error.to_string())
 }

@@ -26,6 +26,147 @@ async fn site() -> TestServer {
     server
 }
 
+/// The override table every face shares: each row applied on the API
+/// gives the content the client gives for the same options, or the usage
+/// error the table names.
+#[tokio::test]
+async fn fetch_applies_the_shared_table_of_overrides() {
+    let table: Value = serde_json::from_str(webcanon_test::FETCH_OVERRIDES_TABLE).unwrap();
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    let path = table["path"].as_str().unwrap();
+    server.route(path, Route::html(200, table["page"].as_str().unwrap()));
+    let service = start().await;
+    let client = loopback_client().build().unwrap();
+    for row in table["rows"].as_array().unwrap() {
+        let overrides = &row["overrides"];
+        let mut request = json!({"url": server.url(path)});
+        request.as_object_mut().unwrap().extend(overrides.as_object().unwrap().clone());
+        let (status, body) = service.post("/v1/fetch", &request).await;
+        if let Some(error) = row["error"].as_str() {
+            assert_eq!(status, 422, "{overrides}: {body}");
+            assert_eq!(body["error"]["kind"], "usage", "{overrides}: {body}");
+            assert!(body["error"]["message"].as_str().unwrap().contains(error), "{overrides}: {body}");
+            continue;
+        }
+        assert_eq!(status, 200, "{overrides}: {body}");
+        let content = body["content"].as_str().unwrap();
+        for expected in row["contains"].as_array().unwrap() {
+            assert!(content.contains(expected.as_str().unwrap()), "{overrides}: {expected} in {content}");
+        }
+        for unexpected in row["absent"].as_array().unwrap() {
+            assert!(!content.contains(unexpected.as_str().unwrap()), "{overrides}: {unexpected} in {content}");
+        }
+        let parsed: webcanon_client::FetchOverrides = serde_json::from_value(overrides.clone()).unwrap();
+        let options = client.fetch_options().with(&parsed).unwrap();
+        let direct = client.fetch_with(&server.url(path), &options).await.unwrap();
+        assert_eq!(content, direct.content, "{overrides}: the API and the client apply it alike");
+    }
+}
+
+/// A bad `url` or `agent` is refused by the request's deserialization:
+/// the answer names the field, and nothing is requested for it.
+#[tokio::test]
+async fn a_bad_url_or_agent_is_refused_when_the_body_is_read() {
+    let server = site().await;
+    let service = start().await;
+    let page = server.url("/page");
+    let rows = [
+        (
+            "/v1/fetch",
+            json!({"url": "not a url"}),
+            "invalid_url",
+            "url: invalid URL `not a url`: relative URL without a base",
+        ),
+        (
+            "/v1/robots/check",
+            json!({"url": "ftp://example.com/x"}),
+            "invalid_url",
+            "url: invalid URL `ftp://example.com/x`: scheme `ftp`",
+        ),
+        ("/v1/audit", json!({"url": "/var/www"}), "invalid_url", "url: invalid URL `/var/www`"),
+        (
+            "/v1/fetch",
+            json!({"url": page, "agent": "GPT Bot"}),
+            "invalid_agent",
+            "agent: agent `GPT Bot` is not a product token",
+        ),
+        (
+            "/v1/robots/check",
+            json!({"url": page, "agent": "bigsur.ai"}),
+            "invalid_agent",
+            "agent: agent `bigsur.ai` is not a product token",
+        ),
+        (
+            "/v1/robots/eval",
+            json!({"urls": [page], "agent": ""}),
+            "invalid_agent",
+            "agent: agent `` is not a product token",
+        ),
+    ];
+    for (path, body, reason, message) in rows {
+        let (status, answer) = service.post(path, &body).await;
+        assert_eq!(status, 422, "{path} {body}: {answer}");
+        assert_eq!(answer["error"]["reason"], reason, "{path} {body}: {answer}");
+        let said = answer["error"]["message"].as_str().unwrap();
+        assert!(said.contains(message), "{path} {body}: expected `{message}` in `{said}`");
+    }
+    assert!(server.requests().is_empty(), "nothing requested: {:?}", server.requests());
+}
+
+/// The OpenAPI document's agent schema is the product token's, and a
+/// validator reading it accepts exactly the agents the service accepts.
+#[tokio::test]
+async fn the_published_agent_schema_accepts_what_the_service_accepts() {
+    let server = site().await;
+    let service = start().await;
+    let (_, _, text) = service.get_text("/openapi.json").await;
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let token = &doc["components"]["schemas"]["ProductToken"];
+    let pattern = regex::Regex::new(token["pattern"].as_str().unwrap()).unwrap();
+    let (min, max) = (token["minLength"].as_u64().unwrap() as usize, token["maxLength"].as_u64().unwrap() as usize);
+    for request in ["UrlRequest", "FetchRequest", "EvalRequest"] {
+        let agent = &doc["components"]["schemas"][request]["properties"]["agent"];
+        assert_eq!(agent["oneOf"][0]["$ref"], "#/components/schemas/ProductToken", "{request}: {agent}");
+    }
+    // The fetch request's own and flattened fields side by side, as serde reads them.
+    let fetch = &doc["components"]["schemas"]["FetchRequest"]["properties"];
+    for field in ["url", "agent", "max_bytes", "alternatives", "format", "links", "images", "render"] {
+        assert!(fetch[field].is_object(), "FetchRequest.{field}: {fetch}");
+    }
+    assert_eq!(
+        doc["components"]["schemas"]["FetchRequest"]["additionalProperties"], false,
+        "unknown fields are refused"
+    );
+    let long = "a".repeat(64);
+    let too_long = "a".repeat(65);
+    let agents = [
+        "GPTBot",
+        "Claude-User",
+        "my_bot2",
+        long.as_str(),
+        too_long.as_str(),
+        "",
+        "GPT Bot",
+        "GPTBot/1.0",
+        "bigsur.ai",
+        "é",
+    ];
+    for agent in agents {
+        let published = pattern.is_match(agent) && (min..=max).contains(&agent.chars().count());
+        let (status, body) =
+            service.post("/v1/robots/check", &json!({"url": server.url("/page"), "agent": agent})).await;
+        let accepted = status == 200;
+        assert_eq!(
+            published, accepted,
+            "{agent:?}: the schema says {published}, the service answered {status}: {body}"
+        );
+        if !accepted {
+            assert_eq!(body["error"]["reason"], "invalid_agent", "{agent:?}: {body}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn healthz_answers_ok_and_the_version() {
     let service = start().await;

@@ -17,6 +17,12 @@
 //! # }
 //! ```
 
+/// The one table of per-request fetch overrides every face is tested
+/// against (JSON: the page, its path, and rows of `overrides` with the
+/// `contains`/`absent` strings or the usage `error` expected); the Python
+/// tests read the same file.
+pub const FETCH_OVERRIDES_TABLE: &str = include_str!("../data/fetch_overrides.json");
+
 mod chromium;
 pub mod memory;
 pub mod pdf;

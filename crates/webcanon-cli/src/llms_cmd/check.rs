@@ -95,7 +95,8 @@ use crate::diagnostics::{Counts, Finding, markdown_lines, paint, use_color, writ
 use crate::error::CliError;
 use crate::input::read_all;
 
-use super::{CheckArgs, Plan, is_url, llms_url, load_remote};
+use super::args::CheckArgs;
+use super::plan::{Plan, is_url, llms_url, load_remote};
 
 /// How the text output paints an outcome.
 fn severity(outcome: Outcome) -> Severity {
@@ -397,7 +398,7 @@ fn check_url(args: CheckArgs) -> Result<ExitCode, CliError> {
             Ok(response) => response,
             Err(code) => return Ok(code),
         };
-        let base = Url::parse(&response.final_url).unwrap_or_else(|_| url.clone());
+        let base = Url::parse(&response.final_url).unwrap_or_else(|_| url.as_url().clone());
         let file = LlmsTxt::parse(&response.body);
         let plan = Plan::new(file.links(), Some(&base)).capped(args.cap);
         let results: Option<Vec<LinkCheck>> = if args.no_links {

@@ -47,9 +47,10 @@ use webcanon_core::llms::{LinkRef, LlmsTxt};
 
 use crate::client_args::{EXIT_FETCH, runtime};
 use crate::error::CliError;
-use webcanon_client::polite::{MAX_IN_FLIGHT, run_polite};
+use webcanon_client::{MAX_IN_FLIGHT, run_polite};
 
-use super::{FullArgs, Plan, llms_url, load_remote};
+use super::args::FullArgs;
+use super::plan::{Plan, llms_url, load_remote};
 
 #[derive(Serialize)]
 struct FullJson<'a> {
@@ -97,7 +98,7 @@ pub(super) fn full(args: FullArgs) -> Result<ExitCode, CliError> {
             Err(code) => return Ok(code),
         };
         let source = response.final_url.clone();
-        let base = Url::parse(&source).unwrap_or_else(|_| url.clone());
+        let base = Url::parse(&source).unwrap_or_else(|_| url.as_url().clone());
         let file = LlmsTxt::parse(&response.body);
         let all: Vec<LinkRef<'_>> = file.links().collect();
         let skipped_optional = if args.optional { 0 } else { all.iter().filter(|l| l.optional).count() };
@@ -185,7 +186,7 @@ async fn fetch_pages(client: &Client, urls: &[Url]) -> Vec<Result<FetchResult, E
     };
     let results = run_polite(urls, MAX_IN_FLIGHT, on_done, move |page| {
         let client = client.clone();
-        async move { client.fetch(page.as_str()).await }
+        async move { client.fetch(&page).await }
     })
     .await;
     bar.finish_and_clear();

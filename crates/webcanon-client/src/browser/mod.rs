@@ -29,6 +29,7 @@
 mod auto;
 mod cdp;
 mod launch;
+pub(crate) mod mode;
 mod page;
 mod process;
 
@@ -39,77 +40,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use self::auto::{AUTO_MAX_TEXT_CHARS, AUTO_MIN_SCRIPTS, count_scripts, main_text_chars, wants_render};
+pub use self::mode::{RenderMode, UnknownRenderMode};
 pub(crate) use self::page::{MainDocument, Rendered};
 use crate::client::Client;
-
-/// Whether [`Client::fetch`](crate::Client::fetch) renders an HTML page in
-/// the browser.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RenderMode {
-    /// Never (the default).
-    #[default]
-    Off,
-    /// Every HTML page (`--render`, `render: true`).
-    On,
-    /// Only a page whose fetched HTML has little main text but scripts
-    /// (see [`wants_render`]).
-    Auto,
-}
-
-impl RenderMode {
-    /// The spellings, as every face takes them.
-    pub const SPELLINGS: &'static [&'static str] = &["off", "on", "auto"];
-
-    /// The spelling (`off`, `on`, `auto`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RenderMode::Off => "off",
-            RenderMode::On => "on",
-            RenderMode::Auto => "auto",
-        }
-    }
-}
-
-impl From<bool> for RenderMode {
-    fn from(yes: bool) -> RenderMode {
-        if yes { RenderMode::On } else { RenderMode::Off }
-    }
-}
-
-/// A render mode that is not one of the spellings.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown render mode `{0}`, expected `on`, `off`, `auto`, `true` or `false`")]
-pub struct UnknownRenderMode(pub String);
-
-impl std::str::FromStr for RenderMode {
-    type Err = UnknownRenderMode;
-
-    fn from_str(given: &str) -> Result<RenderMode, UnknownRenderMode> {
-        match given {
-            "off" | "false" => Ok(RenderMode::Off),
-            "on" | "true" => Ok(RenderMode::On),
-            "auto" => Ok(RenderMode::Auto),
-            _ => Err(UnknownRenderMode(given.to_string())),
-        }
-    }
-}
-
-/// `true`, `false`, or one of the spellings.
-impl<'de> serde::Deserialize<'de> for RenderMode {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RenderMode, D::Error> {
-        #[derive(serde::Deserialize)]
-        #[serde(untagged)]
-        enum Given {
-            Bool(bool),
-            Text(String),
-        }
-        match Given::deserialize(deserializer)? {
-            Given::Bool(yes) => Ok(yes.into()),
-            Given::Text(text) => text.parse().map_err(serde::de::Error::custom),
-        }
-    }
-}
 
 /// The bounds of rendering: pages at once, and each page's wall time,
 /// requests and bytes.
@@ -147,6 +80,7 @@ impl Default for RenderLimits {
 /// A request of the page that webcanon refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct RefusedRequest {
     /// The URL asked for (for a worker or window, the URL it was to load).
     pub url: String,
@@ -162,6 +96,7 @@ pub struct RefusedRequest {
 /// decided.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct RenderReport {
     /// Requests fetched for the page by webcanon (the main document not
     /// counted), failures of the site included.

@@ -27,6 +27,7 @@ use crate::warning::Warning;
 /// Where the hint for an alternative came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum AlternativeSource {
@@ -189,21 +190,19 @@ impl Client {
 
     /// Tries `candidate`: its answer when it is usable Markdown, otherwise
     /// why not.
-    pub(super) async fn try_candidate(&self, candidate: &Candidate) -> (Alternative, Option<Taken>) {
-        let (answer, redirects, warnings) = match self
-            .fetch_strict(&candidate.url, page::ACCEPT_MARKDOWN_FIRST, self.inner.max_bytes, Pace::Paced)
-            .await
-        {
-            Ok(taken) => taken,
-            Err(err) => {
-                let reason = match &err {
-                    Error::Policy(_) => SkipReason::Robots,
-                    Error::Ssrf(_) => SkipReason::Ssrf,
-                    _ => SkipReason::FetchError,
-                };
-                return (candidate.outcome(Some((reason, err.to_string()))), None);
-            }
-        };
+    pub(super) async fn try_candidate(&self, candidate: &Candidate, max_bytes: usize) -> (Alternative, Option<Taken>) {
+        let (answer, redirects, warnings) =
+            match self.fetch_strict(&candidate.url, page::ACCEPT_MARKDOWN_FIRST, max_bytes, Pace::Paced).await {
+                Ok(taken) => taken,
+                Err(err) => {
+                    let reason = match &err {
+                        Error::Policy(_) => SkipReason::Robots,
+                        Error::Ssrf(_) => SkipReason::Ssrf,
+                        _ => SkipReason::FetchError,
+                    };
+                    return (candidate.outcome(Some((reason, err.to_string()))), None);
+                }
+            };
         if answer.status >= 400 {
             let detail = format!("{} answered HTTP {}", answer.url, answer.status);
             return (candidate.outcome(Some((SkipReason::HttpStatus, detail))), None);

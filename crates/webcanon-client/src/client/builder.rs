@@ -14,6 +14,7 @@ use crate::agent::ProductToken;
 use crate::bot_auth::{RequestSigner, SignatureAgentForm, SigningKey};
 use crate::browser::{RenderLimits, RenderMode, Renderer};
 use crate::clock::Clock;
+use crate::fetch_options::FetchOptions;
 use crate::http::{Http, Pacing};
 use crate::llms_hint::LlmsCache;
 use crate::markdown::ContentShape;
@@ -24,44 +25,10 @@ use crate::rsl_cache::RslCache;
 use crate::ssrf::{NameLookup, SsrfGuard, SsrfPolicy};
 use crate::store::{MemoryStore, RobotsStore, SqliteStore};
 
-/// What [`Client::fetch`] does with a page, chosen per client or per
-/// request ([`Client::with_fetch_options`]): the one set of fetch options
-/// every face (CLI flags, HTTP request fields, MCP tool arguments, Python
-/// keywords) fills in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FetchOptions {
-    /// The page body limit in bytes, after decompression.
-    pub max_bytes: usize,
-    /// Whether to look for a Markdown alternative of the page.
-    pub alternatives: bool,
-    /// The shape of the content.
-    pub shape: ContentShape,
-    /// Whether HTML pages are rendered in the browser.
-    pub render: RenderMode,
-    /// The use declared for the content (RSL 1.0 usage): the site's RSL
-    /// license is read and its terms for this use become warnings. `None`
-    /// takes the agent's registry category's use, if it has one.
-    pub purpose: Option<Usage>,
-}
-
-impl Default for FetchOptions {
-    fn default() -> FetchOptions {
-        FetchOptions {
-            max_bytes: DEFAULT_MAX_BYTES,
-            alternatives: true,
-            shape: ContentShape::default(),
-            render: RenderMode::Off,
-            purpose: None,
-        }
-    }
-}
-
 /// The product token used when the caller names none.
 pub const DEFAULT_AGENT: &str = "webcanon";
 /// The default time limit for each request.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
-/// The default body limit, counted after decompression.
-pub const DEFAULT_MAX_BYTES: usize = 10 * 1024 * 1024;
 /// The default number of page redirects followed.
 pub const DEFAULT_MAX_REDIRECTS: usize = 10;
 
@@ -101,13 +68,11 @@ pub struct ClientBuilder {
     user_agent: Option<String>,
     mode: RobotsMode,
     timeout: Duration,
-    max_bytes: usize,
     max_redirects: usize,
     cache: CacheSetting,
     cache_config: RobotsCacheConfig,
     auth_disallows: bool,
-    alternatives: bool,
-    shape: ContentShape,
+    fetch: FetchOptions,
     ssrf: SsrfPolicy,
     name_lookup: Option<Arc<dyn NameLookup>>,
     pacing: PacingConfig,
@@ -115,8 +80,6 @@ pub struct ClientBuilder {
     proxy: Option<url::Url>,
     signing: Signing,
     signature_agent_form: SignatureAgentForm,
-    render: RenderMode,
-    purpose: Option<Usage>,
     chromium: Option<PathBuf>,
     render_limits: RenderLimits,
     pdf_worker: Option<PdfWorker>,
@@ -142,13 +105,11 @@ impl Default for ClientBuilder {
             user_agent: None,
             mode: RobotsMode::Respect,
             timeout: DEFAULT_TIMEOUT,
-            max_bytes: DEFAULT_MAX_BYTES,
             max_redirects: DEFAULT_MAX_REDIRECTS,
             cache: CacheSetting::Memory,
             cache_config: RobotsCacheConfig::default(),
             auth_disallows: false,
-            alternatives: true,
-            shape: ContentShape::default(),
+            fetch: FetchOptions::default(),
             ssrf: SsrfPolicy::default(),
             name_lookup: None,
             pacing: PacingConfig::default(),
@@ -156,8 +117,6 @@ impl Default for ClientBuilder {
             proxy: None,
             signing: Signing::Off,
             signature_agent_form: SignatureAgentForm::default(),
-            render: RenderMode::Off,
-            purpose: None,
             chromium: None,
             render_limits: RenderLimits::default(),
             pdf_worker: None,
@@ -193,7 +152,7 @@ impl ClientBuilder {
 
     /// The page body limit, counted after decompression.
     pub fn max_bytes(mut self, max_bytes: usize) -> Self {
-        self.max_bytes = max_bytes;
+        self.fetch.max_bytes = max_bytes;
         self
     }
 
@@ -249,7 +208,7 @@ impl ClientBuilder {
     /// page (llms.txt, `rel="alternate" type="text/markdown"`, `Accept:
     /// text/markdown`). On by default.
     pub fn alternatives(mut self, yes: bool) -> Self {
-        self.alternatives = yes;
+        self.fetch.alternatives = yes;
         self
     }
 
@@ -257,14 +216,14 @@ impl ClientBuilder {
     /// images (default: Markdown, links as numbered references, no images;
     /// see [`ContentShape`]).
     pub fn content_shape(mut self, shape: ContentShape) -> Self {
-        self.shape = shape;
+        self.fetch.shape = shape;
         self
     }
 
     /// Whether [`Client::fetch`] renders HTML pages in headless Chromium
     /// (default: off; see [`browser`](crate::browser)).
     pub fn render(mut self, mode: RenderMode) -> Self {
-        self.render = mode;
+        self.fetch.render = mode;
         self
     }
 
@@ -276,7 +235,7 @@ impl ClientBuilder {
     /// ([`Category::rsl_usage`](webcanon_core::agents::Category::rsl_usage)):
     /// `GPTBot` declares `ai-train`.
     pub fn purpose(mut self, purpose: Option<Usage>) -> Self {
-        self.purpose = purpose;
+        self.fetch.purpose = purpose;
         self
     }
 
@@ -297,11 +256,7 @@ impl ClientBuilder {
 
     /// The options of [`Client::fetch`] at once.
     pub fn fetch_options(self, options: FetchOptions) -> Self {
-        self.max_bytes(options.max_bytes)
-            .alternatives(options.alternatives)
-            .content_shape(options.shape)
-            .render(options.render)
-            .purpose(options.purpose)
+        Self { fetch: options, ..self }
     }
 
     /// The SSRF policy (private networks allowed, resolve overrides).
@@ -320,7 +275,7 @@ impl ClientBuilder {
     }
 
     /// The least time between two requests to one host (default: none;
-    /// see [`pacing`](crate::pacing)). Shared across processes with
+    /// see [`PacingConfig`](crate::PacingConfig)). Shared across processes with
     /// `CacheSetting::Redis`.
     pub fn min_interval(mut self, interval: Duration) -> Self {
         self.pacing.min_interval = interval;
@@ -457,14 +412,10 @@ impl ClientBuilder {
                     self.clock,
                 )),
                 explicit_user_agent: self.user_agent,
-                alternatives: self.alternatives,
-                shape: self.shape,
-                render: self.render,
-                purpose: self.purpose,
+                fetch: self.fetch,
                 renderer: Arc::new(Renderer::new(self.chromium, self.render_limits)),
                 agent,
                 mode: self.mode,
-                max_bytes: self.max_bytes,
                 max_redirects: self.max_redirects,
                 auth_disallows: self.auth_disallows,
                 pdf_worker: self.pdf_worker.map(Arc::new),

@@ -34,13 +34,20 @@ impl Client {
     /// ([`Category::rsl_usage`](webcanon_core::agents::Category::rsl_usage)),
     /// or `None` (then no RSL license is read).
     pub fn purpose(&self) -> Option<Usage> {
-        self.inner.purpose.or_else(|| registry().get(self.agent()).and_then(|a| a.category.rsl_usage()))
+        self.declared_use(self.inner.fetch.purpose)
     }
 
-    /// The warnings of the RSL license that covers `page` for the declared
-    /// use; `named` are the documents the page itself names.
-    pub(super) async fn license_warnings(&self, page: &Url, named: &[Url]) -> Vec<Warning> {
-        let Some(purpose) = self.purpose() else { return Vec::new() };
+    /// The use declared for a fetch whose options name `purpose`: that
+    /// one, or else the agent's registry category's.
+    fn declared_use(&self, purpose: Option<Usage>) -> Option<Usage> {
+        purpose.or_else(|| registry().get(self.agent()).and_then(|a| a.category.rsl_usage()))
+    }
+
+    /// The warnings of the RSL license that covers `page` for the use a
+    /// fetch declares (`purpose`, else the agent's category's); `named` are
+    /// the documents the page itself names.
+    pub(super) async fn license_warnings(&self, page: &Url, named: &[Url], purpose: Option<Usage>) -> Vec<Warning> {
+        let Some(purpose) = self.declared_use(purpose) else { return Vec::new() };
         let mut locations = named.to_vec();
         for location in self.robots_licenses(page).await {
             if !locations.contains(&location) {

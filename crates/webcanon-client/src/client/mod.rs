@@ -11,20 +11,19 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 use webcanon_core::policy::{PolicyError, RobotsEvidence, RobotsMode};
-use webcanon_core::rsl::Usage;
 
 use self::alternative::{Admission, Candidate, Taken};
 pub use self::alternative::{Alternative, AlternativeSource, SkipReason};
 pub use self::batch::{CHECK_MANY_ORIGINS_AT_ONCE, CheckOutcome};
 use self::builder::user_agent_header;
 pub use self::builder::{
-    BuildError, CacheSetting, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT,
-    FetchOptions,
+    BuildError, CacheSetting, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT,
 };
 pub use self::results::{FetchResult, RawResponse, RedirectHop, RobotsCheck, Timings};
 use crate::agent::ProductToken;
 use crate::browser::{MainDocument, RenderMode, RenderReport, Renderer};
 use crate::error::{Error, FetchError};
+use crate::fetch_options::FetchOptions;
 use crate::http::{Answer, Http, Pace, Pacing};
 use crate::llms_hint::LlmsCache;
 use crate::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
@@ -34,6 +33,7 @@ use crate::robots_fetch::{fetch_robots, robots_url};
 use crate::rsl_cache::RslCache;
 use crate::store::StoreHealth;
 use crate::warning::{Warning, WarningCode, WarningSource};
+use crate::web_url::IntoWebUrl;
 
 /// Fetches pages for LLM agents: robots.txt evaluated before every request
 /// (redirect hops included), the SSRF guard on every address, content as
@@ -53,16 +53,12 @@ struct Inner {
     licenses: Arc<RslCache>,
     /// The `User-Agent` set on the builder, kept by [`Client::with_agent`].
     explicit_user_agent: Option<String>,
-    alternatives: bool,
-    shape: ContentShape,
-    render: RenderMode,
-    /// The declared use (RSL usage); `None` takes the registry's.
-    purpose: Option<Usage>,
+    /// What [`Client::fetch`] does with a page.
+    fetch: FetchOptions,
     /// The browser, shared by every client derived from this one.
     renderer: Arc<Renderer>,
     agent: ProductToken,
     mode: RobotsMode,
-    max_bytes: usize,
     max_redirects: usize,
     auth_disallows: bool,
     /// Where PDFs are read: a worker process, or this one.
@@ -137,14 +133,10 @@ impl Client {
                 llms: inner.llms.clone(),
                 licenses: inner.licenses.clone(),
                 explicit_user_agent: explicit,
-                alternatives: inner.alternatives,
-                shape: inner.shape,
-                render: inner.render,
-                purpose: inner.purpose,
+                fetch: inner.fetch,
                 renderer: inner.renderer.clone(),
                 agent: agent.clone(),
                 mode: inner.mode,
-                max_bytes: inner.max_bytes,
                 max_redirects: inner.max_redirects,
                 auth_disallows: inner.auth_disallows,
                 pdf_worker: inner.pdf_worker.clone(),
@@ -152,52 +144,11 @@ impl Client {
         })
     }
 
-    /// A client on the same connections and caches whose [`Client::fetch`]
-    /// uses `options`: what the HTTP API and the MCP server take per
-    /// request.
-    pub fn with_fetch_options(&self, options: FetchOptions) -> Client {
-        let inner = &self.inner;
-        Client {
-            inner: Arc::new(Inner {
-                http: inner.http.clone(),
-                cache: inner.cache.clone(),
-                llms: inner.llms.clone(),
-                licenses: inner.licenses.clone(),
-                explicit_user_agent: inner.explicit_user_agent.clone(),
-                alternatives: options.alternatives,
-                shape: options.shape,
-                render: options.render,
-                purpose: options.purpose,
-                renderer: inner.renderer.clone(),
-                agent: inner.agent.clone(),
-                mode: inner.mode,
-                max_bytes: options.max_bytes,
-                max_redirects: inner.max_redirects,
-                auth_disallows: inner.auth_disallows,
-                pdf_worker: inner.pdf_worker.clone(),
-            }),
-        }
-    }
-
-    /// The options of [`Client::fetch`].
-    pub fn fetch_options(&self) -> FetchOptions {
-        FetchOptions {
-            max_bytes: self.inner.max_bytes,
-            alternatives: self.inner.alternatives,
-            shape: self.inner.shape,
-            render: self.inner.render,
-            purpose: self.inner.purpose,
-        }
-    }
-
-    /// The page body limit of [`Client::fetch`], in bytes after decompression.
-    pub fn max_bytes(&self) -> usize {
-        self.inner.max_bytes
-    }
-
-    /// Whether [`Client::fetch`] looks for Markdown alternatives.
-    pub fn alternatives(&self) -> bool {
-        self.inner.alternatives
+    /// The options of [`Client::fetch`]: what a request's
+    /// [`FetchOverrides`](crate::FetchOverrides) apply to
+    /// ([`FetchOptions::with`]).
+    pub fn fetch_options(&self) -> &FetchOptions {
+        &self.inner.fetch
     }
 
     /// The robots mode.
@@ -217,14 +168,14 @@ impl Client {
         self.inner.cache.store_health()
     }
 
-    fn parse_url(input: &str) -> Result<Url, Error> {
-        crate::web_url::parse(input).map_err(|e| Error::InvalidUrl { url: input.to_string(), reason: e.to_string() })
+    fn parse_url(input: impl IntoWebUrl) -> Result<Url, Error> {
+        Ok(input.into_web_url()?.into_url())
     }
 
     /// The robots verdict for `url` and this client's agent, with its
     /// evidence and warnings, without fetching the page. robots.txt is
     /// loaded through the cache; the SSRF guard applies to it.
-    pub async fn check(&self, url: &str) -> Result<RobotsCheck, Error> {
+    pub async fn check(&self, url: impl IntoWebUrl) -> Result<RobotsCheck, Error> {
         let url = Self::parse_url(url)?;
         self.vet(&url).await?;
         let (robots, warnings) = self.robots_for(&url).await?;
@@ -255,7 +206,7 @@ impl Client {
     /// (status, availability, body) and parsed rules, `Sitemap:` lines
     /// included. Under [`RobotsMode::Ignore`] it is still loaded, since the
     /// caller asked for the file itself.
-    pub async fn robots_txt(&self, url: &str) -> Result<Arc<CachedRobots>, Error> {
+    pub async fn robots_txt(&self, url: impl IntoWebUrl) -> Result<Arc<CachedRobots>, Error> {
         let url = Self::parse_url(url)?;
         self.vet(&url).await?;
         let inner = &self.inner;
@@ -276,9 +227,9 @@ impl Client {
     /// byte past the parser's limit, so an over-long file shows as one. The
     /// answer is raw (an HTTP error status included), for the caller to
     /// parse with [`LlmsTxt`](webcanon_core::llms::LlmsTxt).
-    pub async fn llms_txt(&self, url: &str) -> Result<RawResponse, Error> {
+    pub async fn llms_txt(&self, url: impl IntoWebUrl) -> Result<RawResponse, Error> {
         let file = crate::llms_hint::llms_txt_url(&Self::parse_url(url)?);
-        self.get(file.as_str(), crate::llms_hint::LLMS_ACCEPT, webcanon_core::llms::MAX_PARSE_BYTES + 1).await
+        self.get(&file, crate::llms_hint::LLMS_ACCEPT, webcanon_core::llms::MAX_PARSE_BYTES + 1).await
     }
 
     /// One guarded GET without conversion: the URL vetted by the SSRF guard
@@ -287,7 +238,7 @@ impl Client {
     /// with every hop vetted and admitted, the body read up to `max_bytes`
     /// (after decompression). An HTTP error status is an answer, not an
     /// error: the caller decides what it means.
-    pub async fn get(&self, url: &str, accept: &str, max_bytes: usize) -> Result<RawResponse, Error> {
+    pub async fn get(&self, url: impl IntoWebUrl, accept: &str, max_bytes: usize) -> Result<RawResponse, Error> {
         let requested = Self::parse_url(url)?;
         self.vet(&requested).await?;
         let (robots, mut warnings) = self.admit_as(&requested, Admission::Mode).await?;
@@ -371,17 +322,45 @@ impl Client {
     /// type="text/markdown"`, or its llms.txt with `rel="describedby"`) has
     /// that copy tried next; HTML is converted to Markdown; usage signals
     /// become warnings. [`FetchResult::alternatives`] says what was tried.
-    pub async fn fetch(&self, url: &str) -> Result<FetchResult, Error> {
+    ///
+    /// The client's own [`FetchOptions`] apply; [`Client::fetch_with`]
+    /// takes a request's.
+    pub async fn fetch(&self, url: impl IntoWebUrl) -> Result<FetchResult, Error> {
+        self.fetch_with(url, &self.inner.fetch).await
+    }
+
+    /// [`Client::fetch`] under `options` instead of the client's own: what
+    /// a face does with a request's overrides, applied by
+    /// [`FetchOptions::with`] to [`Client::fetch_options`].
+    ///
+    /// The options are one value passed by reference, not a request
+    /// builder in reqwest's style: faces receive them whole, deserialised
+    /// from a request, so a builder would only add a second way to name
+    /// each option (and a type per option set) without checking anything
+    /// more.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use webcanon_client::{Client, FetchOverrides};
+    ///
+    /// let client = Client::builder().build()?;
+    /// let overrides: FetchOverrides = serde_json::from_str(r#"{"format": "text"}"#)?;
+    /// let options = client.fetch_options().with(&overrides)?;
+    /// let page = client.fetch_with("https://example.com/", &options).await?;
+    /// println!("{}", page.content);
+    /// # Ok(()) }
+    /// ```
+    pub async fn fetch_with(&self, url: impl IntoWebUrl, options: &FetchOptions) -> Result<FetchResult, Error> {
         let started = Instant::now();
         let requested = Self::parse_url(url)?;
         self.vet(&requested).await?;
         let (robots, mut warnings) = self.admit_as(&requested, Admission::Mode).await?;
         let robots_done = Instant::now();
-        let hints = self.inner.alternatives && !names_markdown(&requested);
+        let hints = options.alternatives && !names_markdown(&requested);
         let mut alternatives = Vec::new();
         let mut taken = None;
         if hints && let Some(candidate) = self.llms_candidate(&requested).await {
-            let (outcome, answer) = self.try_candidate(&candidate).await;
+            let (outcome, answer) = self.try_candidate(&candidate, options.max_bytes).await;
             alternatives.push(outcome);
             taken = answer;
         }
@@ -405,7 +384,7 @@ impl Client {
             None => {
                 let accept = if hints { page::ACCEPT_MARKDOWN_FIRST } else { page::ACCEPT };
                 let (answer, redirects) = self
-                    .follow(&requested, accept, self.inner.max_bytes, Admission::Mode, Pace::Paced, &mut warnings)
+                    .follow(&requested, accept, options.max_bytes, Admission::Mode, Pace::Paced, &mut warnings)
                     .await?;
                 (answer, redirects, requested.to_string())
             }
@@ -431,7 +410,7 @@ impl Client {
                     llms_txt: None,
                 });
             } else if let Some(candidate) = self.page_candidate(&page, &requested).await {
-                let (outcome, alternative) = self.try_candidate(&candidate).await;
+                let (outcome, alternative) = self.try_candidate(&candidate, options.max_bytes).await;
                 alternatives.push(outcome);
                 if let Some(Taken { answer: md, redirects: md_redirects, warnings: md_warnings }) = alternative {
                     let md_page = page::convert(&md, &self.inner.agent, self.inner.pdf_worker.as_deref())
@@ -451,7 +430,7 @@ impl Client {
         let used_alternative = alternatives.iter().any(|a| a.used);
         let mut render = None;
         let mut rendered = false;
-        if !used_alternative && page.html && self.wants_render(&answer, &page) {
+        if !used_alternative && page.html && self.wants_render(options.render, &answer, &page) {
             let (report, rendered_page, render_warnings) = self.render(&answer).await?;
             if let Some(rendered_page) = rendered_page {
                 // The page's own signals (headers, the fetched <head>) still
@@ -468,12 +447,12 @@ impl Client {
             warnings.push(Warning::new(
                 WarningCode::BodyTruncated,
                 crate::warning::WarningSource::Fetch,
-                format!("the body was longer than {} bytes and was cut there", self.inner.max_bytes),
+                format!("the body was longer than {} bytes and was cut there", options.max_bytes),
             ));
         }
         merge_warnings(&mut warnings, page.warnings);
         let license_links = page.licenses;
-        merge_warnings(&mut warnings, self.license_warnings(&answer.url, &license_links).await);
+        merge_warnings(&mut warnings, self.license_warnings(&answer.url, &license_links, options.purpose).await);
         let done = Instant::now();
         let alternative = alternatives.iter().find(|a| a.used).or(alternatives.first()).cloned();
         Ok(FetchResult {
@@ -484,7 +463,7 @@ impl Client {
             content_type: answer.header("content-type").map(str::to_string),
             title: page.title,
             canonical_url: page.canonical_url,
-            content: if page.markdown { self.inner.shape.apply(&page.content) } else { page.content },
+            content: if page.markdown { options.shape.apply(&page.content) } else { page.content },
             pdf: page.pdf,
             robots,
             alternative,
@@ -502,11 +481,12 @@ impl Client {
         })
     }
 
-    /// Whether this fetch renders `answer` (an HTML page): always under
-    /// [`RenderMode::On`], by [`wants_render`](crate::browser::wants_render)
-    /// under [`RenderMode::Auto`].
-    fn wants_render(&self, answer: &Answer, page: &page::Page) -> bool {
-        match self.inner.render {
+    /// Whether a fetch under `mode` renders `answer` (an HTML page): always
+    /// under [`RenderMode::On`], by
+    /// [`wants_render`](crate::browser::wants_render) under
+    /// [`RenderMode::Auto`].
+    fn wants_render(&self, mode: RenderMode, answer: &Answer, page: &page::Page) -> bool {
+        match mode {
             RenderMode::Off => false,
             RenderMode::On => true,
             RenderMode::Auto => {

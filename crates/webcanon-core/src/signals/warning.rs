@@ -10,6 +10,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct UsageWarning {
     /// What the warning is about.
     pub code: WarningCode,
@@ -36,6 +37,7 @@ macro_rules! spelled_enum {
         #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
         #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
         #[non_exhaustive]
         pub enum $name {
             $($(#[$vmeta])* $variant,)+

@@ -8,7 +8,9 @@ use std::fmt::Write;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use webcanon_audit::{Report, Site};
+use webcanon_client::agent::ProductToken;
 use webcanon_client::error::code;
+use webcanon_client::web_url::WebUrl;
 
 use super::{Answer, Shared, parse_http_url};
 use crate::Initiator;
@@ -23,23 +25,21 @@ const TOP_FINDINGS: usize = 10;
 #[serde(deny_unknown_fields)]
 pub(crate) struct AuditArgs {
     /// Any http(s) URL of the site: its origin is audited.
-    pub url: String,
+    pub url: WebUrl,
     /// The robots.txt product token to audit for (e.g. `GPTBot`); omit it for the server's own agent.
-    #[serde(default)]
-    #[schemars(pattern(webcanon_client::agent::AGENT_TOKEN_PATTERN))]
-    pub agent: Option<String>,
+    #[serde(default, deserialize_with = "crate::arguments::optional_agent")]
+    pub agent: Option<ProductToken>,
 }
 
 /// Runs the `audit_site` tool.
 pub(crate) async fn run(shared: &Shared, args: AuditArgs) -> Result<Answer, Failure> {
-    let url = parse_http_url(&args.url)?;
-    let origin = url.origin().ascii_serialization();
+    let origin = args.url.origin().ascii_serialization();
     let origin_url = parse_http_url(&origin)?;
-    let client = shared.client_for(args.agent.as_deref(), Initiator::Autonomous)?;
+    let client = shared.client_for(args.agent.as_ref(), Initiator::Autonomous)?;
     let agent = client.agent().to_string();
     // Vets the origin first, so that an address the SSRF guard refuses is a
     // refusal rather than an audit full of unreadable resources.
-    client.check(origin_url.as_str()).await.map_err(|e| Failure::from_client(&e, &origin, &agent))?;
+    client.check(&origin_url).await.map_err(|e| Failure::from_client(&e, &origin, &agent))?;
     let site = Site::origin(origin_url, client);
     let report = webcanon_audit::audit_off_runtime(site, &agent).await.map_err(|err| {
         let text = format!("Audit failed: {err}. Nothing was scored.");

@@ -5,11 +5,12 @@ use std::fmt::Write;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use url::Url;
+use webcanon_client::agent::ProductToken;
 use webcanon_core::llms::{Link, LlmsTxt, Severity};
 
 use super::{Answer, Shared, parse_http_url};
 use crate::Initiator;
-use crate::output::{DiagnosticCounts, LinkOutput, LlmsOutput, RobotsOutput, SectionOutput};
+use crate::output::{DiagnosticCounts, LinkOutput, LlmsOutput, SectionOutput};
 use crate::refusal::Failure;
 use crate::text::robots_lines;
 
@@ -20,15 +21,14 @@ pub(crate) struct LlmsArgs {
     /// Any http(s) URL of the site (its origin's `/llms.txt` is read), or the full URL of an llms.txt file.
     pub url: String,
     /// The robots.txt product token to fetch as (e.g. `GPTBot`); omit it for the server's own agent.
-    #[serde(default)]
-    #[schemars(pattern(webcanon_client::agent::AGENT_TOKEN_PATTERN))]
-    pub agent: Option<String>,
+    #[serde(default, deserialize_with = "crate::arguments::optional_agent")]
+    pub agent: Option<ProductToken>,
 }
 
 /// The llms.txt URL for a `url` argument, by the client's one rule
-/// ([`webcanon_client::llms_hint::llms_txt_url`]).
+/// ([`webcanon_client::llms_txt_url`]).
 pub(crate) fn llms_url(input: &str) -> Result<Url, Failure> {
-    Ok(webcanon_client::llms_hint::llms_txt_url(&parse_http_url(input)?))
+    Ok(webcanon_client::llms_txt_url(&parse_http_url(input)?))
 }
 
 fn link_output(base: Option<&Url>, link: &Link) -> LinkOutput {
@@ -39,7 +39,7 @@ fn link_output(base: Option<&Url>, link: &Link) -> LinkOutput {
 /// Runs the `llms_txt` tool.
 pub(crate) async fn run(shared: &Shared, args: LlmsArgs) -> Result<Answer, Failure> {
     let url = llms_url(&args.url)?;
-    let client = shared.client_for(args.agent.as_deref(), Initiator::Autonomous)?;
+    let client = shared.client_for(args.agent.as_ref(), Initiator::Autonomous)?;
     let response =
         client.llms_txt(url.as_str()).await.map_err(|e| Failure::from_client(&e, url.as_str(), client.agent()))?;
     if !response.is_success() {
@@ -75,7 +75,7 @@ pub(crate) async fn run(shared: &Shared, args: LlmsArgs) -> Result<Answer, Failu
             errors: count(Severity::Error),
             warnings: count(Severity::Warning),
         },
-        robots: RobotsOutput::from(&response.robots),
+        robots: response.robots.clone(),
     };
     Ok(Answer::new(header(&output), Some(body(&output)), &output))
 }

@@ -65,20 +65,19 @@ impl Shared {
     }
 
     /// The client for a call: the server's own agent when `agent` is absent
-    /// or blank, else that product token (same caches and connections),
+    /// (a blank one reads as absent: [`optional_agent`](crate::arguments::optional_agent)),
+    /// else that product token (same caches and connections),
     /// with the `User-Agent` of `initiator`.
-    pub fn client_for(&self, agent: Option<&str>, initiator: Initiator) -> Result<Client, Failure> {
-        match agent.map(str::trim).filter(|a| !a.is_empty()) {
+    pub fn client_for(&self, agent: Option<&ProductToken>, initiator: Initiator) -> Result<Client, Failure> {
+        match agent {
             None => Ok(match initiator {
                 Initiator::Autonomous => self.autonomous.clone(),
                 Initiator::UserInitiated => self.user_initiated.clone(),
             }),
-            Some(token) => {
-                let token = ProductToken::new(token).map_err(|e| Failure::usage(e.to_string(), None))?;
-                self.base
-                    .with_agent(&token, Some(&self.identity.user_agent(&token, initiator)))
-                    .map_err(|e| Failure::usage(e.to_string(), None))
-            }
+            Some(token) => self
+                .base
+                .with_agent(token, Some(&self.identity.user_agent(token, initiator)))
+                .map_err(|e| Failure::usage(e.to_string(), None)),
         }
     }
 

@@ -12,7 +12,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use webcanon_client::Client;
+use webcanon_client::agent::ProductToken;
 use webcanon_client::sitemap_discovery::{DiscoveryConfig, DiscoveryEnd, DiscoveryEvent};
+use webcanon_client::web_url::WebUrl;
 
 use super::{Answer, Shared};
 use crate::Initiator;
@@ -35,11 +37,10 @@ pub const PREFETCH_URLS: usize = 5_000;
 #[serde(deny_unknown_fields)]
 pub(crate) struct SitemapArgs {
     /// Any http(s) URL of the site: its robots.txt `Sitemap:` lines and `/sitemap.xml` are read.
-    pub url: String,
+    pub url: WebUrl,
     /// The robots.txt product token to fetch as (e.g. `GPTBot`); omit it for the server's own agent.
-    #[serde(default)]
-    #[schemars(pattern(webcanon_client::agent::AGENT_TOKEN_PATTERN))]
-    pub agent: Option<String>,
+    #[serde(default, deserialize_with = "crate::arguments::optional_agent")]
+    pub agent: Option<ProductToken>,
     /// How many URLs to skip (default 0): the `next_offset` of the previous call, for the next page.
     #[serde(default)]
     pub offset: Option<usize>,
@@ -55,17 +56,17 @@ pub(crate) async fn run(shared: &Shared, args: SitemapArgs) -> Result<Answer, Fa
     if !(1..=MAX_SITEMAP_LIMIT).contains(&limit) {
         return Err(Failure::usage(
             format!("limit must be between 1 and {MAX_SITEMAP_LIMIT}, not {limit}"),
-            Some(&args.url),
+            Some(args.url.as_str()),
         ));
     }
     let offset = args.offset.unwrap_or(0);
-    let client = shared.client_for(args.agent.as_deref(), Initiator::Autonomous)?;
+    let client = shared.client_for(args.agent.as_ref(), Initiator::Autonomous)?;
     let end = offset.saturating_add(limit);
-    let key = SiteKey { origin: origin_of(&args.url), agent: client.agent().to_string() };
+    let key = SiteKey { origin: args.url.origin().ascii_serialization(), agent: client.agent().to_string() };
     let found = match shared.sitemaps.get(&key).filter(|found| found.covers(end)) {
         Some(found) => found,
         None => {
-            let found = Arc::new(discover(&client, &args.url, end.saturating_add(1).max(PREFETCH_URLS)).await?);
+            let found = Arc::new(discover(&client, args.url.as_str(), end.saturating_add(1).max(PREFETCH_URLS)).await?);
             shared.sitemaps.put(key, found.clone());
             found
         }
@@ -74,21 +75,21 @@ pub(crate) async fn run(shared: &Shared, args: SitemapArgs) -> Result<Answer, Fa
     let urls: Vec<SitemapUrlOutput> = found.urls.iter().skip(offset).take(limit).cloned().collect();
     let skipped = &found.skipped;
     if found.sitemaps_read == 0 {
-        let mut text = format!("No sitemap could be read for {}.", args.url.trim());
+        let mut text = format!("No sitemap could be read for {}.", args.url.as_str());
         for s in skipped.iter().take(MAX_SKIPPED_LISTED) {
             let _ = write!(text, "\nSkipped {} ({}): {}", s.url, s.reason, s.detail);
         }
-        return Err(Failure::other("not_found", text, &args.url));
+        return Err(Failure::other("not_found", text, args.url.as_str()));
     }
     if offset > 0 && offset >= seen {
         return Err(Failure::usage(
             format!("offset {offset} is past the end: the sitemaps list {seen} URLs"),
-            Some(&args.url),
+            Some(args.url.as_str()),
         ));
     }
     let next_offset = (seen > offset + urls.len()).then_some(offset + urls.len());
     let output = SitemapOutput {
-        site: args.url.trim().to_string(),
+        site: args.url.as_str().to_string(),
         offset,
         next_offset,
         sitemaps_read: found.sitemaps_read,
@@ -98,12 +99,6 @@ pub(crate) async fn run(shared: &Shared, args: SitemapArgs) -> Result<Answer, Fa
         urls,
     };
     Ok(Answer::new(header(&output), Some(body(&output)), &output))
-}
-
-/// `scheme://host[:port]` of `url`, or the URL as given when it does not
-/// parse (discovery then reports the error).
-fn origin_of(url: &str) -> String {
-    url::Url::parse(url.trim()).map_or_else(|_| url.trim().to_string(), |u| u.origin().ascii_serialization())
 }
 
 /// One discovery run for at most `max_urls` URLs.

@@ -11,7 +11,7 @@ robots verdicts for AI agents and crawlers.
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from . import _webcanon
 from ._webcanon import (
@@ -69,16 +69,40 @@ class Client(_webcanon.Client):
 
     __slots__ = ()
 
-    async def fetch(self, url: str, *, render: Union[bool, str, None] = None) -> dict[str, Any]:
+    async def fetch(
+        self,
+        url: str,
+        *,
+        render: Union[bool, str, None] = None,
+        format: Optional[str] = None,
+        links: Optional[str] = None,
+        images: Optional[str] = None,
+        max_bytes: Optional[int] = None,
+        alternatives: Optional[bool] = None,
+        purpose: Optional[str] = None,
+    ) -> dict[str, Any]:
         """Fetches ``url`` the way the site owner asked: the result of ``webcanon fetch --json``.
 
-        ``render`` (``True``, ``False``, ``"auto"``) renders the page in headless Chromium first,
-        every request it makes going through the SSRF guard and robots.txt.
+        The keywords override the client's options for this call, as the HTTP API's fields do
+        (``None`` keeps the client's): ``render`` (``True``, ``False``, ``"auto"``) renders the page
+        in headless Chromium first, every request it makes going through the SSRF guard and
+        robots.txt; ``format``, ``links`` and ``images`` shape the content; ``max_bytes`` limits
+        the body (at most 10 MiB); ``alternatives`` looks for a Markdown copy; ``purpose`` (an
+        RSL use, ``"ai-train"``) reads the site's RSL license for that use into warnings.
 
         Raises ``PolicyRefused``, ``SsrfRefused``, ``FetchFailed`` (``PaymentRequired`` for a 402)
         or ``InvalidUrlError``.
         """
-        return await super().fetch(url, render=render)
+        return await super().fetch(
+            url,
+            render=render,
+            format=format,
+            links=links,
+            images=images,
+            max_bytes=max_bytes,
+            alternatives=alternatives,
+            purpose=purpose,
+        )
 
     async def check(self, url: str) -> dict[str, Any]:
         """The robots verdict for ``url`` without fetching the page: ``{"url", "robots", "warnings"}``."""

@@ -229,6 +229,11 @@ class Client:
         url: str,
         *,
         render: Union[bool, Literal["on", "off", "auto"], None] = None,
+        format: Optional[Literal["markdown", "text"]] = None,
+        links: Optional[Literal["inline", "references", "drop"]] = None,
+        images: Optional[Literal["keep", "drop"]] = None,
+        max_bytes: Optional[int] = None,
+        alternatives: Optional[bool] = None,
         purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
     ) -> Awaitable[dict[str, Any]]:
         """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``."""
