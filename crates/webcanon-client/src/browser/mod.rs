@@ -28,92 +28,22 @@
 
 mod auto;
 mod cdp;
+mod fetcher;
 mod launch;
 pub(crate) mod mode;
 mod page;
 mod process;
+mod report;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
-
 pub use self::auto::{AUTO_MAX_TEXT_CHARS, AUTO_MIN_SCRIPTS, count_scripts, main_text_chars, wants_render};
+pub(crate) use self::fetcher::PageFetcher;
 pub use self::mode::{RenderMode, UnknownRenderMode};
 pub(crate) use self::page::{MainDocument, Rendered};
-use crate::client::Client;
-
-/// The bounds of rendering: pages at once, and each page's wall time,
-/// requests and bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RenderLimits {
-    /// Pages rendered at once by one client (the rest wait their turn, in
-    /// the order they came).
-    pub pages_at_once: usize,
-    /// A page's whole time in the browser: from the moment it has its
-    /// slot and a running browser, through opening, loading and running
-    /// it, to its DOM read; the last fifth of it (at most 2 s) is kept for
-    /// stopping its scripts and reading its DOM. The wait for a slot and
-    /// the browser's start are not part of it (see
-    /// [`RenderReport::wait_ms`]).
-    pub wall_time: Duration,
-    /// Requests a page may make (fetched and refused alike); the main
-    /// document is not counted.
-    pub max_requests: usize,
-    /// Bytes of the bodies fetched for a page (after decompression); the
-    /// main document is not counted.
-    pub max_bytes: usize,
-}
-
-impl Default for RenderLimits {
-    fn default() -> RenderLimits {
-        RenderLimits {
-            pages_at_once: std::thread::available_parallelism().map_or(2, |n| n.get()).min(4),
-            wall_time: Duration::from_secs(15),
-            max_requests: 150,
-            max_bytes: 20 * 1024 * 1024,
-        }
-    }
-}
-
-/// A request of the page that webcanon refused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
-pub struct RefusedRequest {
-    /// The URL asked for (for a worker or window, the URL it was to load).
-    pub url: String,
-    /// Why, as a stable word: `ssrf` (the SSRF guard), `robots` (robots.txt
-    /// of its origin), `resource_type` (images, media, fonts, pings…),
-    /// `document` (frames, navigations away), `method` (anything but GET
-    /// and HEAD), `scheme`, `requests` or `bytes` (the page's limits),
-    /// `worker` or `window` (never let run).
-    pub reason: String,
-}
-
-/// What a render did: the requests the page made and how they were
-/// decided.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
-pub struct RenderReport {
-    /// Requests fetched for the page by webcanon (the main document not
-    /// counted), failures of the site included.
-    pub requests_made: usize,
-    /// Requests refused.
-    pub requests_refused: usize,
-    /// Bytes fetched for the page (after decompression).
-    pub bytes: u64,
-    /// The first 50 refused requests, in order.
-    pub refused: Vec<RefusedRequest>,
-    /// The page's time in the browser, from its slot to its DOM read, in
-    /// milliseconds: what [`RenderLimits::wall_time`] bounds.
-    pub render_ms: u64,
-    /// How long the page waited for a free slot (and, the first time, for
-    /// the browser to start) before its time began, in milliseconds.
-    pub wait_ms: u64,
-}
+pub use self::report::{RefusedRequest, RenderLimits, RenderReport};
 
 /// The browser a client renders with: which one, its limits, and the
 /// running process once started.
@@ -149,7 +79,7 @@ impl Renderer {
 
     /// Renders `main` with `client` deciding every request; `Err` when no
     /// browser could be had.
-    pub async fn render(&self, client: &Client, main: MainDocument) -> Result<Rendered, String> {
+    pub async fn render<F: PageFetcher>(&self, fetcher: &F, main: MainDocument) -> Result<Rendered, String> {
         let queued = tokio::time::Instant::now();
         let _permit = self.permits.acquire().await.map_err(|e| e.to_string())?;
         let browser = self.browser().await?;
@@ -165,18 +95,18 @@ impl Renderer {
                 self.browser.lock().await.take();
                 let browser = self.browser().await?;
                 let opened = browser.open_page(deadline).await?;
-                return Ok(self.render_on(&browser, opened, client, main, page).await);
+                return Ok(self.render_on(&browser, opened, fetcher, main, page).await);
             }
             Err(first) => return Err(first),
         };
-        Ok(self.render_on(&browser, opened, client, main, page).await)
+        Ok(self.render_on(&browser, opened, fetcher, main, page).await)
     }
 
-    async fn render_on(
+    async fn render_on<F: PageFetcher>(
         &self,
         browser: &launch::Browser,
         (context, target, session): (String, String, String),
-        client: &Client,
+        fetcher: &F,
         main: MainDocument,
         page: Page,
     ) -> Rendered {
@@ -190,7 +120,8 @@ impl Renderer {
         }
         let _dispose = Dispose(browser, context);
         let mut rendered =
-            page::render(&browser.cdp, &target, &session, client, main, self.limits, page.started, page.deadline).await;
+            page::render(&browser.cdp, &target, &session, fetcher, main, self.limits, page.started, page.deadline)
+                .await;
         rendered.report.wait_ms = u64::try_from(page.waited.as_millis()).unwrap_or(u64::MAX);
         rendered
     }

@@ -28,9 +28,9 @@ use tokio::task::JoinSet;
 use url::Url;
 
 use super::cdp::{Cdp, Event};
+use super::fetcher::PageFetcher;
 use super::launch::COMMAND_LIMIT;
-use super::{RefusedRequest, RenderLimits, RenderReport};
-use crate::client::Client;
+use super::report::{RefusedRequest, RenderLimits, RenderReport};
 use crate::error::Error;
 use crate::warning::{Warning, WarningCode, WarningSource};
 
@@ -107,14 +107,14 @@ impl Tally {
 }
 
 /// Renders `main` on an attached, paused page (`session`) within `limits`,
-/// fetching what it asks for through `client`; the page's time began at
+/// fetching what it asks for through `fetcher`; the page's time began at
 /// `started` and ends at `deadline`, DOM read included.
 #[allow(clippy::too_many_arguments)]
-pub(crate) async fn render(
+pub(crate) async fn render<F: PageFetcher>(
     cdp: &Cdp,
     target: &str,
     session: &str,
-    client: &Client,
+    fetcher: &F,
     main: MainDocument,
     limits: RenderLimits,
     started: tokio::time::Instant,
@@ -123,7 +123,8 @@ pub(crate) async fn render(
     let loading_ends = deadline - READ_RESERVE.min(limits.wall_time / 5);
     let mut events = cdp.subscribe(session);
     let mut tally = Tally::default();
-    let ending = match drive(cdp, target, session, client, &main, loading_ends, &mut events, &mut tally, limits).await {
+    let ending = match drive(cdp, target, session, fetcher, &main, loading_ends, &mut events, &mut tally, limits).await
+    {
         Ok(ending) => ending,
         Err(message) => {
             tracing::debug!("render of {} failed: {message}", main.url);
@@ -176,11 +177,11 @@ pub(crate) async fn render(
 /// Sets the page up, navigates, and answers its requests until it settles,
 /// its navigation is refused, or a limit (`deadline` among them) is reached.
 #[allow(clippy::too_many_arguments)]
-async fn drive(
+async fn drive<F: PageFetcher>(
     cdp: &Cdp,
     target: &str,
     session: &str,
-    client: &Client,
+    fetcher: &F,
     main: &MainDocument,
     deadline: tokio::time::Instant,
     events: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
@@ -293,7 +294,7 @@ async fn drive(
                             tally.refuse(&url, reason);
                             continue;
                         }
-                        tasks.spawn(fetch_for_page(cdp.clone(), session.to_string(), id, url, client.clone(), budget.clone(), deadline));
+                        tasks.spawn(fetch_for_page(cdp.clone(), session.to_string(), id, url, fetcher.clone(), budget.clone(), deadline));
                     }
                     "Page.loadEventFired" => {
                         loaded = true;
@@ -334,14 +335,14 @@ enum Fetched {
     Cut { url: String },
 }
 
-/// Fetches `url` for the page through the client and answers the paused
+/// Fetches `url` for the page through the fetcher and answers the paused
 /// request with it, or fails it.
-async fn fetch_for_page(
+async fn fetch_for_page<F: PageFetcher>(
     cdp: Cdp,
     session: String,
     id: String,
     url: String,
-    client: Client,
+    fetcher: F,
     budget: Arc<AtomicUsize>,
     deadline: tokio::time::Instant,
 ) -> Fetched {
@@ -354,7 +355,7 @@ async fn fetch_for_page(
         refuse(&cdp, &session, &id);
         return Fetched::Refused { url, reason: "bytes" };
     }
-    let outcome = tokio::time::timeout_at(deadline, client.subresource(&parsed, left)).await;
+    let outcome = tokio::time::timeout_at(deadline, fetcher.fetch_for_page(&parsed, left)).await;
     match outcome {
         Ok(Ok(answer)) => {
             let size = answer.body.len();

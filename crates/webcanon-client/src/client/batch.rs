@@ -8,7 +8,7 @@ use tokio::task::JoinSet;
 use url::Url;
 use webcanon_core::policy::{RobotsEvidence, RobotsMode};
 
-use super::Client;
+use super::handle::Client;
 use crate::error::Error;
 use crate::robots_fetch::{fetch_robots, robots_url};
 use crate::store::unix_now;

@@ -9,7 +9,7 @@ use reqwest::header::HeaderValue;
 use webcanon_core::policy::RobotsMode;
 use webcanon_core::rsl::Usage;
 
-use super::{Client, Inner};
+use super::handle::{Client, Inner};
 use crate::agent::ProductToken;
 use crate::bot_auth::{RequestSigner, SignatureAgentForm, SigningKey};
 use crate::browser::{RenderLimits, RenderMode, Renderer};

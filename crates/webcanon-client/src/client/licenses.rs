@@ -17,7 +17,7 @@ use webcanon_core::agents::registry;
 use webcanon_core::policy::{RobotsMode, Verdict};
 use webcanon_core::rsl::{LicenseVerdict, Usage, UsageDecision};
 
-use super::Client;
+use super::handle::Client;
 use crate::error::Error;
 use crate::http::Pace;
 use crate::robots_fetch::{fetch_robots, robots_url};

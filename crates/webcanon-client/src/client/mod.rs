@@ -3,6 +3,7 @@
 mod alternative;
 mod batch;
 mod builder;
+mod handle;
 mod licenses;
 mod results;
 
@@ -13,57 +14,28 @@ use url::Url;
 use webcanon_core::policy::{PolicyError, RobotsEvidence, RobotsMode};
 
 use self::alternative::{Admission, Candidate, Taken};
-pub use self::alternative::{Alternative, AlternativeSource, SkipReason};
 pub use self::batch::{CHECK_MANY_ORIGINS_AT_ONCE, CheckOutcome};
 use self::builder::user_agent_header;
 pub use self::builder::{
     BuildError, CacheSetting, ClientBuilder, DEFAULT_AGENT, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT,
 };
-pub use self::results::{FetchResult, RawResponse, RedirectHop, RobotsCheck, Timings};
+pub use self::handle::Client;
+use self::handle::Inner;
+pub use self::results::{
+    Alternative, AlternativeSource, FetchResult, RawResponse, RedirectHop, RobotsCheck, SkipReason, Timings,
+};
 use crate::agent::ProductToken;
-use crate::browser::{MainDocument, RenderMode, RenderReport, Renderer};
+use crate::browser::{MainDocument, PageFetcher, RenderMode, RenderReport};
 use crate::error::{Error, FetchError};
 use crate::fetch_options::FetchOptions;
 use crate::http::{Answer, Http, Pace, Pacing};
-use crate::llms_hint::LlmsCache;
 use crate::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use crate::page;
-use crate::robots_cache::{CacheStats, CachedRobots, RobotsCache};
+use crate::robots_cache::{CacheStats, CachedRobots};
 use crate::robots_fetch::{fetch_robots, robots_url};
-use crate::rsl_cache::RslCache;
 use crate::store::StoreHealth;
 use crate::warning::{Warning, WarningCode, WarningSource};
 use crate::web_url::IntoWebUrl;
-
-/// Fetches pages for LLM agents: robots.txt evaluated before every request
-/// (redirect hops included), the SSRF guard on every address, content as
-/// Markdown, usage signals as warnings. Cheap to clone; clones share the
-/// robots cache.
-#[derive(Debug, Clone)]
-pub struct Client {
-    inner: Arc<Inner>,
-}
-
-#[derive(Debug)]
-struct Inner {
-    http: Http,
-    cache: Arc<RobotsCache>,
-    llms: Arc<LlmsCache>,
-    /// RSL license documents, read when a use is declared.
-    licenses: Arc<RslCache>,
-    /// The `User-Agent` set on the builder, kept by [`Client::with_agent`].
-    explicit_user_agent: Option<String>,
-    /// What [`Client::fetch`] does with a page.
-    fetch: FetchOptions,
-    /// The browser, shared by every client derived from this one.
-    renderer: Arc<Renderer>,
-    agent: ProductToken,
-    mode: RobotsMode,
-    max_redirects: usize,
-    auth_disallows: bool,
-    /// Where PDFs are read: a worker process, or this one.
-    pdf_worker: Option<Arc<crate::pdf::PdfWorker>>,
-}
 
 /// Adds `more` to `warnings`, leaving out those already there.
 fn merge_warnings(warnings: &mut Vec<Warning>, more: Vec<Warning>) {
@@ -537,18 +509,6 @@ impl Client {
         Ok((outcome.report, Some(page), outcome.warnings))
     }
 
-    /// One request of a page being rendered: vetted by the SSRF guard,
-    /// admitted by robots.txt of its own origin under the client's mode,
-    /// redirects followed by the client's loop (each hop vetted and
-    /// admitted), the body read up to `max_bytes`.
-    pub(crate) async fn subresource(&self, url: &Url, max_bytes: usize) -> Result<Answer, Error> {
-        self.vet(url).await?;
-        self.admit_as(url, Admission::Mode).await?;
-        let mut warnings = Vec::new();
-        let (answer, _) = self.follow(url, "*/*", max_bytes, Admission::Mode, Pace::Paced, &mut warnings).await?;
-        Ok(answer)
-    }
-
     /// The Markdown copy an HTML page names: its `rel="alternate"
     /// type="text/markdown"` link first, else the copy listed in the llms.txt
     /// it names with `rel="describedby"`.
@@ -611,5 +571,19 @@ impl Client {
             merge_warnings(warnings, hop_warnings);
             url = next;
         }
+    }
+}
+
+impl PageFetcher for Client {
+    /// One request of a page being rendered: vetted by the SSRF guard,
+    /// admitted by robots.txt of its own origin under the client's mode,
+    /// redirects followed by the client's loop (each hop vetted and
+    /// admitted), the body read up to `max_bytes`.
+    async fn fetch_for_page(&self, url: &Url, max_bytes: usize) -> Result<Answer, Error> {
+        self.vet(url).await?;
+        self.admit_as(url, Admission::Mode).await?;
+        let mut warnings = Vec::new();
+        let (answer, _) = self.follow(url, "*/*", max_bytes, Admission::Mode, Pace::Paced, &mut warnings).await?;
+        Ok(answer)
     }
 }

@@ -4,7 +4,6 @@
 use serde::Serialize;
 use webcanon_core::policy::RobotsEvidence;
 
-use super::Alternative;
 use crate::error::FetchError;
 use crate::page;
 use crate::warning::Warning;
@@ -149,4 +148,84 @@ pub struct FetchResult {
     /// What the render did (requests made and refused); `None` when the
     /// page was not sent to the browser.
     pub render: Option<crate::browser::RenderReport>,
+}
+
+/// Where the hint for an alternative came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AlternativeSource {
+    /// A link in the llms.txt that covers the page (or that the page names
+    /// with `rel="describedby"`).
+    LlmsTxt,
+    /// A `rel="alternate" type="text/markdown"` link in the page's `<head>`
+    /// or `Link:` header.
+    LinkAlternate,
+    /// The server answered `Accept: text/markdown` with Markdown.
+    ContentNegotiation,
+}
+
+impl AlternativeSource {
+    /// The name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlternativeSource::LlmsTxt => "llms_txt",
+            AlternativeSource::LinkAlternate => "link_alternate",
+            AlternativeSource::ContentNegotiation => "content_negotiation",
+        }
+    }
+}
+
+/// Why a candidate was not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// robots.txt of the candidate's origin does not permit it (a disallow
+    /// or an unreachable robots.txt), for the URL or a redirect hop.
+    Robots,
+    /// The SSRF guard refused the candidate or a redirect hop.
+    Ssrf,
+    /// The candidate answered with an HTTP error status.
+    HttpStatus,
+    /// The candidate's answer is not Markdown (an HTML page, binary data).
+    NotMarkdown,
+    /// The request failed (timeout, connection, too many redirects).
+    FetchError,
+}
+
+impl SkipReason {
+    /// The name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Robots => "robots",
+            SkipReason::Ssrf => "ssrf",
+            SkipReason::HttpStatus => "http_status",
+            SkipReason::NotMarkdown => "not_markdown",
+            SkipReason::FetchError => "fetch_error",
+        }
+    }
+}
+
+/// An alternative URL tried instead of the requested one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Alternative {
+    /// The candidate URL.
+    pub url: String,
+    /// Where the hint came from.
+    pub source: AlternativeSource,
+    /// Whether its content is what the result carries.
+    pub used: bool,
+    /// Why it was not used; `None` when it was.
+    pub skipped_reason: Option<SkipReason>,
+    /// What happened, in words (the status, the matched rule, the error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The llms.txt that listed the candidate, for [`AlternativeSource::LlmsTxt`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llms_txt: Option<String>,
 }
