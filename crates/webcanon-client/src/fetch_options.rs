@@ -9,10 +9,9 @@
 //! options again.
 
 use serde::Deserialize;
-
-use crate::browser::mode::RenderMode;
 use webcanon_core::rsl::Usage;
 
+use crate::browser::mode::RenderMode;
 use crate::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use crate::option_error::OptionError;
 

@@ -41,6 +41,8 @@ const LISTED: usize = 50;
 /// The end of a page's time kept for stopping its scripts and reading its
 /// DOM (a fifth of the limit when that is less).
 const READ_RESERVE: Duration = Duration::from_secs(2);
+/// The pause between two attempts to read a page's DOM.
+const READ_RETRY: Duration = Duration::from_millis(50);
 
 /// Runs before any of the page's scripts, in every frame: the ways out
 /// that interception does not see are taken away.
@@ -452,14 +454,27 @@ fn refuse(cdp: &Cdp, session: &str, id: &str) {
 }
 
 /// Stops the page's scripts and reads its DOM by `deadline` (no script of
-/// ours runs in the page: the serialisation is the protocol's own).
+/// ours runs in the page: the serialisation is the protocol's own). A read
+/// that fails while a terminated script is still unwinding is tried again
+/// after [`READ_RETRY`], until the deadline.
 async fn read_dom(cdp: &Cdp, session: &str, deadline: tokio::time::Instant) -> Option<String> {
     let left = || deadline.saturating_duration_since(tokio::time::Instant::now());
     cdp.post(Some(session), "Runtime.terminateExecution", json!({}));
     let _ = cdp.call(Some(session), "Emulation.setScriptExecutionDisabled", json!({ "value": true }), left()).await;
-    cdp.post(Some(session), "Runtime.terminateExecution", json!({}));
-    let document = cdp.call(Some(session), "DOM.getDocument", json!({ "depth": 0 }), left()).await.ok()?;
-    let node = document["root"]["nodeId"].as_i64()?;
-    let html = cdp.call(Some(session), "DOM.getOuterHTML", json!({ "nodeId": node }), left()).await.ok()?;
-    html["outerHTML"].as_str().map(str::to_string)
+    loop {
+        cdp.post(Some(session), "Runtime.terminateExecution", json!({}));
+        let read = async {
+            let document = cdp.call(Some(session), "DOM.getDocument", json!({ "depth": 0 }), left()).await.ok()?;
+            let node = document["root"]["nodeId"].as_i64()?;
+            let html = cdp.call(Some(session), "DOM.getOuterHTML", json!({ "nodeId": node }), left()).await.ok()?;
+            html["outerHTML"].as_str().map(str::to_string)
+        };
+        if let Some(html) = read.await {
+            return Some(html);
+        }
+        if left() <= READ_RETRY {
+            return None;
+        }
+        tokio::time::sleep(READ_RETRY).await;
+    }
 }
