@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// clone; clones of a manual clock share its time.
 ///
 /// ```
-/// use webcanon_client::clock::Clock;
+/// use webcanon_client::Clock;
 ///
 /// let clock = Clock::manual(1_700_000_000);
 /// let shared = clock.clone();

@@ -46,7 +46,7 @@ pub const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9, */*;q=0.1";
 ///
 /// ```
 /// use url::Url;
-/// use webcanon_client::llms_hint::llms_txt_url;
+/// use webcanon_client::llms_txt_url;
 ///
 /// let url = |s| Url::parse(s).unwrap();
 /// assert_eq!(llms_txt_url(&url("https://example.com")).as_str(), "https://example.com/llms.txt");

@@ -9,7 +9,7 @@
 /// when it cannot be read or is unlimited.
 ///
 /// ```
-/// if let Some(limit) = webcanon_client::os_limits::open_file_limit() {
+/// if let Some(limit) = webcanon_client::open_file_limit() {
 ///     assert!(limit > 0);
 /// }
 /// ```
