@@ -49,6 +49,7 @@ pub mod options;
 mod os_limits;
 mod pacing;
 mod page;
+mod page_record;
 pub mod payment;
 pub mod pdf;
 mod polite;
@@ -73,6 +74,7 @@ pub use fetch_options::{DEFAULT_MAX_BYTES, FetchOptions, FetchOverrides, MAX_REQ
 pub use llms_hint::{LLMS_ACCEPT, LLMS_MAX_BYTES, LLMS_MEMORY_BYTES, MAX_NESTED_LEVELS, llms_txt_url};
 pub use os_limits::{is_local_exhaustion, local_exhaustion_in, open_file_limit};
 pub use pacing::{DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MIN_INTERVAL, PacingConfig};
+pub use page_record::{ContentHash, NotFetchedReason, PageRecord};
 pub use polite::{MAX_IN_FLIGHT, run_polite};
 pub use robots_cache::{
     CacheStats, CachedRobots, DEFAULT_FLEET_LOCK_TTL, DEFAULT_MEMORY_BYTES, FetchedRobots, LAST_GOOD_MAX_AGE,

@@ -450,6 +450,7 @@ impl Client {
             },
             rendered,
             render,
+            body_bytes: answer.body.len() as u64,
         })
     }
 

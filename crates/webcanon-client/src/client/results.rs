@@ -148,6 +148,9 @@ pub struct FetchResult {
     /// What the render did (requests made and refused); `None` when the
     /// page was not sent to the browser.
     pub render: Option<crate::browser::RenderReport>,
+    /// The size of the body the content was read from, after
+    /// decompression (at most the fetch's byte limit).
+    pub body_bytes: u64,
 }
 
 /// Where the hint for an alternative came from.
