@@ -148,6 +148,12 @@ pub struct FetchResult {
     /// What the render did (requests made and refused); `None` when the
     /// page was not sent to the browser.
     pub render: Option<crate::browser::RenderReport>,
+    /// The links of the page when it was HTML (as fetched, or its DOM
+    /// when rendered), bounded per page: what a crawler follows. Not part
+    /// of the serialised result, which is the page for a reader.
+    #[serde(skip)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub links: crate::markdown::PageLinks,
 }
 
 /// Where the hint for an alternative came from.
