@@ -112,7 +112,9 @@ pub fn read_links(html: &str, url: &Url, limits: &LinkLimits) -> PageLinks {
         i = end;
         let attrs = attributes(&inner[name.len()..]);
         let attr = |wanted: &str| attrs.iter().find(|(n, _)| n == wanted).map(|(_, v)| v.trim());
-        let rel_has = |value: &str| attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|v| v.eq_ignore_ascii_case(value)));
+        let rel_has = |value: &str| {
+            attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|v| v.eq_ignore_ascii_case(value)))
+        };
         let Some(href) = attr("href").filter(|h| !h.is_empty() && h.len() <= limits.max_url_bytes) else { continue };
         let source = match (name.as_str(), source) {
             ("base", _) => {
@@ -180,14 +182,20 @@ mod tests {
     #[test]
     fn scripts_comments_and_long_urls_give_no_links() {
         let long = format!("<a href=\"/{}\">long</a>", "x".repeat(3000));
-        let html = format!(r#"<script>var s = '<a href="/in-script">';</script><!-- <a href="/hidden"> -->{long}<a href=/ok>ok</a>"#);
+        let html = format!(
+            r#"<script>var s = '<a href="/in-script">';</script><!-- <a href="/hidden"> -->{long}<a href=/ok>ok</a>"#
+        );
         assert_eq!(urls(&html), ["https://example.com/ok"]);
     }
 
     #[test]
     fn nofollow_is_read_from_rel() {
         let page = Url::parse("https://example.com/").unwrap();
-        let found = read_links(r#"<a rel="external NoFollow" href="/x">x</a><a href="/y">y</a>"#, &page, &LinkLimits::default());
+        let found = read_links(
+            r#"<a rel="external NoFollow" href="/x">x</a><a href="/y">y</a>"#,
+            &page,
+            &LinkLimits::default(),
+        );
         assert_eq!(found.links.iter().map(|l| l.nofollow).collect::<Vec<_>>(), [true, false]);
     }
 
