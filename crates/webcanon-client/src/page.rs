@@ -8,7 +8,7 @@ use webcanon_core::signals::{
 
 use url::Url;
 
-use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits};
+use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits, LinkLimits, PageLinks};
 use webcanon_extract::pdf::{
     ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfInfo, PdfLimits, SkippedPage, is_pdf,
 };
@@ -60,6 +60,8 @@ pub(crate) struct Page {
     pub pdf: Option<PdfInfo>,
     /// Whether the answer was an HTML page (what rendering applies to).
     pub html: bool,
+    /// The links of an HTML page (empty for other content).
+    pub links: PageLinks,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +105,18 @@ fn kind_of(essence: Option<&str>, body: &[u8]) -> Option<Kind> {
 /// Decodes `body` by the rules of [`webcanon_extract::charset`].
 pub(crate) fn decode_body(body: &[u8], content_type: Option<&str>, url: Option<&Url>) -> String {
     webcanon_extract::charset::decode(body, content_type, url).text
+}
+
+/// The links of the HTML page `text` (fetched from `url`), read on a
+/// blocking thread (linear in the page, at most [`LinkLimits::max_links`]
+/// kept); the text is handed back for the conversion.
+async fn read_links(text: String, url: &Url) -> Result<(String, PageLinks), tokio::task::JoinError> {
+    let url = url.clone();
+    tokio::task::spawn_blocking(move || {
+        let links = html::read_links(&text, &url, &LinkLimits::default());
+        (text, links)
+    })
+    .await
 }
 
 /// HTML to Markdown on a blocking thread, within the limits' wall-clock cap:
@@ -167,8 +181,13 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
             warnings,
             pdf: None,
             html: false,
+            links: PageLinks::default(),
         },
         Kind::Html => {
+            let (text, links) = read_links(text, &answer.url).await.map_err(|e| FetchError::Protocol {
+                url: answer.url.to_string(),
+                message: format!("reading the links failed: {e}"),
+            })?;
             let converted = convert_html(text, &answer.url, HtmlLimits::default()).await.map_err(|e| {
                 FetchError::Protocol { url: answer.url.to_string(), message: format!("conversion failed: {e}") }
             })?;
@@ -203,6 +222,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
                 warnings,
                 pdf: None,
                 html: true,
+                links,
             }
         }
     };
@@ -232,6 +252,7 @@ async fn convert_pdf(answer: &Answer, agent: &str, worker: Option<&PdfWorker>) -
         markdown: true,
         pdf: Some(converted.info),
         html: false,
+        links: PageLinks::default(),
     }))
 }
 

@@ -424,6 +424,7 @@ impl Client {
         }
         merge_warnings(&mut warnings, page.warnings);
         let license_links = page.licenses;
+        let links = page.links;
         merge_warnings(&mut warnings, self.license_warnings(&answer.url, &license_links, options.purpose).await);
         let done = Instant::now();
         let alternative = alternatives.iter().find(|a| a.used).or(alternatives.first()).cloned();
@@ -451,6 +452,7 @@ impl Client {
             rendered,
             render,
             body_bytes: answer.body.len() as u64,
+            links,
         })
     }
 

@@ -151,6 +151,12 @@ pub struct FetchResult {
     /// The size of the body the content was read from, after
     /// decompression (at most the fetch's byte limit).
     pub body_bytes: u64,
+    /// The links of the page when it was HTML (as fetched, or its DOM
+    /// when rendered), bounded per page: what a crawler follows. Not part
+    /// of the serialised result, which is the page for a reader.
+    #[serde(skip)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub links: crate::markdown::PageLinks,
 }
 
 /// Where the hint for an alternative came from.

@@ -19,12 +19,14 @@
 //! of defence.
 
 mod clean;
+mod links;
 mod merge;
 mod prose;
 mod rules;
 mod scan;
 mod tidy;
 
+pub use links::{LinkLimits, LinkSource, PageLink, PageLinks, read_links};
 pub use scan::{HeadTag, decode_entities};
 use url::Url;
 

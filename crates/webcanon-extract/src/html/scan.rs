@@ -13,7 +13,7 @@ const VOID: &[&str] =
 /// so counting them would make ordinary pages look deep.
 const OPTIONAL_END: &[&str] = &["p", "li", "dt", "dd", "tr", "td", "th", "option", "thead", "tbody", "tfoot"];
 /// Elements whose content is raw text up to their end tag.
-const RAW_TEXT: &[&str] = &["script", "style", "textarea", "title", "xmp", "noscript"];
+pub(super) const RAW_TEXT: &[&str] = &["script", "style", "textarea", "title", "xmp", "noscript"];
 
 /// A `<meta>` or `<link>` tag's attributes of interest.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub struct Scan {
     pub head: Vec<HeadTag>,
 }
 
-fn find_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+pub(super) fn find_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))
 }
 
@@ -178,7 +178,7 @@ fn ampersand_work(text: &[u8]) -> u64 {
 /// As in the HTML tokenizer, a quote opens a value only right after `=`
 /// (white space between allowed); elsewhere (`<a title=Don't>`) it is an
 /// ordinary character, and must not make the rest of the page one tag.
-fn tag_end(bytes: &[u8], start: usize) -> (usize, bool, usize) {
+pub(super) fn tag_end(bytes: &[u8], start: usize) -> (usize, bool, usize) {
     let mut quote = None;
     let mut i = start;
     let mut attributes = 0;
@@ -208,12 +208,12 @@ fn tag_end(bytes: &[u8], start: usize) -> (usize, bool, usize) {
     (bytes.len(), false, attributes)
 }
 
-fn tag_name(inner: &[u8]) -> String {
+pub(super) fn tag_name(inner: &[u8]) -> String {
     let len = inner.iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b':').count();
     String::from_utf8_lossy(&inner[..len]).to_ascii_lowercase()
 }
 
-fn attributes(mut s: &[u8]) -> Vec<(String, String)> {
+pub(super) fn attributes(mut s: &[u8]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     loop {
         while let [b, rest @ ..] = s {
