@@ -469,6 +469,7 @@ mod tests {
             rendered: false,
             render: None,
             body_bytes: 1234,
+            links: Default::default(),
         };
         let before = Utc::now();
         let record = PageRecord::from_result(result);
