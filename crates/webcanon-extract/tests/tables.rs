@@ -111,3 +111,25 @@ fn huge_spans_cost_linear_time() {
         assert!(converted.markdown.contains("r2999"), "{header}");
     }
 }
+
+/// Tables nested as deep as the depth cap allows, and thousands of small
+/// data tables side by side: the reading is one walk and each table one
+/// step, whatever the nesting.
+#[test]
+fn nested_and_numerous_tables_cost_linear_time() {
+    let nested = format!(
+        "<html><body>{}<p>the innermost cell</p>{}</body></html>",
+        "<table><tr><td>".repeat(120),
+        "</td></tr></table>".repeat(120)
+    );
+    let grid = "<table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>";
+    let numerous = format!("<html><body>{}</body></html>", grid.repeat(4_000));
+    for (name, page) in [("nested", nested), ("numerous", numerous)] {
+        let started = Instant::now();
+        let converted = html::extract(&page, &Url::parse("https://x.test/").unwrap(), &HtmlLimits::default());
+        let elapsed = started.elapsed();
+        assert!(converted.over_limit.is_none(), "{name}: {:?}", converted.over_limit);
+        assert!(elapsed < Duration::from_secs(10), "{name}: {elapsed:?}");
+        assert!(!converted.markdown.is_empty(), "{name}");
+    }
+}
