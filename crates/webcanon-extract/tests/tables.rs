@@ -52,7 +52,10 @@ fn data_tables_come_back_as_pipe_tables() {
     // A comparison with an empty top-left header cell and empty cells in
     // the body: the columns stay aligned.
     let page = converted("add6c080b26c929d", "https://www.comparis.ch/leasing/info/autofinanzierung");
-    assert!(page.contains("| | Leasing 4.9% | Kredit 7.9% |\n| --- | --- | --- |\n| Kaufpreis Auto | 30'000 | 30'000 |"), "{page}");
+    assert!(
+        page.contains("| | Leasing 4.9% | Kredit 7.9% |\n| --- | --- | --- |\n| Kaufpreis Auto | 30'000 | 30'000 |"),
+        "{page}"
+    );
     assert!(page.contains("| Total Differenz (Ersparnis beim Leasing) | | **72** |"), "{page}");
 
     // Results lists without header cells: the first row is the header.
@@ -60,8 +63,14 @@ fn data_tables_come_back_as_pipe_tables() {
         "e2a367e9aeb06936",
         "https://blog.leichtathletik-ostalbkreis.de/2007/05/20/ergebnisse-rm-schuelerinnen-a-aalen-unterkochen-1952007/",
     );
-    assert!(page.contains("| 1. | | Effert, Sarah-Lea | 1993 | | WÜ | LG Staufen | 13,04 | | sec. | q | |\n| --- |"), "{page}");
-    assert!(page.contains("| 2. | | Pitan, Ramona | 1993 | | WÜ | DJK Ellwangen-SG Virngrund | 13,24 | | sec. | q | |"), "{page}");
+    assert!(
+        page.contains("| 1. | | Effert, Sarah-Lea | 1993 | | WÜ | LG Staufen | 13,04 | | sec. | q | |\n| --- |"),
+        "{page}"
+    );
+    assert!(
+        page.contains("| 2. | | Pitan, Ramona | 1993 | | WÜ | DJK Ellwangen-SG Virngrund | 13,24 | | sec. | q | |"),
+        "{page}"
+    );
 }
 
 #[test]

@@ -91,7 +91,8 @@ fn read(handlers: &dyn Handlers, table: &Rc<Node>) -> Table {
             Some("caption") => caption = Some(one_line(&handlers.walk_children(child).content)),
             Some("tr") => body.push(row_of(child)),
             Some(group @ ("thead" | "tbody" | "tfoot")) => {
-                let rows = child.children.borrow().iter().filter(|r| tag(r) == Some("tr")).map(row_of).collect::<Vec<_>>();
+                let rows =
+                    child.children.borrow().iter().filter(|r| tag(r) == Some("tr")).map(row_of).collect::<Vec<_>>();
                 if group == "thead" { head.extend(rows) } else { body.extend(rows) }
             }
             _ => {}

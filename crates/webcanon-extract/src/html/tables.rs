@@ -238,9 +238,9 @@ pub(super) fn read_tables(doc: &Document) -> (usize, usize) {
                 if let Some(t) = facts {
                     tables[t].1.nested = true;
                 }
-                let presentation = node
-                    .attr("role")
-                    .is_some_and(|r| r.trim().eq_ignore_ascii_case("presentation") || r.trim().eq_ignore_ascii_case("none"));
+                let presentation = node.attr("role").is_some_and(|r| {
+                    r.trim().eq_ignore_ascii_case("presentation") || r.trim().eq_ignore_ascii_case("none")
+                });
                 index.insert(node.id, tables.len());
                 tables.push((node.id, TableFacts { presentation, ..TableFacts::default() }));
                 place = Place { table: Some(node.id), cell: None };
