@@ -9,7 +9,7 @@
 //!   covers and the other slots it covers stay empty, so every row has the
 //!   same columns and a value stays under its heading. Spans are read as
 //!   browsers read them ([`super::tables::colspan`], [`super::tables::rowspan`])
-//!   and the grid is at most [`MAX_COLSPAN`](super::tables::MAX_COLSPAN)
+//!   and the grid is at most [`MAX_COLSPAN`]
 //!   columns wide, so writing it costs one step per slot written.
 //! - **One line per cell**: a cell's lines (from `<br>`, paragraphs or
 //!   lists inside it) are joined by a space, its runs of white space made
