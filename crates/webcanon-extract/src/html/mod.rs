@@ -3,8 +3,10 @@
 //!
 //! The pipeline: a linear pre-scan (no tree, no recursion) measures the document and
 //! reads the `<head>`; a document within the caps is parsed once, cleaned
-//! of boilerplate structures (`clean`), and given to a Readability-style
-//! extractor (`dom_smoothie`); its article goes to a converter (`htmd`) and
+//! of boilerplate structures (`clean`), its tables read as data or layout
+//! (`tables`: layout tables unwrapped to their cells), and given to a
+//! Readability-style extractor (`dom_smoothie`); its article goes to a
+//! converter (`htmd`; data tables as pipe tables, `table_markdown`) and
 //! the Markdown is tidied (`tidy`: repeated blocks, teasers, link lists,
 //! empty sections). When the element the page marks as its article's body
 //! (`prose`: `<article>`, `itemprop="articleBody"`, `entry-content`, …)
@@ -24,6 +26,8 @@ mod merge;
 mod prose;
 mod rules;
 mod scan;
+mod table_markdown;
+mod tables;
 mod tidy;
 
 pub use links::{LinkLimits, LinkSource, PageLink, PageLinks, read_links};
@@ -270,10 +274,14 @@ fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
 }
 
 fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
-    let converter = htmd::HtmlToMarkdown::builder().skip_tags(SKIPPED.to_vec()).build();
+    let converter = htmd::HtmlToMarkdown::builder()
+        .skip_tags(SKIPPED.to_vec())
+        .add_handler(vec!["table"], table_markdown::handle)
+        .build();
     let config = dom_smoothie::Config { max_elements_to_parse: limits.max_elements, ..Default::default() };
     let doc = dom_query::Document::from(html);
     clean::clean(&doc);
+    tables::read_tables(&doc);
     // The extractor takes the tree; the marked body is kept as HTML.
     let marked = prose::marked_body(&doc).map(|m| (m.node.html(), m.prose));
     let article = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
@@ -302,6 +310,7 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
     // paying for a serialised copy of its cleaned tree.
     let doc = dom_query::Document::from(html);
     clean::clean(&doc);
+    tables::read_tables(&doc);
     match converter.convert(&doc.html()) {
         Ok(markdown) => (absolutize_links(tidy::tidy(markdown.trim()).trim(), base), Method::WholeBody),
         Err(_) => (strip_tags(html), Method::TextOnly),
