@@ -36,10 +36,12 @@
 
 #![deny(missing_docs)]
 
+pub mod frontier;
 pub mod links;
 pub mod normalize;
 pub mod scope;
 
+pub use frontier::{Frontier, FrontierError};
 pub use links::{FoundBy, Link, links_of};
 pub use normalize::{NormalizeError, NormalizedUrl};
 pub use scope::{OutOfScope, Scope, ScopeConfig, ScopeError, SiteScope};
