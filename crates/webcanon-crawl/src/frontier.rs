@@ -18,6 +18,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use webcanon_client::ContentHash;
+
 use crate::normalize::NormalizedUrl;
 
 /// SQLite's page cache for the frontier: the ceiling of its memory,
@@ -96,6 +98,7 @@ CREATE TABLE IF NOT EXISTS hosts (
 CREATE INDEX IF NOT EXISTS hosts_by_readiness ON hosts (busy, ready_at) WHERE queued > 0;
 CREATE TABLE IF NOT EXISTS contents (hash INTEGER PRIMARY KEY, url TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS nofollow (key INTEGER PRIMARY KEY, url TEXT NOT NULL, depth INTEGER NOT NULL, parent TEXT);
+CREATE TABLE IF NOT EXISTS probes (host TEXT PRIMARY KEY, hash INTEGER) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 ";
 
@@ -135,18 +138,36 @@ impl Frontier {
         FrontierError { path: self.path.clone(), source }
     }
 
+    /// Starts a transaction: its changes are on disk together once
+    /// [`Batch::commit`] returns, and none of them if it is dropped.
+    pub fn begin(&mut self) -> Result<Batch<'_>, FrontierError> {
+        let path = self.path.clone();
+        let tx = self.connection.transaction().map_err(|source| FrontierError { path: path.clone(), source })?;
+        Ok(Batch { tx, path })
+    }
+
     /// Runs `work` in one transaction: everything it did is on disk
     /// together, or none of it.
     pub fn transaction<T>(
         &mut self,
         work: impl FnOnce(&mut Batch<'_>) -> Result<T, FrontierError>,
     ) -> Result<T, FrontierError> {
-        let path = self.path.clone();
-        let tx = self.connection.transaction().map_err(|source| FrontierError { path: path.clone(), source })?;
-        let mut batch = Batch { tx, path: path.clone() };
+        let mut batch = self.begin()?;
         let value = work(&mut batch)?;
-        batch.tx.commit().map_err(|source| FrontierError { path, source })?;
+        batch.commit()?;
         Ok(value)
+    }
+
+    /// What the soft-404 probe of `host` found: `None` when it was not
+    /// probed; `Some(None)` when a random path was not answered with a
+    /// page; `Some(Some(hash))`, the text hash of the page it was
+    /// answered with.
+    pub fn probe_of(&self, host: &str) -> Result<Option<Option<ContentHash>>, FrontierError> {
+        self.connection
+            .query_row("SELECT hash FROM probes WHERE host = ?1", [host], |row| row.get::<_, Option<i64>>(0))
+            .optional()
+            .map(|found| found.map(|hash| hash.map(|h| ContentHash(h as u64))))
+            .map_err(|e| self.fail(e))
     }
 
     /// The next URL to fetch: the oldest queued URL of the host that has
@@ -227,6 +248,34 @@ impl std::fmt::Debug for Batch<'_> {
 }
 
 impl Batch<'_> {
+    /// Commits the transaction.
+    pub fn commit(self) -> Result<(), FrontierError> {
+        let path = self.path;
+        self.tx.commit().map_err(|source| FrontierError { path, source })
+    }
+
+    /// Records what the soft-404 probe of `host` found.
+    pub fn set_probe(&mut self, host: &str, hash: Option<ContentHash>) -> Result<(), FrontierError> {
+        self.tx
+            .execute(
+                "INSERT OR REPLACE INTO probes (host, hash) VALUES (?1, ?2)",
+                params![host, hash.map(|h| h.0 as i64)],
+            )
+            .map(drop)
+            .map_err(|e| self.fail(e))
+    }
+
+    /// Forgets the links noted for `nofollow` (once they are recorded).
+    pub fn clear_nofollow(&mut self) -> Result<(), FrontierError> {
+        self.tx.execute("DELETE FROM nofollow", []).map(drop).map_err(|e| self.fail(e))
+    }
+
+    /// The oldest queued URL of any host, ready or not: how the queue is
+    /// emptied once the crawl stops.
+    pub fn lease_any(&mut self) -> Result<Option<Lease>, FrontierError> {
+        self.lease(i64::MAX)
+    }
+
     fn fail(&self, source: rusqlite::Error) -> FrontierError {
         FrontierError { path: self.path.clone(), source }
     }
@@ -288,7 +337,7 @@ impl Batch<'_> {
         Ok(earlier)
     }
 
-    fn lease(&mut self, now_ms: i64) -> Result<Option<Lease>, FrontierError> {
+    pub(crate) fn lease(&mut self, now_ms: i64) -> Result<Option<Lease>, FrontierError> {
         let host: Option<(String, i64)> = self
             .tx
             .query_row(
