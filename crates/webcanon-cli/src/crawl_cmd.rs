@@ -173,11 +173,8 @@ fn open_output(output: Option<&Path>, state: Option<&Path>) -> Result<(Frontier,
         return Ok((frontier, Box::new(JsonLines::new(io::BufWriter::new(io::stdout())))));
     };
     let folder = output.as_os_str().to_string_lossy().ends_with('/') || output.is_dir();
-    let default_state = if folder {
-        output.join(".frontier")
-    } else {
-        PathBuf::from(format!("{}.frontier", output.display()))
-    };
+    let default_state =
+        if folder { output.join(".frontier") } else { PathBuf::from(format!("{}.frontier", output.display())) };
     let sink: Box<dyn RecordSink> = if folder {
         Box::new(MarkdownFolder::open(output).map_err(|e| fail(&format!("{}: {e}", output.display())))?)
     } else if output.extension().is_some_and(|e| e == "jsonl") {

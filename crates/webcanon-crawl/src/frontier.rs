@@ -188,9 +188,7 @@ impl Frontier {
 
     /// Whether any URL is queued or in flight.
     pub fn has_work(&self) -> Result<bool, FrontierError> {
-        self.connection
-            .query_row("SELECT EXISTS (SELECT 1 FROM queue)", [], |row| row.get(0))
-            .map_err(|e| self.fail(e))
+        self.connection.query_row("SELECT EXISTS (SELECT 1 FROM queue)", [], |row| row.get(0)).map_err(|e| self.fail(e))
     }
 
     /// How many URLs the seen set holds.

@@ -440,9 +440,13 @@ fn admit(
             if !batch.see(url)? {
                 return Ok(None);
             }
-            let code =
-                if matches!(reason, OutOfScope::TooDeep(_)) { NotFetchedReason::Limit } else { NotFetchedReason::OutOfScope };
-            let mut record = PageRecord::not_fetched(url.as_str(), code).with_crawl_position(depth, parent.map(String::from));
+            let code = if matches!(reason, OutOfScope::TooDeep(_)) {
+                NotFetchedReason::Limit
+            } else {
+                NotFetchedReason::OutOfScope
+            };
+            let mut record =
+                PageRecord::not_fetched(url.as_str(), code).with_crawl_position(depth, parent.map(String::from));
             record.error = Some(reason.to_string());
             Ok(Some(record))
         }

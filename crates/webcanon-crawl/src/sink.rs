@@ -193,10 +193,8 @@ pub fn mirror_path(url: &Url) -> Option<PathBuf> {
 /// plain characters, anything but letters, digits, `-`, `_` and `.`
 /// replaced by `_`, no leading dot, at most [`MAX_NAME_BYTES`].
 fn safe_name(segment: &str) -> String {
-    let mut name: String = segment
-        .chars()
-        .map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
-        .collect();
+    let mut name: String =
+        segment.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
     if name.starts_with('.') {
         name.replace_range(..1, "_");
     }

@@ -20,7 +20,12 @@ fn client() -> Client {
 }
 
 fn page(title: &str, body: &str) -> Route {
-    Route::html(200, &format!("<html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{title}: a page with enough words of its own to be a page, not a teaser.</p>{body}</main></body></html>"))
+    Route::html(
+        200,
+        &format!(
+            "<html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{title}: a page with enough words of its own to be a page, not a teaser.</p>{body}</main></body></html>"
+        ),
+    )
 }
 
 async fn crawl(server: &TestServer, config: CrawlConfig) -> Vec<PageRecord> {
@@ -33,11 +38,18 @@ async fn crawl(server: &TestServer, config: CrawlConfig) -> Vec<PageRecord> {
 }
 
 fn config() -> CrawlConfig {
-    CrawlConfig { seeds: SeedSources { start: true, sitemap: false, llms: false }, probe_soft_404: false, ..CrawlConfig::default() }
+    CrawlConfig {
+        seeds: SeedSources { start: true, sitemap: false, llms: false },
+        probe_soft_404: false,
+        ..CrawlConfig::default()
+    }
 }
 
 fn reason_of<'a>(records: &'a [PageRecord], url_end: &str) -> Option<&'a str> {
-    let record = records.iter().find(|r| r.requested_url.ends_with(url_end)).unwrap_or_else(|| panic!("no record of {url_end}: {records:#?}"));
+    let record = records
+        .iter()
+        .find(|r| r.requested_url.ends_with(url_end))
+        .unwrap_or_else(|| panic!("no record of {url_end}: {records:#?}"));
     record.not_fetched.map(|r| r.as_str())
 }
 
@@ -90,7 +102,8 @@ async fn limits_end_the_crawl_and_record_what_is_left() {
     assert_eq!(records.iter().filter(|r| r.is_fetched()).count(), 5);
     assert_eq!(records.iter().filter(|r| r.not_fetched.is_some_and(|n| n.as_str() == "limit")).count(), 16);
     // Pages only: the client also reads robots.txt and looks for llms.txt.
-    let pages = server.requests().iter().filter(|r| r.path_and_query == "/" || r.path_and_query.starts_with("/p")).count();
+    let pages =
+        server.requests().iter().filter(|r| r.path_and_query == "/" || r.path_and_query.starts_with("/p")).count();
     assert_eq!(pages, 5, "{:?}", server.requests());
 }
 
@@ -100,7 +113,10 @@ async fn an_infinite_calendar_stops_at_the_depth_limit() {
     server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
     server.route("/", page("Home", "<a href=/cal?day=1>calendar</a>"));
     for day in 1..100 {
-        server.route(&format!("/cal?day={day}"), page(&format!("Day {day}"), &format!("<a href=/cal?day={}>next</a>", day + 1)));
+        server.route(
+            &format!("/cal?day={day}"),
+            page(&format!("Day {day}"), &format!("<a href=/cal?day={}>next</a>", day + 1)),
+        );
     }
     let scope = ScopeConfig { max_depth: Some(10), ..ScopeConfig::default() };
     let records = crawl(&server, CrawlConfig { scope, ..config() }).await;
@@ -113,7 +129,8 @@ async fn an_infinite_calendar_stops_at_the_depth_limit() {
 async fn session_ids_and_ever_deeper_paths_are_bounded() {
     let server = TestServer::start().await;
     server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
-    let sessions: String = (0..50).map(|n| format!("<a href=\"/s;jsessionid={n:04}\">s</a> <a href=\"/s?PHPSESSID={n}\">s</a>")).collect();
+    let sessions: String =
+        (0..50).map(|n| format!("<a href=\"/s;jsessionid={n:04}\">s</a> <a href=\"/s?PHPSESSID={n}\">s</a>")).collect();
     server.route("/", page("Home", &format!("{sessions}<a href=/d/>deep</a>")));
     server.route("/s", page("Session page", ""));
     let mut path = String::from("/d/");
@@ -149,7 +166,10 @@ async fn a_page_of_a_million_links_keeps_the_per_page_cap() {
 #[tokio::test]
 async fn redirect_chains_and_sitemaps_listing_other_hosts_are_bounded() {
     let server = TestServer::start().await;
-    server.route("/robots.txt", Route::text(200, &format!("User-agent: *\nAllow: /\nSitemap: {}\n", server.url("/sitemap.xml"))));
+    server.route(
+        "/robots.txt",
+        Route::text(200, &format!("User-agent: *\nAllow: /\nSitemap: {}\n", server.url("/sitemap.xml"))),
+    );
     server.route(
         "/sitemap.xml",
         Route::bytes(
