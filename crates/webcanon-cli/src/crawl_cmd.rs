@@ -149,7 +149,7 @@ pub fn run(args: CrawlArgs) -> Result<ExitCode, CliError> {
         },
         probe_soft_404: !args.no_soft_404_probe,
     };
-    let options = client.fetch_options().clone();
+    let options = *client.fetch_options();
     let crawler = Crawler::new(client, options, config);
     let (mut frontier, mut sink) = open_output(args.output.as_deref(), args.state.as_deref())?;
     let mut bar = Bar(crate::progress::bar(None, "records"));

@@ -222,11 +222,11 @@ impl Frontier {
             .connection
             .prepare("SELECT url, depth, parent FROM nofollow WHERE key NOT IN (SELECT key FROM seen) ORDER BY rowid")
             .map_err(|e| self.fail(e))?;
-        let rows = statement
+        let rows: Vec<(String, u32, Option<String>)> = statement
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
             .and_then(Iterator::collect)
-            .map_err(|e| self.fail(e));
-        rows
+            .map_err(|e| self.fail(e))?;
+        Ok(rows)
     }
 }
 

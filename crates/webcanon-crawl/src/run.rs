@@ -190,7 +190,7 @@ impl Crawler {
                     continue;
                 }
                 let probe = self.config.probe_soft_404 && frontier.probe_of(&lease.host)?.is_none();
-                tasks.spawn(fetch(self.client.clone(), self.options.clone(), lease, probe));
+                tasks.spawn(fetch(self.client.clone(), self.options, lease, probe));
             }
             if tasks.is_empty() {
                 if stopping || !frontier.has_work()? {

@@ -31,7 +31,7 @@ fn page(title: &str, body: &str) -> Route {
 async fn crawl(server: &TestServer, config: CrawlConfig) -> Vec<PageRecord> {
     let mut frontier = Frontier::in_memory().unwrap();
     let mut out = Vec::new();
-    let crawler = Crawler::new(client(), client().fetch_options().clone(), config);
+    let crawler = Crawler::new(client(), *client().fetch_options(), config);
     let start = Url::parse(&server.url("/")).unwrap();
     crawler.run(&[start], &mut frontier, &mut JsonLines::new(&mut out), &mut ()).await.unwrap();
     String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
