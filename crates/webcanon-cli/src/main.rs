@@ -11,6 +11,7 @@ mod agents_cmd;
 mod audit_cmd;
 mod batch_cmd;
 mod client_args;
+mod crawl_cmd;
 mod diagnostics;
 mod docs_cmd;
 mod error;
@@ -63,6 +64,10 @@ enum Command {
     /// Check an llms.txt file and its links, or build llms-full.txt from it.
     #[command(subcommand)]
     Llms(llms_cmd::LlmsCommand),
+    /// Crawl sites breadth first: one JSON record per URL, every request as `fetch` makes it.
+    ///
+    /// Exit status: 0 done; 1 the crawl stopped (run the same command to resume); 2 bad usage.
+    Crawl(crawl_cmd::CrawlArgs),
     /// List a site's URLs from its sitemaps (robots.txt `Sitemap:` lines and /sitemap.xml).
     Sitemap(sitemap_cmd::SitemapArgs),
     /// List the known AI and search agents: token, category, operator.
@@ -143,6 +148,7 @@ fn main() -> ExitCode {
         Command::Fetch(args) => fetch_cmd::run(args),
         Command::Llms(command) => llms_cmd::run(command),
         Command::Sitemap(args) => sitemap_cmd::run(args),
+        Command::Crawl(args) => crawl_cmd::run(args),
         Command::Agents(args) => agents_cmd::run(args),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Render(args) => render_cmd::run(args),

@@ -256,6 +256,12 @@ pub enum NotFetchedReason {
     /// The request failed: DNS, connection, timeout, protocol, redirects,
     /// an unreadable PDF, no browser to render with.
     FetchFailed,
+    /// Every link to the URL asked not to be followed (`rel=nofollow`, or
+    /// `nofollow` in the linking page's meta robots or `X-Robots-Tag`).
+    Nofollow,
+    /// The page answered 200 with the text the site serves for a URL that
+    /// does not exist (its answer to a random path): a soft 404.
+    SoftNotFound,
 }
 
 impl NotFetchedReason {
@@ -271,6 +277,8 @@ impl NotFetchedReason {
         NotFetchedReason::HttpStatus,
         NotFetchedReason::UnsupportedContent,
         NotFetchedReason::FetchFailed,
+        NotFetchedReason::Nofollow,
+        NotFetchedReason::SoftNotFound,
     ];
 
     /// The reason in snake case, as JSON and Parquet spell it.
@@ -286,6 +294,8 @@ impl NotFetchedReason {
             NotFetchedReason::HttpStatus => "http_status",
             NotFetchedReason::UnsupportedContent => "unsupported_content",
             NotFetchedReason::FetchFailed => "fetch_failed",
+            NotFetchedReason::Nofollow => "nofollow",
+            NotFetchedReason::SoftNotFound => "soft_not_found",
         }
     }
 

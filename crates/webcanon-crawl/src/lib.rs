@@ -36,10 +36,19 @@
 
 #![deny(missing_docs)]
 
+pub mod frontier;
 pub mod links;
 pub mod normalize;
+pub mod run;
 pub mod scope;
+pub mod seeds;
+pub mod sink;
+pub mod soft_404;
 
+pub use frontier::{Frontier, FrontierError};
 pub use links::{FoundBy, Link, links_of};
 pub use normalize::{NormalizeError, NormalizedUrl};
+pub use run::{CrawlConfig, CrawlError, CrawlLimits, CrawlObserver, CrawlSummary, Crawler};
 pub use scope::{OutOfScope, Scope, ScopeConfig, ScopeError, SiteScope};
+pub use seeds::{SeedSource, SeedSources};
+pub use sink::{JsonLines, JsonLinesFile, MarkdownFolder, RecordSink};

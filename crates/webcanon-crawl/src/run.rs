@@ -1,0 +1,498 @@
+//! The crawl: breadth first from the seeds, every request through
+//! [`Client::fetch_with`], one record per URL streamed to a sink, the
+//! frontier's transaction after each page.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tokio::task::JoinSet;
+use url::Url;
+use webcanon_client::error::Error;
+use webcanon_client::{Client, ContentHash, FetchOptions, FetchResult, NotFetchedReason, PacingConfig, PageRecord};
+
+use crate::frontier::{Batch, Frontier, FrontierError, Lease, NewUrl};
+use crate::links::links_of;
+use crate::normalize::NormalizedUrl;
+use crate::scope::{OutOfScope, ScopeConfig, SiteScope};
+use crate::seeds::{SeedSources, llms_urls, sitemap_urls};
+use crate::sink::RecordSink;
+use crate::soft_404;
+
+/// The limits of a crawl. `None`: no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrawlLimits {
+    /// The most pages requested.
+    pub max_pages: Option<u64>,
+    /// The most body bytes received, all pages together.
+    pub max_bytes: Option<u64>,
+    /// The most pages requested from one host.
+    pub max_pages_per_host: Option<u64>,
+    /// The most URLs taken from one site's sitemaps (default 100,000).
+    pub max_sitemap_urls: usize,
+}
+
+impl Default for CrawlLimits {
+    fn default() -> Self {
+        CrawlLimits { max_pages: None, max_bytes: None, max_pages_per_host: None, max_sitemap_urls: 100_000 }
+    }
+}
+
+/// What a crawl does, besides the fetch options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrawlConfig {
+    /// Which URLs it may reach.
+    pub scope: ScopeConfig,
+    /// Where it starts.
+    pub seeds: SeedSources,
+    /// When it stops.
+    pub limits: CrawlLimits,
+    /// How many hosts are fetched from at once (one request at a time per
+    /// host).
+    pub concurrency: usize,
+    /// The pacing the client was built with: the crawl schedules a host
+    /// again only once its interval has passed, so that its next request
+    /// does not hold a concurrency slot while the client waits.
+    pub pacing: PacingConfig,
+    /// Whether each host is asked for a random path once, to learn its
+    /// soft-404 page (see DESIGN.md, "Crawl: soft 404s").
+    pub probe_soft_404: bool,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            scope: ScopeConfig::default(),
+            seeds: SeedSources::default(),
+            limits: CrawlLimits::default(),
+            concurrency: 8,
+            pacing: PacingConfig::default(),
+            probe_soft_404: true,
+        }
+    }
+}
+
+/// A crawl that could not go on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CrawlError {
+    /// The frontier's file failed.
+    #[error(transparent)]
+    Frontier(#[from] FrontierError),
+    /// The output could not be written.
+    #[error("crawl output: {0}")]
+    Output(#[from] std::io::Error),
+    /// A start URL is not an http(s) URL.
+    #[error("start URL {url}: {reason}")]
+    StartUrl {
+        /// The URL as given.
+        url: String,
+        /// Why it cannot start a crawl.
+        reason: String,
+    },
+}
+
+/// The totals of a crawl, resumed runs included.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CrawlSummary {
+    /// Records written.
+    pub records: u64,
+    /// Pages requested.
+    pub requested: u64,
+    /// Records with content.
+    pub fetched: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// Records without content, by reason.
+    pub not_fetched: BTreeMap<String, u64>,
+}
+
+/// Watches a crawl: called with each record as it is written.
+pub trait CrawlObserver: Send {
+    /// A record was written; `summary` is the totals so far.
+    fn record(&mut self, record: &PageRecord, summary: &CrawlSummary);
+}
+
+impl CrawlObserver for () {
+    fn record(&mut self, _: &PageRecord, _: &CrawlSummary) {}
+}
+
+/// One crawl: a client, its fetch options and the crawl's settings.
+#[derive(Debug)]
+pub struct Crawler {
+    client: Client,
+    options: FetchOptions,
+    config: CrawlConfig,
+}
+
+/// What a fetch task hands back.
+struct Fetched {
+    lease: Lease,
+    probe: Option<Option<ContentHash>>,
+    outcome: Result<FetchResult, Error>,
+    crawl_delay: Option<f64>,
+}
+
+const COUNT_RECORDS: &str = "records";
+const COUNT_REQUESTED: &str = "requested";
+const COUNT_FETCHED: &str = "fetched";
+const COUNT_BYTES: &str = "bytes";
+const SEEDED: &str = "seeded";
+/// The URLs turned into `limit` records per transaction once the crawl
+/// stops.
+const DRAIN_BATCH: usize = 1_000;
+
+impl Crawler {
+    /// A crawler fetching with `client` under `options`.
+    pub fn new(client: Client, options: FetchOptions, config: CrawlConfig) -> Crawler {
+        Crawler { client, options, config }
+    }
+
+    /// Crawls from `starts` (the same list when resuming), writing every
+    /// record to `sink`. A frontier that holds a crawl already resumes it:
+    /// the sink is cut back to its last finished page and the crawl goes
+    /// on from there.
+    pub async fn run(
+        &self,
+        starts: &[Url],
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+    ) -> Result<CrawlSummary, CrawlError> {
+        sink.resume_at(frontier.output_bytes()?)?;
+        let mut scope = SiteScope::new(self.config.scope.clone());
+        let mut normalized = Vec::new();
+        for start in starts {
+            let url = NormalizedUrl::new(start)
+                .map_err(|e| CrawlError::StartUrl { url: start.to_string(), reason: e.to_string() })?;
+            scope.add_start(url.url());
+            normalized.push(url);
+        }
+        let mut summary = load_summary(frontier)?;
+        if frontier.counter(SEEDED)? == 0 {
+            self.seed(&normalized, &scope, frontier, sink, observer, &mut summary).await?;
+        }
+        let concurrency = self.config.concurrency.max(1);
+        let mut tasks: JoinSet<Fetched> = JoinSet::new();
+        let mut stopping = false;
+        loop {
+            while !stopping && tasks.len() < concurrency {
+                if self.over_budget(&summary, tasks.len() as u64) {
+                    stopping = true;
+                    break;
+                }
+                let Some(lease) = frontier.lease(now_ms())? else { break };
+                if self.config.limits.max_pages_per_host.is_some_and(|max| lease.host_fetched >= max) {
+                    let record = PageRecord::not_fetched(&lease.url, NotFetchedReason::Limit);
+                    self.commit(frontier, sink, observer, &mut summary, vec![position(record, &lease)], |b| {
+                        b.finish(&lease, 0, false).map(|()| Vec::new())
+                    })?;
+                    continue;
+                }
+                let probe = self.config.probe_soft_404 && frontier.probe_of(&lease.host)?.is_none();
+                tasks.spawn(fetch(self.client.clone(), self.options, lease, probe));
+            }
+            if tasks.is_empty() {
+                if stopping || !frontier.has_work()? {
+                    break;
+                }
+                let wait = frontier.next_ready_at()?.map_or(100, |at| (at - now_ms()).clamp(1, 60_000));
+                tokio::time::sleep(Duration::from_millis(wait as u64)).await;
+                continue;
+            }
+            let ready_in = frontier.next_ready_at()?.map(|at| (at - now_ms()).max(1) as u64);
+            let joined = match ready_in {
+                Some(wait) if !stopping && tasks.len() < concurrency => {
+                    tokio::select! {
+                        joined = tasks.join_next() => joined,
+                        _ = tokio::time::sleep(Duration::from_millis(wait)) => continue,
+                    }
+                }
+                _ => tasks.join_next().await,
+            };
+            if let Some(joined) = joined {
+                let fetched = joined.map_err(|e| std::io::Error::other(format!("a fetch task failed: {e}")))?;
+                self.finish_page(fetched, &scope, frontier, sink, observer, &mut summary)?;
+            }
+        }
+        self.drain(frontier, sink, observer, &mut summary)?;
+        Ok(summary)
+    }
+
+    /// Whether a page limit or the byte budget is reached, counting the
+    /// requests in flight as pages.
+    fn over_budget(&self, summary: &CrawlSummary, in_flight: u64) -> bool {
+        let limits = &self.config.limits;
+        limits.max_pages.is_some_and(|max| summary.requested + in_flight >= max)
+            || limits.max_bytes.is_some_and(|max| summary.bytes >= max)
+    }
+
+    /// Puts the start URLs and the sites' sitemap and llms.txt URLs in the
+    /// frontier, in one transaction.
+    async fn seed(
+        &self,
+        starts: &[NormalizedUrl],
+        scope: &SiteScope,
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+        summary: &mut CrawlSummary,
+    ) -> Result<(), CrawlError> {
+        let mut found: Vec<(String, u32, Option<String>)> = Vec::new();
+        let sources = self.config.seeds;
+        for start in starts {
+            if sources.start {
+                found.push((start.as_str().to_string(), 0, None));
+            }
+            if sources.sitemap {
+                let listed = sitemap_urls(&self.client, start.url(), self.config.limits.max_sitemap_urls).await;
+                found.extend(listed.into_iter().map(|(url, sitemap)| (url, 1, Some(sitemap))));
+            }
+            if sources.llms {
+                let listed = llms_urls(&self.client, start.url(), self.config.limits.max_sitemap_urls).await;
+                let file = webcanon_client::llms_txt_url(start.url()).to_string();
+                found.extend(listed.into_iter().map(|url| (url, 1, Some(file.clone()))));
+            }
+        }
+        let mut records = Vec::new();
+        let mut pushes = Vec::new();
+        for (text, depth, parent) in found {
+            match NormalizedUrl::parse(&text) {
+                Ok(url) => pushes.push((url, depth, parent)),
+                Err(e) => records.push(invalid(&text, depth, parent, &e.to_string())),
+            }
+        }
+        self.commit(frontier, sink, observer, summary, records, |batch| {
+            let mut out = Vec::new();
+            for (url, depth, parent) in &pushes {
+                // A start URL is in scope by definition (its site is the scope).
+                let verdict = if *depth == 0 { Ok(()) } else { scope.check(url.url(), *depth) };
+                out.extend(admit(batch, url, *depth, parent.as_deref(), verdict)?);
+            }
+            batch.add_to_counter(SEEDED, 1)?;
+            Ok(out)
+        })
+    }
+
+    /// Records a fetched page (or its failure), and queues its links.
+    fn finish_page(
+        &self,
+        fetched: Fetched,
+        scope: &SiteScope,
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+        summary: &mut CrawlSummary,
+    ) -> Result<(), CrawlError> {
+        let Fetched { lease, probe, outcome, crawl_delay } = fetched;
+        let ready_at = now_ms() + self.config.pacing.interval(crawl_delay).as_millis() as i64;
+        let soft_404 = match probe {
+            Some(hash) => hash,
+            None => frontier.probe_of(&lease.host)?.flatten(),
+        };
+        let (record, links) = match outcome {
+            Ok(page) => {
+                let links = links_of(&page);
+                (PageRecord::from_result(page), links)
+            }
+            Err(error) => (PageRecord::from_error(&lease.url, &error), Vec::new()),
+        };
+        let bytes = record.bytes.unwrap_or(0);
+        let mut record = position(record, &lease);
+        let depth = lease.depth + 1;
+        let url = lease.url.clone();
+        self.commit(frontier, sink, observer, summary, Vec::new(), |batch| {
+            batch.finish(&lease, ready_at, true)?;
+            batch.add_to_counter(COUNT_REQUESTED, 1)?;
+            batch.add_to_counter(COUNT_BYTES, bytes)?;
+            if let Some(hash) = probe {
+                batch.set_probe(&lease.host, hash)?;
+            }
+            let mut out = Vec::new();
+            if let Some(hash) = record.content_hash {
+                if soft_404 == Some(hash) {
+                    soft_404::mark(&mut record);
+                } else if let Some(earlier) = batch.content_seen(hash.0, &url)? {
+                    mark_duplicate(&mut record, &earlier);
+                }
+            }
+            if record.is_fetched() {
+                for link in &links {
+                    let normalized = match NormalizedUrl::new(&link.url) {
+                        Ok(normalized) => normalized,
+                        Err(e) => {
+                            out.push(invalid(link.url.as_str(), depth, Some(url.clone()), &e.to_string()));
+                            continue;
+                        }
+                    };
+                    let verdict = scope.check(normalized.url(), depth);
+                    if link.nofollow && verdict.is_ok() {
+                        batch.note_nofollow(&NewUrl { url: &normalized, depth, parent: Some(&url) })?;
+                        continue;
+                    }
+                    out.extend(admit(batch, &normalized, depth, Some(&url), verdict)?);
+                }
+            }
+            out.insert(0, record);
+            Ok(out)
+        })
+    }
+
+    /// Once the crawl stops: every URL still queued gets a `limit` record,
+    /// and every URL only ever linked with `nofollow` a `nofollow` one.
+    fn drain(
+        &self,
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+        summary: &mut CrawlSummary,
+    ) -> Result<(), CrawlError> {
+        while frontier.has_work()? {
+            self.commit(frontier, sink, observer, summary, Vec::new(), |batch| {
+                let mut out = Vec::new();
+                for _ in 0..DRAIN_BATCH {
+                    let Some(lease) = batch.lease_any()? else { break };
+                    out.push(position(PageRecord::not_fetched(&lease.url, NotFetchedReason::Limit), &lease));
+                    batch.finish(&lease, 0, false)?;
+                }
+                Ok(out)
+            })?;
+        }
+        let unfollowed: Vec<PageRecord> = frontier
+            .nofollow_only()?
+            .into_iter()
+            .map(|(url, depth, parent)| {
+                PageRecord::not_fetched(url, NotFetchedReason::Nofollow).with_crawl_position(depth, parent)
+            })
+            .collect();
+        self.commit(frontier, sink, observer, summary, unfollowed, |batch| {
+            batch.clear_nofollow()?;
+            Ok(Vec::new())
+        })
+    }
+
+    /// Writes `records` and those `work` returns, then commits `work`'s
+    /// changes with the counters and the sink's new position, in one
+    /// transaction.
+    fn commit(
+        &self,
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+        summary: &mut CrawlSummary,
+        mut records: Vec<PageRecord>,
+        work: impl FnOnce(&mut Batch<'_>) -> Result<Vec<PageRecord>, FrontierError>,
+    ) -> Result<(), CrawlError> {
+        // The records reach the output before the transaction commits: a
+        // kill between the two leaves records past the committed position,
+        // which a resume cuts off.
+        let mut batch = frontier.begin()?;
+        records.extend(work(&mut batch)?);
+        for record in &records {
+            sink.write(record)?;
+            batch.add_to_counter(COUNT_RECORDS, 1)?;
+            match record.not_fetched {
+                None => batch.add_to_counter(COUNT_FETCHED, 1)?,
+                Some(reason) => batch.add_to_counter(&reason_counter(reason), 1)?,
+            }
+        }
+        batch.set_output_bytes(sink.commit()?)?;
+        batch.commit()?;
+        *summary = load_summary(frontier)?;
+        for record in &records {
+            observer.record(record, summary);
+        }
+        Ok(())
+    }
+}
+
+/// Fetches one leased URL (after the host's soft-404 probe when asked),
+/// and reads the `Crawl-delay` its robots.txt gives the agent.
+async fn fetch(client: Client, options: FetchOptions, lease: Lease, probe: bool) -> Fetched {
+    let probe = match probe {
+        true => Some(soft_404::probe(&client, &options, &lease.url).await),
+        false => None,
+    };
+    let outcome = client.fetch_with(lease.url.as_str(), &options).await;
+    let crawl_delay = match client.robots_txt(lease.url.as_str()).await {
+        Ok(robots) => robots.rules_for(client.agent()).and_then(|rules| rules.crawl_delay()),
+        Err(_) => None,
+    };
+    Fetched { lease, probe, outcome, crawl_delay }
+}
+
+/// The record of a URL met at `depth` from `parent`: queued when new and
+/// in scope (no record yet), recorded once as out of scope or over the
+/// depth limit otherwise; nothing when it was seen before.
+fn admit(
+    batch: &mut Batch<'_>,
+    url: &NormalizedUrl,
+    depth: u32,
+    parent: Option<&str>,
+    verdict: Result<(), OutOfScope>,
+) -> Result<Option<PageRecord>, FrontierError> {
+    match verdict {
+        Ok(()) => {
+            batch.push(&NewUrl { url, depth, parent })?;
+            Ok(None)
+        }
+        Err(reason) => {
+            if !batch.see(url)? {
+                return Ok(None);
+            }
+            let code = if matches!(reason, OutOfScope::TooDeep(_)) {
+                NotFetchedReason::Limit
+            } else {
+                NotFetchedReason::OutOfScope
+            };
+            let mut record =
+                PageRecord::not_fetched(url.as_str(), code).with_crawl_position(depth, parent.map(String::from));
+            record.error = Some(reason.to_string());
+            Ok(Some(record))
+        }
+    }
+}
+
+fn invalid(url: &str, depth: u32, parent: Option<String>, reason: &str) -> PageRecord {
+    let mut record = PageRecord::not_fetched(url, NotFetchedReason::InvalidUrl).with_crawl_position(depth, parent);
+    record.error = Some(reason.to_string());
+    record
+}
+
+fn position(record: PageRecord, lease: &Lease) -> PageRecord {
+    record.with_crawl_position(lease.depth, lease.parent.clone())
+}
+
+/// A fetched page whose text an earlier page had: kept as a record of
+/// the URL, without the content.
+fn mark_duplicate(record: &mut PageRecord, earlier: &str) {
+    record.not_fetched = Some(NotFetchedReason::Duplicate);
+    record.content = None;
+    record.error = Some(format!("same text as {earlier}"));
+}
+
+fn reason_counter(reason: NotFetchedReason) -> String {
+    format!("not_fetched:{}", reason.as_str())
+}
+
+fn load_summary(frontier: &Frontier) -> Result<CrawlSummary, FrontierError> {
+    let mut not_fetched = BTreeMap::new();
+    for reason in NotFetchedReason::ALL {
+        let count = frontier.counter(&reason_counter(*reason))?;
+        if count > 0 {
+            not_fetched.insert(reason.as_str().to_string(), count);
+        }
+    }
+    Ok(CrawlSummary {
+        records: frontier.counter(COUNT_RECORDS)?,
+        requested: frontier.counter(COUNT_REQUESTED)?,
+        fetched: frontier.counter(COUNT_FETCHED)?,
+        bytes: frontier.counter(COUNT_BYTES)?,
+        not_fetched,
+    })
+}
+
+/// Milliseconds since the Unix epoch: host readiness survives a resume.
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}

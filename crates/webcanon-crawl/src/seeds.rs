@@ -1,0 +1,90 @@
+//! Where a crawl starts: its start URLs and, by default, the URLs the
+//! sites list for crawlers and agents (their sitemaps and llms.txt).
+
+use std::ops::ControlFlow;
+
+use url::Url;
+use webcanon_client::{Client, DiscoveryConfig, DiscoveryEvent};
+use webcanon_core::llms::LlmsTxt;
+
+/// Which sources seed a crawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeedSources {
+    /// The start URLs themselves.
+    pub start: bool,
+    /// The URLs the start sites' sitemaps list (robots.txt `Sitemap:`
+    /// lines and `/sitemap.xml`, indexes followed).
+    pub sitemap: bool,
+    /// The links of the start sites' llms.txt.
+    pub llms: bool,
+}
+
+impl Default for SeedSources {
+    fn default() -> Self {
+        SeedSources { start: true, sitemap: true, llms: true }
+    }
+}
+
+impl SeedSources {
+    /// The sources named in `list` (`start`, `sitemap`, `llms`; comma
+    /// separated), and no other.
+    ///
+    /// ```
+    /// use webcanon_crawl::SeedSources;
+    /// let only = SeedSources::parse("start,llms")?;
+    /// assert!(only.start && only.llms && !only.sitemap);
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn parse(list: &str) -> Result<SeedSources, String> {
+        let mut sources = SeedSources { start: false, sitemap: false, llms: false };
+        for name in list.split(',').map(str::trim) {
+            match name {
+                "start" => sources.start = true,
+                "sitemap" => sources.sitemap = true,
+                "llms" => sources.llms = true,
+                _ => return Err(format!("unknown seed source `{name}` (expected start, sitemap or llms)")),
+            }
+        }
+        Ok(sources)
+    }
+}
+
+/// Where a seed came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedSource {
+    /// A start URL.
+    Start,
+    /// A sitemap's entry.
+    Sitemap,
+    /// A link of an llms.txt.
+    LlmsTxt,
+}
+
+/// The URLs the sitemaps of `site` list, at most `max_urls`, each with
+/// the sitemap that listed it. Sitemap failures are not errors: a site
+/// without sitemaps gives none.
+pub async fn sitemap_urls(client: &Client, site: &Url, max_urls: usize) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let config = DiscoveryConfig::default().max_urls(max_urls);
+    let _ = client
+        .discover_sitemaps(site.as_str(), &config, |event| {
+            if let DiscoveryEvent::UrlFound(url) = event {
+                found.push((url.url, url.sitemap));
+            }
+            ControlFlow::Continue(())
+        })
+        .await;
+    found
+}
+
+/// The links of the llms.txt of `site`, resolved against the file, at
+/// most `max_urls`. A missing or refused llms.txt gives none.
+pub async fn llms_urls(client: &Client, site: &Url, max_urls: usize) -> Vec<String> {
+    let Ok(answer) = client.llms_txt(site.as_str()).await else { return Vec::new() };
+    if !answer.is_success() || webcanon_core::sniff::looks_like_html(&answer.body) {
+        return Vec::new();
+    }
+    let Ok(file_url) = Url::parse(&answer.final_url) else { return Vec::new() };
+    let file = LlmsTxt::parse(&answer.body);
+    file.links().filter_map(|l| file_url.join(l.link.url.trim()).ok()).map(String::from).take(max_urls).collect()
+}

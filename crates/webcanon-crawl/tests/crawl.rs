@@ -1,0 +1,195 @@
+//! Crawls of loopback sites: policy, records, traps.
+
+use std::time::Duration;
+
+use url::Url;
+use webcanon_client::ssrf::SsrfPolicy;
+use webcanon_client::{CacheSetting, Client, PageRecord};
+use webcanon_crawl::frontier::Frontier;
+use webcanon_crawl::{CrawlConfig, CrawlLimits, Crawler, JsonLines, ScopeConfig, SeedSources};
+use webcanon_test::{Route, TestServer};
+
+fn client() -> Client {
+    Client::builder()
+        .agent("TestBot")
+        .timeout(Duration::from_secs(5))
+        .cache(CacheSetting::None)
+        .ssrf_policy(SsrfPolicy::default().allow_private("127.0.0.0/8".parse().unwrap()))
+        .build()
+        .unwrap()
+}
+
+fn page(title: &str, body: &str) -> Route {
+    Route::html(
+        200,
+        &format!(
+            "<html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{title}: a page with enough words of its own to be a page, not a teaser.</p>{body}</main></body></html>"
+        ),
+    )
+}
+
+async fn crawl(server: &TestServer, config: CrawlConfig) -> Vec<PageRecord> {
+    let mut frontier = Frontier::in_memory().unwrap();
+    let mut out = Vec::new();
+    let crawler = Crawler::new(client(), *client().fetch_options(), config);
+    let start = Url::parse(&server.url("/")).unwrap();
+    crawler.run(&[start], &mut frontier, &mut JsonLines::new(&mut out), &mut ()).await.unwrap();
+    String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn config() -> CrawlConfig {
+    CrawlConfig {
+        seeds: SeedSources { start: true, sitemap: false, llms: false },
+        probe_soft_404: false,
+        ..CrawlConfig::default()
+    }
+}
+
+fn reason_of<'a>(records: &'a [PageRecord], url_end: &str) -> Option<&'a str> {
+    let record = records
+        .iter()
+        .find(|r| r.requested_url.ends_with(url_end))
+        .unwrap_or_else(|| panic!("no record of {url_end}: {records:#?}"));
+    record.not_fetched.map(|r| r.as_str())
+}
+
+#[tokio::test]
+async fn a_site_is_crawled_once_per_url_within_policy() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
+    server.route(
+        "/",
+        page(
+            "Home",
+            r#"<a href="/a">A</a> <a href="/a?utm_source=x#top">A again</a> <a href="/private/x">P</a>
+               <a rel="nofollow" href="/login">Log in</a> <a href="https://elsewhere.example/">Off</a> <a href="/copy">Copy</a>"#,
+        ),
+    );
+    server.route("/a", page("A", r#"<a href="/">Home</a> <a href="/b">B</a>"#));
+    server.route("/b", page("B", ""));
+    server.route("/copy", page("A", r#"<a href="/">Home</a> <a href="/b">B</a>"#));
+    server.route("/login", page("Login", ""));
+    let records = crawl(&server, config()).await;
+    assert_eq!(reason_of(&records, "/"), None);
+    assert_eq!(reason_of(&records, "/a"), None);
+    assert_eq!(reason_of(&records, "/b"), None);
+    assert_eq!(reason_of(&records, "/private/x"), Some("disallowed"));
+    assert_eq!(reason_of(&records, "/login"), Some("nofollow"));
+    assert_eq!(reason_of(&records, "elsewhere.example/"), Some("out_of_scope"));
+    assert_eq!(reason_of(&records, "/copy"), Some("duplicate"));
+    assert_eq!(records.len(), 7, "{records:#?}");
+    let b = records.iter().find(|r| r.requested_url.ends_with("/b")).unwrap();
+    assert_eq!((b.depth, b.parent.as_deref()), (Some(2), Some(server.url("/a").as_str())));
+    // Robots.txt before every request: the disallowed page was never asked for.
+    assert_eq!(server.hits("/private/x"), 0);
+    assert_eq!(server.hits("/login"), 0);
+    for path in ["/", "/a", "/b", "/copy"] {
+        assert_eq!(server.hits(path), 1, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn limits_end_the_crawl_and_record_what_is_left() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    let links: String = (0..20).map(|n| format!("<a href=/p{n}>p{n}</a> ")).collect();
+    server.route("/", page("Home", &links));
+    for n in 0..20 {
+        server.route(&format!("/p{n}"), page(&format!("Page {n}"), ""));
+    }
+    let limits = CrawlLimits { max_pages: Some(5), ..CrawlLimits::default() };
+    let records = crawl(&server, CrawlConfig { limits, ..config() }).await;
+    assert_eq!(records.iter().filter(|r| r.is_fetched()).count(), 5);
+    assert_eq!(records.iter().filter(|r| r.not_fetched.is_some_and(|n| n.as_str() == "limit")).count(), 16);
+    // Pages only: the client also reads robots.txt and looks for llms.txt.
+    let pages =
+        server.requests().iter().filter(|r| r.path_and_query == "/" || r.path_and_query.starts_with("/p")).count();
+    assert_eq!(pages, 5, "{:?}", server.requests());
+}
+
+#[tokio::test]
+async fn an_infinite_calendar_stops_at_the_depth_limit() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/", page("Home", "<a href=/cal?day=1>calendar</a>"));
+    for day in 1..100 {
+        server.route(
+            &format!("/cal?day={day}"),
+            page(&format!("Day {day}"), &format!("<a href=/cal?day={}>next</a>", day + 1)),
+        );
+    }
+    let scope = ScopeConfig { max_depth: Some(10), ..ScopeConfig::default() };
+    let records = crawl(&server, CrawlConfig { scope, ..config() }).await;
+    assert_eq!(records.iter().filter(|r| r.is_fetched()).count(), 11);
+    assert_eq!(reason_of(&records, "/cal?day=11"), Some("limit"));
+    assert_eq!(records.len(), 12);
+}
+
+#[tokio::test]
+async fn session_ids_and_ever_deeper_paths_are_bounded() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    let sessions: String =
+        (0..50).map(|n| format!("<a href=\"/s;jsessionid={n:04}\">s</a> <a href=\"/s?PHPSESSID={n}\">s</a>")).collect();
+    server.route("/", page("Home", &format!("{sessions}<a href=/d/>deep</a>")));
+    server.route("/s", page("Session page", ""));
+    let mut path = String::from("/d/");
+    for depth in 0..40 {
+        server.route(&path, page(&format!("Deep {depth}"), "<a href=d/>deeper</a>"));
+        path.push_str("d/");
+    }
+    let limits = CrawlLimits { max_pages_per_host: Some(12), ..CrawlLimits::default() };
+    let records = crawl(&server, CrawlConfig { limits, ..config() }).await;
+    // Every session-id form is one URL, fetched once.
+    assert_eq!(server.hits("/s"), 1);
+    // The ever-deeper path ends at the host's budget.
+    let fetched = records.iter().filter(|r| r.is_fetched()).count();
+    assert_eq!(fetched, 12, "{records:#?}");
+    assert!(records.iter().any(|r| r.not_fetched.is_some_and(|n| n.as_str() == "limit")));
+}
+
+#[tokio::test]
+async fn a_page_of_a_million_links_keeps_the_per_page_cap() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /\nAllow: /$\n"));
+    let links: String = (0..1_000_000).map(|n| format!("<a href=/p{n}>.</a>")).collect();
+    server.route("/", Route::html(200, &format!("<html><body>{links}</body></html>")));
+    let started = std::time::Instant::now();
+    let limits = CrawlLimits { max_pages: Some(1), ..CrawlLimits::default() };
+    let records = crawl(&server, CrawlConfig { limits, ..config() }).await;
+    // One page, and at most the per-page cap of its links (each a `limit` record).
+    assert_eq!(records.iter().filter(|r| r.is_fetched()).count(), 1);
+    assert_eq!(records.len(), 1 + 5_000);
+    assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn redirect_chains_and_sitemaps_listing_other_hosts_are_bounded() {
+    let server = TestServer::start().await;
+    server.route(
+        "/robots.txt",
+        Route::text(200, &format!("User-agent: *\nAllow: /\nSitemap: {}\n", server.url("/sitemap.xml"))),
+    );
+    server.route(
+        "/sitemap.xml",
+        Route::bytes(
+            200,
+            "application/xml",
+            format!(
+                "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{}</loc></url><url><loc>https://other.example/x</loc></url></urlset>",
+                server.url("/r0")
+            )
+            .into_bytes(),
+        ),
+    );
+    server.route("/", page("Home", ""));
+    for n in 0..30 {
+        server.route(&format!("/r{n}"), Route::redirect(302, &format!("/r{}", n + 1)));
+    }
+    let config = CrawlConfig { seeds: SeedSources { start: true, sitemap: true, llms: false }, ..config() };
+    let records = crawl(&server, config).await;
+    assert_eq!(reason_of(&records, "other.example/x"), Some("out_of_scope"));
+    assert_eq!(reason_of(&records, "/r0"), Some("fetch_failed"));
+    // The client's redirect limit bounds the chain.
+    assert!(server.hits("/r15") == 0, "{:?}", server.requests());
+}
