@@ -10,7 +10,12 @@
 //!    reproducibly, over Arrow record batches, and writes Parquet, CSV or
 //!    JSON lines.
 //!
-//! Both passes checkpoint as they go: a killed run resumes without fetching
+//! With `--content` ([`run::BatchConfig::content`]), the verdict pass gives
+//! way to the [`content`] pass: every allowed URL is fetched and converted
+//! through the client, and the output holds one
+//! [`PageRecord`](webcanon_client::PageRecord) per URL ([`page_records`]).
+//!
+//! Every pass checkpoints as it goes: a killed run resumes without fetching
 //! an origin twice or losing or repeating a row.
 //!
 //! ```
@@ -38,12 +43,14 @@
 //! # Ok::<(), webcanon_batch::BatchError>(())
 //! ```
 
+pub mod content;
 mod error;
 pub mod fetch;
 pub mod input;
 mod journal;
 pub mod origin;
 pub mod output;
+pub mod page_records;
 mod partition;
 mod progress;
 pub mod run;

@@ -14,6 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -72,12 +73,23 @@ pub struct OutputWriter {
     work: PathBuf,
     file: Option<File>,
     progress: OutputProgress,
+    schema: SchemaRef,
 }
 
 impl OutputWriter {
-    /// A writer of `target` keeping its work in `state_dir`, continuing from
-    /// `progress` (zero for a fresh start).
+    /// A writer of verdict rows to `target` keeping its work in
+    /// `state_dir`, continuing from `progress` (zero for a fresh start).
     pub fn open(target: &Path, state_dir: &Path, progress: OutputProgress) -> Result<OutputWriter, BatchError> {
+        OutputWriter::open_with_schema(target, state_dir, progress, VerdictPass::output_schema())
+    }
+
+    /// A writer of rows in `schema` to `target`, as [`OutputWriter::open`].
+    pub fn open_with_schema(
+        target: &Path,
+        state_dir: &Path,
+        progress: OutputProgress,
+        schema: SchemaRef,
+    ) -> Result<OutputWriter, BatchError> {
         let format = OutputFormat::from_path(target)?;
         let (work, file) = match format {
             OutputFormat::Parquet => {
@@ -117,7 +129,7 @@ impl OutputWriter {
                 (work, Some(file))
             }
         };
-        Ok(OutputWriter { format, target: target.to_path_buf(), work, file, progress })
+        Ok(OutputWriter { format, target: target.to_path_buf(), work, file, progress, schema })
     }
 
     /// Whether a text output (CSV, JSON lines) was already moved from
@@ -144,7 +156,7 @@ impl OutputWriter {
         match self.format {
             OutputFormat::Parquet => {
                 let part = self.work.join(format!("part-{:06}.parquet", self.progress.parts));
-                write_parquet_file(&part, std::iter::once(Ok(batch.clone())))?;
+                write_parquet_file(&part, &self.schema, std::iter::once(Ok(batch.clone())))?;
                 self.progress.parts += 1;
             }
             OutputFormat::Csv | OutputFormat::JsonLines => {
@@ -161,14 +173,28 @@ impl OutputWriter {
                     writer.write(batch).map_err(|e| BatchError::arrow(context(), e))?;
                     writer.finish().map_err(|e| BatchError::arrow(context(), e))?;
                 }
-                let file = self.file.as_mut().expect("text outputs keep their file open");
-                file.write_all(&bytes).map_err(|e| BatchError::io(&self.work, e))?;
-                file.flush().map_err(|e| BatchError::io(&self.work, e))?;
-                self.progress.bytes += bytes.len() as u64;
+                self.append_text(&bytes)?;
             }
         }
         self.progress.rows += batch.num_rows() as u64;
         Ok(self.progress)
+    }
+
+    /// Writes `rows` rows already serialised as JSON lines (a JSON lines
+    /// output only) and says how far the output got.
+    pub fn write_lines(&mut self, lines: &[u8], rows: u64) -> Result<OutputProgress, BatchError> {
+        assert_eq!(self.format, OutputFormat::JsonLines, "serialised lines go to a JSON lines output");
+        self.append_text(lines)?;
+        self.progress.rows += rows;
+        Ok(self.progress)
+    }
+
+    fn append_text(&mut self, bytes: &[u8]) -> Result<(), BatchError> {
+        let file = self.file.as_mut().expect("text outputs keep their file open");
+        file.write_all(bytes).map_err(|e| BatchError::io(&self.work, e))?;
+        file.flush().map_err(|e| BatchError::io(&self.work, e))?;
+        self.progress.bytes += bytes.len() as u64;
+        Ok(())
     }
 
     /// Moves the finished output to its name (Parquet parts merged into one
@@ -189,11 +215,11 @@ impl OutputWriter {
                         };
                     batches
                 });
-                write_parquet_file(&self.target, batches)?;
+                write_parquet_file(&self.target, &self.schema, batches)?;
             }
             OutputFormat::Csv | OutputFormat::JsonLines => {
                 if self.progress.rows == 0 && self.format == OutputFormat::Csv {
-                    let empty = RecordBatch::new_empty(VerdictPass::output_schema());
+                    let empty = RecordBatch::new_empty(self.schema.clone());
                     let mut bytes = Vec::new();
                     arrow::csv::WriterBuilder::new()
                         .with_header(true)
@@ -211,16 +237,17 @@ impl OutputWriter {
     }
 }
 
-/// Writes batches in the output schema to a Parquet file, atomically.
+/// Writes batches in `schema` to a Parquet file, atomically.
 fn write_parquet_file(
     path: &Path,
+    schema: &SchemaRef,
     batches: impl Iterator<Item = Result<RecordBatch, BatchError>>,
 ) -> Result<(), BatchError> {
     let tmp = tmp_path(path);
     let file = File::create(&tmp).map_err(|e| BatchError::io(&tmp, e))?;
     let props = WriterProperties::builder().set_compression(Compression::ZSTD(ZstdLevel::default())).build();
-    let mut writer = ArrowWriter::try_new(file, VerdictPass::output_schema(), Some(props))
-        .map_err(|e| BatchError::parquet(&tmp, e))?;
+    let mut writer =
+        ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| BatchError::parquet(&tmp, e))?;
     for batch in batches {
         writer.write(&batch?).map_err(|e| BatchError::parquet(&tmp, e))?;
     }

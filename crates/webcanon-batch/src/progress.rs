@@ -1,7 +1,7 @@
 //! Progress reports of a run: the passes, and what watches them (the
 //! CLI's bars, or nobody).
 
-/// The two passes, for progress reports.
+/// The passes, for progress reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pass {
     /// Reading the input for its distinct origins.
@@ -10,6 +10,9 @@ pub enum Pass {
     Fetch,
     /// Deciding URLs, counted in rows.
     Verdict,
+    /// Fetching and converting the allowed URLs (`--content`), counted in
+    /// rows.
+    Content,
 }
 
 /// Receives progress: the CLI draws bars with it.

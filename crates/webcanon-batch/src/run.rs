@@ -1,5 +1,6 @@
 //! A whole batch run: distinct origins → fetch pass → snapshot → verdict
-//! pass → output, checkpointed in a state directory next to the output so
+//! pass (or, with [`BatchConfig::content`], the [content pass](crate::content))
+//! → output, checkpointed in a state directory next to the output so
 //! a killed run resumes where it stopped.
 //!
 //! The state directory is `<output>.batch/`:
@@ -15,7 +16,9 @@
 //!   appended as they complete ([`read_journal`](crate::read_journal) reads
 //!   them); `parts/NNNNN.parquet` — the partition once all its origins are
 //!   recorded (the journal then goes);
-//! - `output.partial` or `parts/` — the output being written.
+//! - `output.partial` or `parts/` — the output being written;
+//! - `content.journal` — the page records of the content pass's current
+//!   chunk fetched so far ([`crate::content::ContentJournal`]).
 //!
 //! The fetch pass takes one partition at a time, so its memory is that of
 //! one partition's origins (a budget, [`BatchConfig::partition_bytes`]),
@@ -47,15 +50,17 @@ use arrow::array::{Array, BooleanArray, StringArray};
 use arrow::record_batch::RecordBatch;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
-use webcanon_client::Client;
+use webcanon_client::{Client, FetchOptions, PageRecord};
 use webcanon_core::policy::RobotsMode;
 
 use crate::BatchError;
+use crate::content::{CHUNK_ROWS, ContentJournal, Todo, fetch_chunk, record_without_fetch};
 use crate::fetch::{Fetched, Recorded, fetch_all, group_by_host};
 use crate::input::UrlReader;
 use crate::journal::Journal;
 use crate::origin::{Shard, origin_of, parse_url, write_origin};
 use crate::output::{OutputProgress, OutputWriter};
+use crate::page_records::PageRecordWriter;
 use crate::partition::{MAX_PARTITIONS, Partitions, SpillState, partition_count, url_bytes};
 pub use crate::progress::{NoProgress, Pass, Progress};
 use crate::snapshot::{Snapshot, SnapshotWriter, tmp_path};
@@ -99,6 +104,11 @@ pub struct BatchConfig {
     /// [`fetch_fingerprint`] states them: a resume under other ones is
     /// refused, as the journal holds answers to them.
     pub fetch_settings: String,
+    /// Fetch and convert every allowed URL under these options (the
+    /// client's own, or a request's): the output holds one
+    /// [`PageRecord`](webcanon_client::PageRecord) per URL instead of a
+    /// verdict row ([`crate::content`]). `None`: verdicts only.
+    pub content: Option<FetchOptions>,
 }
 
 impl BatchConfig {
@@ -142,11 +152,15 @@ pub struct BatchSummary {
     /// Rows of the output allowed under the mode (the rows written before a
     /// resume included).
     pub allowed: u64,
+    /// Records of the content output with a page's content (the rows
+    /// written before a resume included).
+    pub pages: u64,
     /// Partitions the fetch pass spilled the origins into.
     pub partitions: u32,
     /// Seconds spent on the fetch pass (origins included).
     pub fetch_seconds: f64,
-    /// Seconds spent on the verdict pass.
+    /// Seconds spent on the verdict pass (the content pass, with
+    /// [`BatchConfig::content`]).
     pub verdict_seconds: f64,
     /// The snapshot the verdicts came from.
     pub snapshot: PathBuf,
@@ -174,6 +188,9 @@ struct Settings {
     fetch_settings: String,
     #[serde(default)]
     fetch_only: bool,
+    /// The fetch options of a content run, as their debug form states them.
+    #[serde(default)]
+    content: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -194,6 +211,8 @@ struct State {
 struct Counts {
     allowed: u64,
     invalid: u64,
+    #[serde(default)]
+    pages: u64,
 }
 
 /// The client settings that shape what the fetch pass records (the
@@ -235,6 +254,7 @@ fn settings_of(config: &BatchConfig) -> Result<Settings, BatchError> {
         batch_rows: config.batch_rows,
         fetch_settings: config.fetch_settings.clone(),
         fetch_only: config.fetch_only,
+        content: config.content.map(|options| format!("{options:?}")),
     })
 }
 
@@ -266,7 +286,7 @@ fn load_state(dir: &Path, settings: &Settings) -> Result<Option<State>, BatchErr
             path,
             reason: format!(
                 "an interrupted run with other settings (input, column, agent, mode, shard, snapshot, batch \
-                 size, User-Agent or --auth-disallows) left its state here; rerun it with the same settings, \
+                 size, User-Agent, --auth-disallows or content options) left its state here; rerun it with the same settings, \
                  or remove {} to start over",
                 dir.display()
             ),
@@ -304,7 +324,8 @@ pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress
         (None, RobotsMode::Ignore) if !config.fetch_only => Snapshot::default(),
         (None, _) => {
             if !state.fetch_done {
-                let client = client.ok_or_else(|| BatchError::Client("the fetch pass needs an HTTP client".into()))?;
+                let client =
+                    client.clone().ok_or_else(|| BatchError::Client("the fetch pass needs an HTTP client".into()))?;
                 fetch_pass(config, &dir, client, progress, &mut summary)?;
                 state.fetch_done = true;
                 save_state(&dir, &state)?;
@@ -329,7 +350,13 @@ pub fn run(config: &BatchConfig, client: Option<Client>, progress: &dyn Progress
 
     let started = Instant::now();
     let pass = VerdictPass::new(Arc::new(snapshot), config.agent.clone(), config.mode);
-    verdict_pass(config, &dir, &pass, &mut state, progress, &mut summary)?;
+    match (&config.content, client) {
+        (Some(options), Some(client)) => {
+            content_pass(config, &dir, &pass, (&client, options), &mut state, progress, &mut summary)?
+        }
+        (Some(_), None) => return Err(BatchError::Client("the content pass needs an HTTP client".into())),
+        (None, _) => verdict_pass(config, &dir, &pass, &mut state, progress, &mut summary)?,
+    }
     summary.verdict_seconds = started.elapsed().as_secs_f64();
     let state_file = dir.join("state.json");
     std::fs::remove_file(&state_file).map_err(|e| BatchError::io(&state_file, e))?;
@@ -683,6 +710,118 @@ fn verdict_pass(
     Ok(())
 }
 
+/// The content pass: the shard's URLs in chunks of [`CHUNK_ROWS`], each
+/// decided, its allowed URLs fetched ([`crate::content`]), its records
+/// written in input order and checkpointed; the chunk's journal holds
+/// what was fetched since the last checkpoint.
+fn content_pass(
+    config: &BatchConfig,
+    dir: &Path,
+    pass: &VerdictPass,
+    (client, options): (&Client, &FetchOptions),
+    state: &mut State,
+    progress: &dyn Progress,
+    summary: &mut BatchSummary,
+) -> Result<(), BatchError> {
+    if state.finishing {
+        // Killed while moving the finished output into place: finish that.
+        if !OutputWriter::moved_into_place(&config.output, dir) {
+            PageRecordWriter::open(&config.output, dir, state.output)?.finish()?;
+        }
+    } else {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| BatchError::Client(format!("cannot start the async runtime: {e}")))?;
+        let total =
+            if config.shard.count == 1 { UrlReader::count_rows(&config.input, &config.column).ok() } else { None };
+        let mut writer = PageRecordWriter::open(&config.output, dir, state.output)?;
+        let (mut journal, mut journaled) = ContentJournal::open(&dir.join("content.journal"), state.output.rows)?;
+        let mut skip = state.output.rows;
+        progress.begin(Pass::Content, total, skip);
+        let advance = |n| progress.advance(Pass::Content, n);
+        let mut reader =
+            UrlReader::open(&config.input, &config.column, config.batch_rows).map_err(BatchError::input)?;
+        for urls in &mut reader {
+            let mut urls = shard_rows(config.shard, urls.map_err(BatchError::input)?)?;
+            if skip > 0 {
+                let skipped = (skip as usize).min(urls.len());
+                skip -= skipped as u64;
+                urls = urls.slice(skipped, urls.len() - skipped);
+            }
+            for start in (0..urls.len()).step_by(CHUNK_ROWS) {
+                let chunk = urls.slice(start, CHUNK_ROWS.min(urls.len() - start));
+                let first_row = state.output.rows;
+                let mut slots: Vec<Option<PageRecord>> = Vec::with_capacity(chunk.len());
+                let mut todo = Vec::new();
+                for (i, url) in chunk.iter().enumerate() {
+                    let url = url.unwrap_or_default();
+                    let row = first_row + i as u64;
+                    let verdict = pass.decide_one(url);
+                    state.counts.allowed += u64::from(verdict.allowed);
+                    state.counts.invalid += u64::from(verdict.verdict == crate::verdict::INVALID_URL);
+                    let ready = record_without_fetch(url, &verdict).or_else(|| journaled.remove(&row));
+                    if ready.is_none() {
+                        todo.push(Todo { row, url: url.to_string() });
+                    } else {
+                        advance(1);
+                    }
+                    slots.push(ready);
+                }
+                let outcome =
+                    runtime.block_on(fetch_chunk(client, options, todo, config.concurrency, &mut journal, &advance));
+                let outcome = match outcome {
+                    Ok(outcome) => outcome,
+                    Err(e) => {
+                        runtime.shutdown_timeout(Duration::from_secs(1));
+                        return Err(e);
+                    }
+                };
+                if let Some(why) = outcome.first_local_failure {
+                    runtime.shutdown_timeout(Duration::from_secs(1));
+                    return Err(BatchError::Client(format!(
+                        "{} pages could not be fetched because this machine failed the requests ({why}); \
+                         nothing was recorded for them: run the same command again to fetch them",
+                        outcome.local_failures
+                    )));
+                }
+                let mut fetched = outcome.records;
+                let records: Vec<PageRecord> = slots
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, slot)| slot.or_else(|| fetched.remove(&(first_row + i as u64))))
+                    .collect::<Option<_>>()
+                    .expect("every allowed URL of the chunk is fetched or journaled");
+                summary.decided += records.len() as u64;
+                state.counts.pages += records.iter().filter(|r| r.is_fetched()).count() as u64;
+                state.output = writer.write(&records)?;
+                save_state(dir, state)?;
+                // The chunk is in the checkpoint: its journal is done with.
+                journal.clear()?;
+            }
+        }
+        runtime.shutdown_timeout(Duration::from_secs(1));
+        if skip > 0 {
+            return Err(BatchError::Resume {
+                path: dir.join("state.json"),
+                reason: format!("the checkpoint counts {} more rows than the input has", skip),
+            });
+        }
+        state.finishing = true;
+        save_state(dir, state)?;
+        writer.finish()?;
+        progress.end(Pass::Content);
+        if let Some(warning) = reader.undecodable().warning(&config.input) {
+            warn(progress, summary, warning);
+        }
+    }
+    summary.rows = state.output.rows;
+    summary.allowed = state.counts.allowed;
+    summary.invalid = state.counts.invalid;
+    summary.pages = state.counts.pages;
+    Ok(())
+}
+
 fn count(batch: &RecordBatch, counts: &mut Counts) {
     if let Some(allowed) = batch.column_by_name("allowed").and_then(|c| c.as_any().downcast_ref::<BooleanArray>()) {
         counts.allowed += allowed.true_count() as u64;
@@ -731,6 +870,7 @@ mod tests {
             fetch_only: false,
             partition_bytes: crate::partition::PARTITION_BYTES,
             fetch_settings: String::new(),
+            content: None,
         }
     }
 
@@ -741,7 +881,7 @@ mod tests {
             settings: settings_of(config).unwrap(),
             fetch_done: false,
             output: OutputProgress { rows: whole.rows, bytes, parts: 0 },
-            counts: Counts { allowed: whole.allowed, invalid: whole.invalid },
+            counts: Counts { allowed: whole.allowed, invalid: whole.invalid, pages: 0 },
             finishing: true,
         }
     }

@@ -11,11 +11,13 @@ use clap::Args;
 use clap::builder::TypedValueParser;
 use indicatif::ProgressBar;
 use webcanon_batch::origin::Shard;
+use webcanon_batch::page_records::PageRecordWriter;
 use webcanon_batch::run::{BatchConfig, BatchSummary, Pass, Progress};
 use webcanon_batch::{BatchError, FailureKind, input, run};
 
 use crate::client_args::ClientArgs;
 use crate::error::CliError;
+use crate::page_args::PageArgs;
 
 /// Exit status when the run failed (writing its output, its snapshot or its
 /// state); the same command resumes it.
@@ -71,8 +73,15 @@ pub struct BatchArgs {
     /// Print the run's summary as one JSON object on stdout.
     #[arg(long)]
     json: bool,
+    /// Fetch and convert every URL the verdict allows, and write one page
+    /// record per URL (content, usage signals, verdict, or the reason it
+    /// was not fetched) to OUT (`.jsonl` or `.parquet`) instead of verdict rows.
+    #[arg(long, conflicts_with = "fetch_only")]
+    content: bool,
     #[command(flatten)]
     client: ClientArgs,
+    #[command(flatten, next_help_heading = "Page options (with --content)")]
+    page: PageArgs,
 }
 
 fn parse_shard(value: &str) -> Result<Shard, String> {
@@ -93,6 +102,7 @@ impl Progress for Bars {
             Pass::Origins => "URLs read for origins",
             Pass::Fetch => "origins",
             Pass::Verdict => "URLs",
+            Pass::Content => "URLs fetched or recorded",
         };
         let bar = crate::progress::bar(total, what);
         bar.set_position(done);
@@ -133,7 +143,9 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
         Some(output) => output.clone(),
         None => args.snapshot_out.clone().ok_or_else(|| CliError::usage("--fetch-only needs --snapshot-out"))?,
     };
-    if !args.fetch_only {
+    if args.content {
+        PageRecordWriter::format_of(&output).map_err(usage)?;
+    } else if !args.fetch_only {
         webcanon_batch::output::OutputFormat::from_path(&output).map_err(usage)?;
     }
     let agent = args.client.agent.clone();
@@ -142,11 +154,13 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
     }
     let needs_fetch =
         args.snapshot.is_none() && (args.fetch_only || args.client.mode != webcanon_core::policy::RobotsMode::Ignore);
-    let client = if needs_fetch {
-        Some(args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?)
+    let client = if needs_fetch || args.content {
+        let builder = args.client.builder()?;
+        Some(args.page.apply(builder).build().map_err(|e| CliError::usage(e.to_string()))?)
     } else {
         None
     };
+    let content = args.content.then(|| client.as_ref().map(|c| *c.fetch_options())).flatten();
     let config = BatchConfig {
         snapshot_out: args.snapshot_out.clone().unwrap_or_else(|| BatchConfig::default_snapshot_out(&output)),
         input: args.input,
@@ -162,6 +176,7 @@ pub fn run(args: BatchArgs) -> Result<ExitCode, CliError> {
         batch_rows: args.batch_rows,
         threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
         fetch_settings: run::fetch_fingerprint(args.client.user_agent.as_deref(), args.client.auth_disallows),
+        content,
     };
     let bars = Bars { current: Mutex::new(None) };
     let summary = run::run(&config, client, &bars).map_err(|e| {
@@ -226,6 +241,19 @@ fn report(summary: &BatchSummary, config: &BatchConfig, json: bool) -> Result<()
             summary.fetch_seconds,
             summary.snapshot.display()
         )?;
+    }
+    if config.content.is_some() {
+        writeln!(
+            stderr,
+            "content pass{resumed}: {} rows ({} allowed, {} pages with content, {} invalid URLs), {:.1}s; wrote {}",
+            summary.rows,
+            summary.allowed,
+            summary.pages,
+            summary.invalid,
+            summary.verdict_seconds,
+            config.output.display()
+        )?;
+        return Ok(());
     }
     writeln!(
         stderr,

@@ -6,12 +6,13 @@ use std::process::ExitCode;
 use clap::Args;
 use webcanon_client::FetchResult;
 use webcanon_client::browser::RenderMode;
-use webcanon_client::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
+use webcanon_client::markdown::ContentFormat;
 use webcanon_core::policy::RobotsEvidence;
 
 use crate::client_args::{ClientArgs, report_error, runtime};
 use crate::error::CliError;
 use crate::output::note;
+use crate::page_args::PageArgs;
 use crate::signal::shutdown_signal;
 
 /// Arguments of `webcanon fetch`.
@@ -22,44 +23,11 @@ pub struct FetchArgs {
     url: String,
     #[command(flatten)]
     client: ClientArgs,
-    /// The page body limit in bytes, counted after decompression.
-    #[arg(long, value_name = "N", default_value_t = webcanon_client::DEFAULT_MAX_BYTES)]
-    max_bytes: usize,
     /// Print one JSON object (the result, or an error object) instead of Markdown.
     #[arg(long)]
     json: bool,
-    /// Do not look for a Markdown copy of the page (llms.txt, rel="alternate",
-    /// Accept: text/markdown): fetch the URL itself.
-    #[arg(long)]
-    no_alternatives: bool,
-    /// The content as Markdown or as plain text.
-    #[arg(long, value_name = "markdown|text", default_value = "markdown", value_parser = str::parse::<ContentFormat>)]
-    format: ContentFormat,
-    /// Links where they are (inline), as numbered references listed once
-    /// at the end (references), or as their text only (drop).
-    #[arg(long, value_name = "inline|references|drop", default_value = "references", value_parser = str::parse::<LinkStyle>)]
-    links: LinkStyle,
-    /// Render the page in headless Chromium before extracting its text (for
-    /// pages whose text arrives through scripts): `--render` alone is `on`;
-    /// `auto` renders only a page with little text but scripts. Every
-    /// request the page makes goes through the SSRF guard and robots.txt.
-    /// Its mode is optional, so a bare `--render` goes after the URL.
-    #[arg(long, value_name = "on|auto|off", num_args = 0..=1, default_value = "off", default_missing_value = "on", value_parser = render_mode)]
-    render: RenderMode,
-    /// Images as Markdown images (keep) or not at all (drop).
-    #[arg(long, value_name = "keep|drop", default_value = "drop", value_parser = str::parse::<ImageStyle>)]
-    images: ImageStyle,
-}
-
-/// `--render`'s mode, with a hint when it took the URL for one.
-fn render_mode(given: &str) -> Result<RenderMode, String> {
-    given.parse().map_err(|e: webcanon_client::browser::UnknownRenderMode| {
-        if given.contains("://") {
-            format!("{e} (a bare --render goes after the URL: `webcanon fetch URL --render`)")
-        } else {
-            e.to_string()
-        }
-    })
+    #[command(flatten)]
+    page: PageArgs,
 }
 
 /// The exit status of a fetch stopped by SIGINT or SIGTERM (128 + SIGINT,
@@ -70,16 +38,13 @@ const INTERRUPTED: u8 = 130;
 pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
     let client = args
         .client
-        .builder()?
-        .max_bytes(args.max_bytes)
-        .alternatives(!args.no_alternatives)
-        .content_shape(ContentShape { format: args.format, links: args.links, images: args.images })
-        .render(args.render)
+        .builder()
+        .map(|builder| args.page.apply(builder))?
         .build()
         .map_err(|e| CliError::usage(e.to_string()))?;
     let runtime = runtime()?;
     let outcome = runtime.block_on(async {
-        if args.render == RenderMode::Off {
+        if args.page.render == RenderMode::Off {
             return Some(client.fetch(&args.url).await);
         }
         // SIGINT and SIGTERM stop the fetch, so that the client, and with it
@@ -98,7 +63,7 @@ pub fn run(args: FetchArgs) -> Result<ExitCode, CliError> {
     };
     match outcome {
         Ok(result) => {
-            print_result(&result, args.json, args.format)?;
+            print_result(&result, args.json, args.page.format)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(err) => report_error(&err, &args.url, args.json),

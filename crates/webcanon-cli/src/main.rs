@@ -23,6 +23,7 @@ mod listen_args;
 mod llms_cmd;
 mod mcp_cmd;
 mod output;
+mod page_args;
 mod progress;
 mod render_cmd;
 mod robots_cmd;

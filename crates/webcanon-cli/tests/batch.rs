@@ -1041,3 +1041,167 @@ fn issue_30_a_write_past_the_file_size_limit_is_reported() {
     assert!(stderr.contains("ulimit -f"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The page records of a `--content` output, fetch times cleared (the one
+/// field two fetches of a page do not share).
+fn content_records(path: &Path) -> Vec<webcanon_client::PageRecord> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(|line| {
+            let mut record: webcanon_client::PageRecord = serde_json::from_str(line).unwrap();
+            record.fetched_at = None;
+            record
+        })
+        .collect()
+}
+
+/// Requests for pages (not robots.txt or llms.txt), by host and path.
+fn page_requests(server: &TestServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.path_and_query.starts_with("/p") || r.path_and_query.starts_with("/no"))
+        .map(|r| format!("{}{}", r.host.as_deref().unwrap_or(""), r.path_and_query))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_content_pass_resumes_without_fetching_a_page_twice() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /no\n"));
+    let (hosts, pages) = (8, 70);
+    for j in 0..pages {
+        let body = format!(
+            "<html><head><title>Page {j}</title></head><body><p>Page {j} of the loopback web.</p></body></html>"
+        );
+        server.route(&format!("/p{j}"), Route::html(200, &body).delay(Duration::from_millis(10)));
+    }
+    let mut urls = Vec::new();
+    for j in 0..pages {
+        for i in 0..hosts {
+            urls.push(format!("http://h{i}.test:{}/p{j}", server.port()));
+        }
+        urls.push(format!("http://h{}.test:{}/no/{j}", j % hosts, server.port()));
+    }
+    let dir = temp_dir("batch-kill-content");
+    let input = dir.join("urls.txt");
+    write_text(&input, &urls);
+    let out = dir.join("pages.jsonl");
+    let mut a = args(&["batch", &path_str(&input), "-o", &path_str(&out), "--content"], &client_args(&server));
+    a.extend(["--concurrency".into(), "4".into()]);
+
+    // Killed in the second chunk: the first is in the output's checkpoint,
+    // part of the second in the journal.
+    let mut child = spawn(&a);
+    let state_dir = dir.join("pages.jsonl.batch");
+    kill_when(&mut child, "a chunk written and the next one begun", || {
+        state_rows(&state_dir) >= 256 && page_requests(&server).len() >= 300
+    })
+    .await;
+    let before = page_requests(&server);
+    let journal = std::fs::read_to_string(state_dir.join("content.journal")).unwrap();
+    let journaled: std::collections::HashSet<String> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| v["record"]["requested_url"].as_str().unwrap().trim_start_matches("http://").to_string())
+        .collect();
+    assert!(!journaled.is_empty(), "pages are journaled as they are fetched");
+
+    let done = run(a.clone()).await;
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let after = page_requests(&server);
+    let mut counts = std::collections::HashMap::new();
+    for request in &after {
+        *counts.entry(request.as_str()).or_insert(0) += 1;
+    }
+    let mut in_flight = 0;
+    for (request, hits) in &counts {
+        assert!(!request.contains("/no/"), "{request} is disallowed and must never be requested");
+        if *hits > 1 {
+            assert_eq!(*hits, 2, "{request}");
+            assert!(before.iter().any(|b| b == request) && !journaled.contains(*request), "{request} fetched twice");
+            in_flight += 1;
+        }
+    }
+    assert!(in_flight <= 4, "at most --concurrency pages in flight at the kill: {in_flight}");
+    assert_eq!(counts.len(), hosts * pages, "every allowed page fetched");
+
+    // The records are those of a run that was never killed.
+    let whole = dir.join("whole.jsonl");
+    let mut b = args(&["batch", &path_str(&input), "-o", &path_str(&whole), "--content"], &client_args(&server));
+    b.extend(["--concurrency".into(), "4".into()]);
+    let done = run(b).await;
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let resumed = content_records(&out);
+    assert_eq!(resumed.len(), urls.len());
+    assert_eq!(resumed.iter().map(|r| r.requested_url.clone()).collect::<Vec<_>>(), urls);
+    assert_eq!(resumed, content_records(&whole));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The content pass's input is the dataset: one host's URLs by the
+/// thousand get one request at a time, and memory that does not grow with
+/// their number (a chunk's records at most).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dataset_of_one_host_is_fetched_one_page_at_a_time_in_bounded_memory() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    let page = format!("<html><body><p>{}</p></body></html>", "one host, many pages. ".repeat(400));
+    let delay = Duration::from_millis(3);
+    let count = 2400;
+    for j in 0..count {
+        server.route(&format!("/p{j}"), Route::html(200, &page).delay(delay));
+    }
+    let dir = temp_dir("batch-content-one-host");
+    let mut peaks = Vec::new();
+    for n in [count / 8, count] {
+        let urls: Vec<String> = (0..n).map(|j| format!("http://one.test:{}/p{j}", server.port())).collect();
+        let input = dir.join(format!("urls-{n}.txt"));
+        write_text(&input, &urls);
+        let out = dir.join(format!("pages-{n}.jsonl"));
+        let mut a = args(&["batch", &path_str(&input), "-o", &path_str(&out), "--content"], &client_args(&server));
+        a.extend(["--concurrency".into(), "64".into(), "--no-alternatives".into()]);
+        let mut child = spawn(&a);
+        let pid = child.id().to_string();
+        let mut peak = 0;
+        while child.try_wait().unwrap().is_none() {
+            peak = peak.max(webcanon_test::memory::status_kib(&pid, "VmHWM").unwrap_or(0));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(child.wait().unwrap().success());
+        assert_eq!(content_records(&out).len(), n);
+        peaks.push(peak);
+    }
+    // One request at a time: each arrives after the one before was answered.
+    let times: Vec<Instant> = server
+        .requests_with_times()
+        .into_iter()
+        .filter(|(_, r)| r.path_and_query.starts_with("/p"))
+        .map(|(at, _)| at)
+        .collect();
+    assert_eq!(times.len(), count / 8 + count);
+    let overlapping = times.windows(2).filter(|w| w[1].duration_since(w[0]) < delay).count();
+    assert_eq!(overlapping, 0, "two requests to one host at once");
+    // Eight times the pages, about the same memory: 16 MiB of slack for
+    // the allocator, against about 25 MiB of content.
+    assert!(
+        peaks[1] < peaks[0] + 16 * 1024,
+        "peak RSS {} KiB for {} pages, {} KiB for {}",
+        peaks[1],
+        count,
+        peaks[0],
+        count / 8
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn content_goes_to_jsonl_or_parquet_only() {
+    let dir = temp_dir("batch-content-csv");
+    let input = dir.join("urls.txt");
+    write_text(&input, &["https://a.test/".to_string()]);
+    let run = webcanon(&["batch", &path_str(&input), "-o", &path_str(&dir.join("out.csv")), "--content"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("`.jsonl` or `.parquet`"), "{}", run.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -355,6 +355,7 @@ impl Client {
             fetch_only: true,
             partition_bytes,
             fetch_settings: self.fetch_settings.clone(),
+            content: None,
         };
         let client = self.inner.clone();
         let summary =
