@@ -41,6 +41,22 @@ fn a_short_page_falls_back_to_the_whole_body() {
 }
 
 #[test]
+fn a_noscript_of_the_head_is_never_the_pages_text() {
+    // A tag manager's pixel in the head's `<noscript>`: a tree builder
+    // moves its `<img>` into the body, where it was all a script-driven
+    // page had to show.
+    let pixel = "<noscript><img height=1 width=1 src='https://pixel.test/tr?id=1&amp;ev=PageView'>\
+                 <img src='https://beacon.test/p?c1=2&amp;c2=3'></noscript>";
+    let html = format!(
+        "<html><head><title>ニュース</title>{pixel}</head><body><div id=app></div><p>ニュースの本文。</p>\
+         <script>render()</script></body></html>"
+    );
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
+    assert!(!page.markdown.contains("pixel.test") && !page.markdown.contains("beacon.test"), "{}", page.markdown);
+    assert_eq!(page.markdown, "ニュースの本文。");
+}
+
+#[test]
 fn text_and_title_come_out_composed_whatever_the_page_spells() {
     // "Café" and the Bengali letter YYA spelled decomposed (e + U+0301;
     // U+09DF, which Unicode writes as U+09AF U+09BC), on every path: the

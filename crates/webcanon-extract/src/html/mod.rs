@@ -17,6 +17,19 @@
 //! taken by the scanner-level tag stripper, and the result says so. The
 //! conversion runs on its own thread with a large stack, as a second line
 //! of defence.
+//!
+//! **`<noscript>`.** The tree is built as a reader without scripts sees
+//! it, and a `<noscript>` is what the page shows in place of its scripts:
+//! a tracking pixel, a frame of a tag manager, a notice to turn scripts
+//! on. Its content counts as the page's text only where it *is* the
+//! page's text: in the body, when it holds prose of its own or more than
+//! half of the page's text (a page written for readers without scripts,
+//! or one that never closes its `<noscript>`: see `clean`). Any other is
+//! left to the extractor and the converter, which drop it. A `<noscript>`
+//! of the `<head>` holds nothing for a reader: the pre-scan finds it and
+//! the tree is built without it, since a tree builder moves what it holds
+//! that is not a head element (a pixel's `<img>`) into the body, where
+//! it would be the text of a page that has little else.
 
 mod clean;
 mod merge;
@@ -193,7 +206,7 @@ pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
     let (markdown, method) = if over_limit.is_some() {
         (composed(strip_tags(html)), Method::TextOnly)
     } else {
-        convert_on_big_stack(html.to_string(), base.clone(), *limits)
+        convert_on_big_stack(without_ranges(html, &found.head_noscripts), base.clone(), *limits)
     };
     // The title is its own field of every result; the content does not
     // repeat it (an extractor keeps the page's H1 when it has one).
@@ -232,6 +245,19 @@ pub fn text_only(html: &str, base: &Url) -> Extracted {
         depth: found.max_depth,
         over_limit: Some(OverLimit::Time),
     }
+}
+
+/// `html` without the byte ranges `cut` (in order, apart): what the tree
+/// is built from.
+fn without_ranges(html: &str, cut: &[std::ops::Range<usize>]) -> String {
+    let mut kept = String::with_capacity(html.len());
+    let mut copied = 0;
+    for range in cut {
+        kept.push_str(&html[copied..range.start]);
+        copied = range.end;
+    }
+    kept.push_str(&html[copied..]);
+    kept
 }
 
 /// Runs the tree-based conversion on a thread with a 64 MiB stack.
