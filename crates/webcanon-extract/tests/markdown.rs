@@ -57,6 +57,39 @@ fn a_noscript_of_the_head_is_never_the_pages_text() {
 }
 
 #[test]
+fn links_and_images_dropped_leave_no_markdown_whatever_the_page_writes() {
+    use webcanon_extract::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
+    let cases = [
+        r#"<a href="/x(">an address with an open parenthesis</a>"#,
+        r#"<a href="/x)">an address with a closing one</a>"#,
+        r#"<img src=x.png alt="a]b"><img src=y.png alt="[b">"#,
+        r#"<a href=/x><img src=y.png alt="pic [1]"></a>"#,
+        r#"<ul><li><a href=/x><h2>Head</h2><p>teaser</p></a></li></ul>"#,
+        r#"<a href=/x>line<br>break</a> <a href=/y><p>para one</p><p>para two</p></a>"#,
+    ];
+    let shapes = [
+        ContentShape { format: ContentFormat::Text, links: LinkStyle::Drop, images: ImageStyle::Drop },
+        ContentShape { format: ContentFormat::Markdown, links: LinkStyle::Drop, images: ImageStyle::Drop },
+    ];
+    for case in cases {
+        let html = format!("<html><body><p>Before.</p>{case}<p>After.</p></body></html>");
+        let markdown = html::extract(&html, &base(), &HtmlLimits::default()).markdown;
+        for shape in shapes {
+            let shaped = shape.apply(&markdown);
+            assert!(!shaped.contains("](") && !shaped.contains("!["), "{case}: {shape:?}: {shaped:?}");
+            if shape.format == ContentFormat::Text {
+                assert!(!shaped.contains('#'), "{case}: {shape:?}: {shaped:?}");
+            }
+        }
+    }
+    // The address itself, parentheses and all, is what a link leads to.
+    let html = r#"<html><body><p>See <a href="/a_(b)">one</a> and <a href="/c(">two</a>.</p></body></html>"#;
+    let markdown = html::extract(html, &base(), &HtmlLimits::default()).markdown;
+    assert!(markdown.contains("[one](https://example.com/a_(b))"), "{markdown}");
+    assert!(markdown.contains("[two](https://example.com/c\\()"), "{markdown}");
+}
+
+#[test]
 fn text_and_title_come_out_composed_whatever_the_page_spells() {
     // "Café" and the Bengali letter YYA spelled decomposed (e + U+0301;
     // U+09DF, which Unicode writes as U+09AF U+09BC), on every path: the

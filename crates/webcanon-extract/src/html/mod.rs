@@ -345,6 +345,9 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
 ///     absolutize_links("[Guide](guide.md) and `[raw](raw.md)`", &base),
 ///     "[Guide](https://x.test/docs/guide.md) and `[raw](raw.md)`"
 /// );
+/// // An escaped parenthesis is one of the address, kept escaped when
+/// // it has no partner.
+/// assert_eq!(absolutize_links("[A](a_\\(b\\)) [B](b\\()", &base), "[A](https://x.test/docs/a_(b)) [B](https://x.test/docs/b\\()");
 /// ```
 pub fn absolutize_links(markdown: &str, base: &Url) -> String {
     let mut out = String::with_capacity(markdown.len() + 64);
@@ -370,13 +373,16 @@ fn absolutize_in(text: &str, base: &Url, nesting: usize, out: &mut String) {
         absolutize_in(&text[link.text.clone()], base, nesting + 1, out);
         out.push_str(&text[link.text.end..link.target.start]);
         let target = &text[link.target.clone()];
+        // Joined as the address the target stands for (`\(` is a
+        // parenthesis, which a URL parser would read as `/(`), and written
+        // back so that the target still ends where the address does.
         let absolute = if target.is_empty() || target.starts_with('#') || target.contains("://") {
             None
         } else {
-            base.join(target).ok().filter(is_web_url)
+            base.join(&syntax::target_address(target)).ok().filter(is_web_url)
         };
         match absolute {
-            Some(url) => out.push_str(url.as_str()),
+            Some(url) => out.push_str(&syntax::address_target(url.as_str())),
             None => out.push_str(target),
         }
         copied = link.target.end;
