@@ -90,6 +90,26 @@ fn links_and_images_dropped_leave_no_markdown_whatever_the_page_writes() {
 }
 
 #[test]
+fn a_page_whose_words_are_all_boilerplate_comes_back_as_its_text() {
+    let html = "<html><head><title>Shop</title><style>p{}</style></head><body>\
+                <header><a href=/>Acme tools and hardware</a></header><nav><a href=/hammers>Hammers</a> \
+                <a href=/saws>Saws</a> <a href=/drills>Drills</a> <a href=/ladders>Ladders</a></nav>\
+                <footer>Open Monday to Friday.</footer><script>var x = 'no';</script></body></html>";
+    let page = html::extract(html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::PageText);
+    for text in ["Acme tools", "[Hammers](https://example.com/hammers)", "Open Monday to Friday"] {
+        assert!(page.markdown.contains(text), "{text}: {}", page.markdown);
+    }
+    assert!(!page.markdown.contains("var x") && !page.markdown.contains("p{}"), "{}", page.markdown);
+    // A page built by scripts shows no text to a reader without them.
+    let shell = "<html><head><title>App</title></head><body><div id=root></div><script>render()</script>\
+                 <img src=/pixel.gif></body></html>";
+    let page = html::extract(shell, &base(), &HtmlLimits::default());
+    assert_eq!((page.method, page.markdown.as_str()), (Method::WholeBody, "![](https://example.com/pixel.gif)"));
+    assert!(!html::holds_text(&page.markdown));
+}
+
+#[test]
 fn text_and_title_come_out_composed_whatever_the_page_spells() {
     // "Café" and the Bengali letter YYA spelled decomposed (e + U+0301;
     // U+09DF, which Unicode writes as U+09AF U+09BC), on every path: the

@@ -12,7 +12,11 @@
 //! extractor dropped from inside the article are put back in place
 //! (`merge`). When the article is too short, the whole cleaned body
 //! (minus scripts, navigation, headers, footers, asides and forms) is
-//! converted instead. The result is then given its shape (`shape`). A
+//! converted instead; and when that holds no text either (a page whose
+//! words all stand in its navigation, header or footer), the page's text
+//! with those structures ([`Method::PageText`]), so that no page with
+//! words comes back empty; a caller says so (the client's warning
+//! `extraction_empty`). The result is then given its shape (`shape`). A
 //! document over the caps is never given to a tree builder: its text is
 //! taken by the scanner-level tag stripper, and the result says so. The
 //! conversion runs on its own thread with a large stack, as a second line
@@ -133,6 +137,14 @@ pub enum Method {
     Article,
     /// The whole body, because the extractor found too little.
     WholeBody,
+    /// The page's text with its boilerplate structures (navigation,
+    /// headers, footers, asides, forms), because neither the extractor
+    /// nor the whole body without them held any text; only scripts,
+    /// styles, `<noscript>`, templates, frames and drawings are left out.
+    /// Never used for a page that shows no text at all to a reader
+    /// without scripts (see [`holds_text`]): that one is
+    /// [`Method::WholeBody`], images and all.
+    PageText,
     /// Text only: the document was over the caps (which one is in
     /// [`Extracted::over_limit`]).
     TextOnly,
@@ -326,10 +338,42 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
     // paying for a serialised copy of its cleaned tree.
     let doc = dom_query::Document::from(html);
     clean::clean(&doc);
-    match converter.convert(&doc.html()) {
-        Ok(markdown) => (absolutize_links(tidy::tidy(markdown.trim()).trim(), base), Method::WholeBody),
-        Err(_) => (strip_tags(html), Method::TextOnly),
+    let whole_body = match converter.convert(&doc.html()) {
+        Ok(markdown) => absolutize_links(tidy::tidy(markdown.trim()).trim(), base),
+        Err(_) => return (strip_tags(html), Method::TextOnly),
+    };
+    match page_text(html, &doc, base) {
+        Some(text) if !holds_text(&whole_body) => (text, Method::PageText),
+        // Text, or no text anywhere: what the body shows (images, maybe).
+        _ => (whole_body, Method::WholeBody),
     }
+}
+
+/// What [`Method::PageText`] leaves out: what is never text.
+const NEVER_TEXT: &[&str] = &["script", "style", "noscript", "template", "iframe", "svg", "head"];
+
+/// The page's text with its boilerplate structures ([`Method::PageText`]):
+/// the cleaned tree's when it holds any, else the page's as it came (the
+/// cleaning may have taken all of a page that is nothing but, say, a
+/// banner). Not tidied: its lists of links may be all the page has.
+/// `None` when neither holds any text.
+fn page_text(html: &str, cleaned: &dom_query::Document, base: &Url) -> Option<String> {
+    let converter = htmd::HtmlToMarkdown::builder().skip_tags(NEVER_TEXT.to_vec()).build();
+    let text = |html: &str| converter.convert(html).map(|m| absolutize_links(m.trim(), base)).unwrap_or_default();
+    [text(&cleaned.html()), text(html)].into_iter().find(|text| holds_text(text))
+}
+
+/// Whether converted Markdown holds any text a reader sees: an image's
+/// alt text and Markdown's own syntax are not.
+///
+/// ```
+/// use webcanon_extract::html::holds_text;
+///
+/// assert!(holds_text("[Home](https://x.test/)"));
+/// assert!(!holds_text("![A logo](https://x.test/l.png)\n\n* * *"));
+/// ```
+pub fn holds_text(markdown: &str) -> bool {
+    syntax::visible(&syntax::text_and_link_chars(markdown).0) > 0
 }
 
 /// Rewrites Markdown link and image targets `](target)` relative to
