@@ -90,6 +90,21 @@ fn links_and_images_dropped_leave_no_markdown_whatever_the_page_writes() {
 }
 
 #[test]
+fn a_short_post_the_page_marks_wins_over_its_sidebar() {
+    // Too little text for the extractor: the whole body would be read.
+    let about = "I write about gardens, old roses and the weather in the hills. ";
+    let html = format!(
+        "<html><head><title>Frost</title></head><body><div id=wrap><div id=main><article><h1>Frost</h1>\
+         <div class=entry-content><p>The first frost came last night and the dahlias are gone.</p></div></article></div>\
+         <div id=about><h3>About me</h3><p>{}</p></div></div></body></html>",
+        about.repeat(2)
+    );
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
+    assert!(page.markdown.contains("The first frost came last night"), "{}", page.markdown);
+    assert!(!page.markdown.contains("old roses"), "{}", page.markdown);
+}
+
+#[test]
 fn a_page_whose_words_are_all_boilerplate_comes_back_as_its_text() {
     let html = "<html><head><title>Shop</title><style>p{}</style></head><body>\
                 <header><a href=/>Acme tools and hardware</a></header><nav><a href=/hammers>Hammers</a> \

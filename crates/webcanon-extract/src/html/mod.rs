@@ -10,8 +10,13 @@
 //! (`prose`: `<article>`, `itemprop="articleBody"`, `entry-content`, …)
 //! holds more prose than the extractor kept, the paragraphs of prose the
 //! extractor dropped from inside the article are put back in place
-//! (`merge`). When the article is too short, the whole cleaned body
-//! (minus scripts, navigation, headers, footers, asides and forms) is
+//! (`merge`). When the article is too short, the rule of the **marked
+//! short post** holds: the element the page marks as its article's body
+//! (`prose`), when there is one with text, is converted instead, since on
+//! a page whose own text is a few sentences a sidebar's "About me", a
+//! promotion or the footer's links outweigh the post in the whole body.
+//! Only without one is the whole cleaned body
+//! (minus scripts, navigation, headers, footers, asides and forms)
 //! converted instead; and when that holds no text either (a page whose
 //! words all stand in its navigation, header or footer), the page's text
 //! with those structures ([`Method::PageText`]), so that no page with
@@ -323,14 +328,24 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
         // The marked body is read only when it holds more prose than the
         // extractor's whole article: otherwise it has nothing to add.
         let article_chars = article.text_content.chars().filter(|c| !c.is_whitespace()).count();
-        if let Some((marked_html, prose)) = marked
-            && prose > article_chars
-            && let Ok(marked) = converter.convert(&marked_html)
+        if let Some((marked_html, prose)) = &marked
+            && *prose > article_chars
+            && let Ok(marked) = converter.convert(marked_html)
         {
             markdown = merge::complete(&markdown, &tidy::tidy(marked.trim()));
         }
         let markdown = absolutize_links(markdown.trim(), base);
         if !markdown.is_empty() {
+            return (markdown, Method::Article);
+        }
+    }
+    // A short page: what it marks as its article, before the whole body,
+    // whose sidebars, widgets and footers would outweigh a short post.
+    if let Some((marked_html, _)) = &marked
+        && let Ok(markdown) = converter.convert(marked_html)
+    {
+        let markdown = absolutize_links(tidy::tidy(markdown.trim()).trim(), base);
+        if holds_text(&markdown) {
             return (markdown, Method::Article);
         }
     }
