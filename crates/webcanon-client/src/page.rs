@@ -8,7 +8,7 @@ use webcanon_core::signals::{
 
 use url::Url;
 
-use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits, LinkLimits, PageLinks};
+use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits, LinkLimits, Method, PageLinks};
 use webcanon_extract::pdf::{
     ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfInfo, PdfLimits, SkippedPage, is_pdf,
 };
@@ -204,6 +204,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
                     ),
                 ));
             }
+            warnings.extend(extraction_empty(&converted));
             let mut markdown_alternates = converted.markdown_alternates;
             markdown_alternates.extend(link_header(answer, "alternate", Some("text/markdown")));
             let mut described_by = converted.described_by;
@@ -227,6 +228,19 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
         }
     };
     Ok(dedupe(page))
+}
+
+/// The warning of a conversion that found no main text: the content is
+/// the page's whole text, or there is no text to give.
+fn extraction_empty(converted: &Extracted) -> Option<Warning> {
+    let detail = if converted.method == Method::PageText {
+        "no main text was found: the content is the page's whole text, navigation, headers and footers included"
+    } else if converted.over_limit.is_none() && !html::holds_text(&converted.markdown) {
+        "the page shows no text without scripts (it may be built by them: render it)"
+    } else {
+        return None;
+    };
+    Some(Warning::new(WarningCode::ExtractionEmpty, WarningSource::Conversion, detail.to_string()))
 }
 
 /// A PDF answer: its text on the blocking pool within [`PdfLimits`], the

@@ -508,3 +508,49 @@ async fn pages_in_legacy_encodings_without_a_declaration_are_read_right() {
         assert!(result.content.contains(text), "{}: {}", encoding.name(), result.content);
     }
 }
+
+#[tokio::test]
+async fn a_page_without_main_text_says_so() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(404, ""));
+    // Every word of the page stands in its header, navigation and footer.
+    let boilerplate = "<html><head><title>Shop</title></head><body><header><a href=/>Acme tools and hardware</a>\
+                       </header><nav><a href=/hammers>Hammers</a> <a href=/saws>Saws</a> <a href=/drills>Drills</a> \
+                       <a href=/ladders>Ladders</a></nav><footer>Open Monday to Friday.</footer></body></html>";
+    server.route("/boilerplate", Route::html(200, boilerplate));
+    // A page built by scripts.
+    let shell = "<html><head><title>App</title></head><body><div id=root></div><script>render()</script></body></html>";
+    server.route("/shell", Route::html(200, shell));
+    server.route("/page", Route::html(200, PAGE));
+    let client = builder().build().unwrap();
+    let empty = |result: &webcanon_client::FetchResult| {
+        result
+            .warnings
+            .iter()
+            .filter(|w| w.code.as_str() == "extraction_empty")
+            .map(|w| w.detail.clone())
+            .collect::<Vec<_>>()
+    };
+
+    let result = client.fetch(&server.url("/boilerplate")).await.unwrap();
+    assert!(
+        result.content.contains("Open Monday to Friday") && result.content.contains("Hammers"),
+        "{}",
+        result.content
+    );
+    let details = empty(&result);
+    assert_eq!(details.len(), 1, "{:?}", result.warnings);
+    assert!(details[0].contains("the page's whole text"), "{}", details[0]);
+    assert_eq!(
+        result.warnings.iter().find(|w| w.code.as_str() == "extraction_empty").unwrap().source.as_str(),
+        "conversion"
+    );
+
+    let result = client.fetch(&server.url("/shell")).await.unwrap();
+    assert_eq!(result.content, "");
+    let details = empty(&result);
+    assert!(details.len() == 1 && details[0].contains("no text without scripts"), "{details:?}");
+
+    let result = client.fetch(&server.url("/page")).await.unwrap();
+    assert!(empty(&result).is_empty(), "{:?}", result.warnings);
+}

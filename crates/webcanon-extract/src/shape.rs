@@ -228,12 +228,18 @@ impl ContentShape {
 
     fn link(&self, link: Link<'_>, references: &mut References) -> String {
         let text = link.text.trim();
+        // Markdown keeps the target as written; text shows the address
+        // itself, its escapes undone.
+        let url = match self.format {
+            ContentFormat::Markdown => std::borrow::Cow::Borrowed(link.url),
+            ContentFormat::Text => syntax::target_address(link.url),
+        };
         if link.image {
             return match (self.images, self.format) {
                 (ImageStyle::Drop, _) => String::new(),
-                (ImageStyle::Keep, ContentFormat::Markdown) => format!("![{text}]({})", link.url),
-                (ImageStyle::Keep, ContentFormat::Text) if text.is_empty() => format!("[image]({})", link.url),
-                (ImageStyle::Keep, ContentFormat::Text) => format!("[image: {text}] ({})", link.url),
+                (ImageStyle::Keep, ContentFormat::Markdown) => format!("![{text}]({url})"),
+                (ImageStyle::Keep, ContentFormat::Text) if text.is_empty() => format!("[image]({url})"),
+                (ImageStyle::Keep, ContentFormat::Text) => format!("[image: {text}] ({url})"),
             };
         }
         if text.is_empty() {
@@ -241,10 +247,10 @@ impl ContentShape {
         }
         match (self.links, self.format) {
             (LinkStyle::Drop, _) => text.to_string(),
-            (LinkStyle::Inline, ContentFormat::Markdown) => format!("[{text}]({})", link.url),
-            (LinkStyle::Inline, ContentFormat::Text) => format!("{text} ({})", link.url),
-            (LinkStyle::References, ContentFormat::Markdown) => format!("[{text}][{}]", references.number(link.url)),
-            (LinkStyle::References, ContentFormat::Text) => format!("{text} [{}]", references.number(link.url)),
+            (LinkStyle::Inline, ContentFormat::Markdown) => format!("[{text}]({url})"),
+            (LinkStyle::Inline, ContentFormat::Text) => format!("{text} ({url})"),
+            (LinkStyle::References, ContentFormat::Markdown) => format!("[{text}][{}]", references.number(&url)),
+            (LinkStyle::References, ContentFormat::Text) => format!("{text} [{}]", references.number(&url)),
         }
     }
 }
@@ -283,10 +289,6 @@ fn plain(line: &str) -> String {
     let newline = &line[body.len()..];
     let indent = &body[..body.len() - body.trim_start().len()];
     let mut s = body.trim_start();
-    let hashes = s.bytes().take_while(|&b| b == b'#').count();
-    if (1..=6).contains(&hashes) && s[hashes..].starts_with(' ') {
-        s = s[hashes..].trim_start();
-    }
     if matches!(s.trim(), "* * *" | "***" | "---" | "- - -" | "___") {
         return newline.to_string();
     }
@@ -297,6 +299,12 @@ fn plain(line: &str) -> String {
             s = rest;
             break;
         }
+    }
+    // A heading may stand in a list item (`*   ## Headline`, a link
+    // around a teaser's heading): its marker goes too.
+    let hashes = s.bytes().take_while(|&b| b == b'#').count();
+    if (1..=6).contains(&hashes) && s[hashes..].starts_with(' ') {
+        s = s[hashes..].trim_start();
     }
     let mut text = String::with_capacity(s.len());
     let bytes = s.as_bytes();
@@ -401,6 +409,29 @@ mod tests {
             text.apply("6\\. snake_case and *em* and __strong__\n\n* * *\n\n> quoted"),
             "6. snake_case and em and strong\n\n> quoted"
         );
+    }
+
+    #[test]
+    fn text_without_links_and_images_holds_no_markdown_of_them() {
+        let text = shape(ContentFormat::Text, LinkStyle::Drop, ImageStyle::Drop);
+        let rows: &[(&str, &str)] = &[
+            // A link around a teaser's heading, in a list item.
+            ("*   [## Head\n\n    teaser](https://x.test/x)", "- Head\n\n    teaser"),
+            // A link's text over a line break and over blank lines.
+            (
+                "[line  \nbreak](https://x.test/x) and [para one\n\npara two](https://x.test/y)",
+                "line\nbreak and para one\n\npara two",
+            ),
+            // Targets with escaped parentheses, paired or not.
+            ("[open](https://x.test/x\\() and [pair](https://x.test/a_(b))", "open and pair"),
+            // An image whose alt text holds escaped brackets.
+            ("Before ![a\\]b](https://x.test/i.png) after", "Before  after"),
+        ];
+        for (markdown, expected) in rows {
+            assert_eq!(text.apply(markdown), *expected, "{markdown:?}");
+        }
+        let inline = shape(ContentFormat::Text, LinkStyle::Inline, ImageStyle::Drop);
+        assert_eq!(inline.apply("[open](https://x.test/x\\()"), "open (https://x.test/x()");
     }
 
     #[test]

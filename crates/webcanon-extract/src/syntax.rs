@@ -357,6 +357,45 @@ fn rewrite_links_at(text: &str, f: &mut dyn FnMut(Link<'_>) -> String, nesting: 
     out
 }
 
+/// A link target as the address it stands for: its backslash escapes
+/// (`\(`, `\)`, which converters write for parentheses) undone.
+pub(super) fn target_address(target: &str) -> std::borrow::Cow<'_, str> {
+    if !target.contains('\\') {
+        return std::borrow::Cow::Borrowed(target);
+    }
+    let mut address = String::with_capacity(target.len());
+    let mut chars = target.chars().peekable();
+    while let Some(c) = chars.next() {
+        match chars.peek() {
+            Some(&next) if c == '\\' && next.is_ascii_punctuation() => {
+                address.push(next);
+                chars.next();
+            }
+            _ => address.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(address)
+}
+
+/// An address written as a link target: as it is when its parentheses
+/// pair up (CommonMark reads such a target whole), each of them escaped
+/// otherwise, so that the target ends where the address does.
+pub(super) fn address_target(address: &str) -> std::borrow::Cow<'_, str> {
+    let mut open = 0usize;
+    let paired = address.bytes().all(|b| match b {
+        b'(' => {
+            open += 1;
+            true
+        }
+        b')' => open.checked_sub(1).map(|left| open = left).is_some(),
+        _ => true,
+    }) && open == 0;
+    if paired {
+        return std::borrow::Cow::Borrowed(address);
+    }
+    std::borrow::Cow::Owned(address.replace('(', "\\(").replace(')', "\\)"))
+}
+
 /// Where `part`, a slice of `whole`, lies in it.
 fn range_in(whole: &str, part: &str) -> std::ops::Range<usize> {
     let start = part.as_ptr() as usize - whole.as_ptr() as usize;
@@ -483,6 +522,23 @@ mod tests {
         assert!(!text_and_link_chars(&nested).0.is_empty());
         assert!(!rewrite_links(&nested, &mut |l: Link<'_>| l.text.to_string()).is_empty());
         assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn targets_and_addresses_convert_both_ways() {
+        assert_eq!(target_address("/a_\\(b\\)"), "/a_(b)");
+        assert_eq!(target_address("/plain"), "/plain");
+        assert_eq!(target_address("/a\\b"), "/a\\b");
+        assert_eq!(address_target("https://x.test/a_(b)"), "https://x.test/a_(b)");
+        assert_eq!(address_target("https://x.test/a("), "https://x.test/a\\(");
+        assert_eq!(address_target("https://x.test/a)(b"), "https://x.test/a\\)\\(b");
+        // What is written is read back as the whole address.
+        for address in ["https://x.test/a(", "https://x.test/a)", "https://x.test/(a)(b", "https://x.test/ok"] {
+            let text = format!("[t]({})", address_target(address));
+            let found = links(&text);
+            assert_eq!(found.len(), 1, "{text}");
+            assert_eq!(target_address(&text[found[0].target.clone()]), address, "{text}");
+        }
     }
 
     #[test]

@@ -50,6 +50,16 @@ fn hostile() -> Vec<(&'static str, Build, Option<OverLimit>)> {
             Some(OverLimit::Size),
         ),
         (
+            "noscripts in the head, cut before the tree is built",
+            || {
+                format!(
+                    "<html><head>{}</head><body><p>Text.</p></body></html>",
+                    "<noscript><link rel=x href=/x></noscript>".repeat(24_000)
+                )
+            },
+            None,
+        ),
+        (
             "an ordinary page just within the caps",
             || {
                 page(

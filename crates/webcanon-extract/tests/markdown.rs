@@ -41,6 +41,90 @@ fn a_short_page_falls_back_to_the_whole_body() {
 }
 
 #[test]
+fn a_noscript_of_the_head_is_never_the_pages_text() {
+    // A tag manager's pixel in the head's `<noscript>`: a tree builder
+    // moves its `<img>` into the body, where it was all a script-driven
+    // page had to show.
+    let pixel = "<noscript><img height=1 width=1 src='https://pixel.test/tr?id=1&amp;ev=PageView'>\
+                 <img src='https://beacon.test/p?c1=2&amp;c2=3'></noscript>";
+    let html = format!(
+        "<html><head><title>ニュース</title>{pixel}</head><body><div id=app></div><p>ニュースの本文。</p>\
+         <script>render()</script></body></html>"
+    );
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
+    assert!(!page.markdown.contains("pixel.test") && !page.markdown.contains("beacon.test"), "{}", page.markdown);
+    assert_eq!(page.markdown, "ニュースの本文。");
+}
+
+#[test]
+fn links_and_images_dropped_leave_no_markdown_whatever_the_page_writes() {
+    use webcanon_extract::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
+    let cases = [
+        r#"<a href="/x(">an address with an open parenthesis</a>"#,
+        r#"<a href="/x)">an address with a closing one</a>"#,
+        r#"<img src=x.png alt="a]b"><img src=y.png alt="[b">"#,
+        r#"<a href=/x><img src=y.png alt="pic [1]"></a>"#,
+        r#"<ul><li><a href=/x><h2>Head</h2><p>teaser</p></a></li></ul>"#,
+        r#"<a href=/x>line<br>break</a> <a href=/y><p>para one</p><p>para two</p></a>"#,
+    ];
+    let shapes = [
+        ContentShape { format: ContentFormat::Text, links: LinkStyle::Drop, images: ImageStyle::Drop },
+        ContentShape { format: ContentFormat::Markdown, links: LinkStyle::Drop, images: ImageStyle::Drop },
+    ];
+    for case in cases {
+        let html = format!("<html><body><p>Before.</p>{case}<p>After.</p></body></html>");
+        let markdown = html::extract(&html, &base(), &HtmlLimits::default()).markdown;
+        for shape in shapes {
+            let shaped = shape.apply(&markdown);
+            assert!(!shaped.contains("](") && !shaped.contains("!["), "{case}: {shape:?}: {shaped:?}");
+            if shape.format == ContentFormat::Text {
+                assert!(!shaped.contains('#'), "{case}: {shape:?}: {shaped:?}");
+            }
+        }
+    }
+    // The address itself, parentheses and all, is what a link leads to.
+    let html = r#"<html><body><p>See <a href="/a_(b)">one</a> and <a href="/c(">two</a>.</p></body></html>"#;
+    let markdown = html::extract(html, &base(), &HtmlLimits::default()).markdown;
+    assert!(markdown.contains("[one](https://example.com/a_(b))"), "{markdown}");
+    assert!(markdown.contains("[two](https://example.com/c\\()"), "{markdown}");
+}
+
+#[test]
+fn a_short_post_the_page_marks_wins_over_its_sidebar() {
+    // Too little text for the extractor: the whole body would be read.
+    let about = "I write about gardens, old roses and the weather in the hills. ";
+    let html = format!(
+        "<html><head><title>Frost</title></head><body><div id=wrap><div id=main><article><h1>Frost</h1>\
+         <div class=entry-content><p>The first frost came last night and the dahlias are gone.</p></div></article></div>\
+         <div id=about><h3>About me</h3><p>{}</p></div></div></body></html>",
+        about.repeat(2)
+    );
+    let page = html::extract(&html, &base(), &HtmlLimits::default());
+    assert!(page.markdown.contains("The first frost came last night"), "{}", page.markdown);
+    assert!(!page.markdown.contains("old roses"), "{}", page.markdown);
+}
+
+#[test]
+fn a_page_whose_words_are_all_boilerplate_comes_back_as_its_text() {
+    let html = "<html><head><title>Shop</title><style>p{}</style></head><body>\
+                <header><a href=/>Acme tools and hardware</a></header><nav><a href=/hammers>Hammers</a> \
+                <a href=/saws>Saws</a> <a href=/drills>Drills</a> <a href=/ladders>Ladders</a></nav>\
+                <footer>Open Monday to Friday.</footer><script>var x = 'no';</script></body></html>";
+    let page = html::extract(html, &base(), &HtmlLimits::default());
+    assert_eq!(page.method, Method::PageText);
+    for text in ["Acme tools", "[Hammers](https://example.com/hammers)", "Open Monday to Friday"] {
+        assert!(page.markdown.contains(text), "{text}: {}", page.markdown);
+    }
+    assert!(!page.markdown.contains("var x") && !page.markdown.contains("p{}"), "{}", page.markdown);
+    // A page built by scripts shows no text to a reader without them.
+    let shell = "<html><head><title>App</title></head><body><div id=root></div><script>render()</script>\
+                 <img src=/pixel.gif></body></html>";
+    let page = html::extract(shell, &base(), &HtmlLimits::default());
+    assert_eq!((page.method, page.markdown.as_str()), (Method::WholeBody, "![](https://example.com/pixel.gif)"));
+    assert!(!html::holds_text(&page.markdown));
+}
+
+#[test]
 fn text_and_title_come_out_composed_whatever_the_page_spells() {
     // "Café" and the Bengali letter YYA spelled decomposed (e + U+0301;
     // U+09DF, which Unicode writes as U+09AF U+09BC), on every path: the

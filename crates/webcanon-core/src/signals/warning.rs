@@ -99,6 +99,11 @@ spelled_enum! {
         BodyTruncated => "body_truncated",
         /// The page was over the HTML conversion's caps and read as text.
         HtmlOverLimits => "html_over_limits",
+        /// The HTML conversion found no main text: the content is the
+        /// page's whole text, navigation, headers and footers included,
+        /// or empty when the page shows no text without scripts (the
+        /// detail says which).
+        ExtractionEmpty => "extraction_empty",
         /// A redirect went from https to http.
         InsecureRedirect => "insecure_redirect",
         /// robots.txt answered 401 or 403, read as allowing everything.

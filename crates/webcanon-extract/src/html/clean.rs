@@ -175,6 +175,7 @@ pub(crate) fn clean(doc: &Document) {
         unname_headers_above(&heading, body, &mut unnamed);
     }
     fix_lazy_images(&images);
+    escape_alt_brackets(&images);
     let stats = subtree_stats(body);
     // A paragraph set in a heading element (a standfirst in an `<h3>`) is
     // read as a paragraph: the extractor and the tidy pass treat headings
@@ -450,6 +451,18 @@ fn camel_case_parts(part: &str) -> impl Iterator<Item = &str> + '_ {
         start = end;
         Some(word)
     })
+}
+
+/// Escapes the brackets of images' alt texts: the converter writes an alt
+/// text as it is, and `![a]b](…)` or `![[b](…)` is no image to a Markdown
+/// reader (nor to the content shapes, which would leave it in the text).
+fn escape_alt_brackets(images: &[NodeRef<'_>]) {
+    for img in images {
+        if let Some(alt) = img.attr("alt").filter(|alt| alt.contains(['[', ']'])) {
+            let escaped = alt.replace('[', "\\[").replace(']', "\\]");
+            img.set_attr("alt", &escaped);
+        }
+    }
 }
 
 /// Gives lazy-loaded images their real address.

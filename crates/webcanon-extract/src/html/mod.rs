@@ -12,13 +12,35 @@
 //! (`prose`: `<article>`, `itemprop="articleBody"`, `entry-content`, …)
 //! holds more prose than the extractor kept, the paragraphs of prose the
 //! extractor dropped from inside the article are put back in place
-//! (`merge`). When the article is too short, the whole cleaned body
-//! (minus scripts, navigation, headers, footers, asides and forms) is
-//! converted instead. The result is then given its shape (`shape`). A
+//! (`merge`). When the article is too short, the rule of the **marked
+//! short post** holds: the element the page marks as its article's body
+//! (`prose`), when there is one with text, is converted instead, since on
+//! a page whose own text is a few sentences a sidebar's "About me", a
+//! promotion or the footer's links outweigh the post in the whole body.
+//! Only without one is the whole cleaned body
+//! (minus scripts, navigation, headers, footers, asides and forms)
+//! converted instead; and when that holds no text either (a page whose
+//! words all stand in its navigation, header or footer), the page's text
+//! with those structures ([`Method::PageText`]), so that no page with
+//! words comes back empty; a caller says so (the client's warning
+//! `extraction_empty`). The result is then given its shape (`shape`). A
 //! document over the caps is never given to a tree builder: its text is
 //! taken by the scanner-level tag stripper, and the result says so. The
 //! conversion runs on its own thread with a large stack, as a second line
 //! of defence.
+//!
+//! **`<noscript>`.** The tree is built as a reader without scripts sees
+//! it, and a `<noscript>` is what the page shows in place of its scripts:
+//! a tracking pixel, a frame of a tag manager, a notice to turn scripts
+//! on. Its content counts as the page's text only where it *is* the
+//! page's text: in the body, when it holds prose of its own or more than
+//! half of the page's text (a page written for readers without scripts,
+//! or one that never closes its `<noscript>`: see `clean`). Any other is
+//! left to the extractor and the converter, which drop it. A `<noscript>`
+//! of the `<head>` holds nothing for a reader: the pre-scan finds it and
+//! the tree is built without it, since a tree builder moves what it holds
+//! that is not a head element (a pixel's `<img>`) into the body, where
+//! it would be the text of a page that has little else.
 
 mod clean;
 mod links;
@@ -126,6 +148,14 @@ pub enum Method {
     Article,
     /// The whole body, because the extractor found too little.
     WholeBody,
+    /// The page's text with its boilerplate structures (navigation,
+    /// headers, footers, asides, forms), because neither the extractor
+    /// nor the whole body without them held any text; only scripts,
+    /// styles, `<noscript>`, templates, frames and drawings are left out.
+    /// Never used for a page that shows no text at all to a reader
+    /// without scripts (see [`holds_text`]): that one is
+    /// [`Method::WholeBody`], images and all.
+    PageText,
     /// Text only: the document was over the caps (which one is in
     /// [`Extracted::over_limit`]).
     TextOnly,
@@ -199,7 +229,7 @@ pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
     let (markdown, method) = if over_limit.is_some() {
         (composed(strip_tags(html)), Method::TextOnly)
     } else {
-        convert_on_big_stack(html.to_string(), base.clone(), *limits)
+        convert_on_big_stack(without_ranges(html, &found.head_noscripts), base.clone(), *limits)
     };
     // The title is its own field of every result; the content does not
     // repeat it (an extractor keeps the page's H1 when it has one).
@@ -238,6 +268,19 @@ pub fn text_only(html: &str, base: &Url) -> Extracted {
         depth: found.max_depth,
         over_limit: Some(OverLimit::Time),
     }
+}
+
+/// `html` without the byte ranges `cut` (in order, apart): what the tree
+/// is built from.
+fn without_ranges(html: &str, cut: &[std::ops::Range<usize>]) -> String {
+    let mut kept = String::with_capacity(html.len());
+    let mut copied = 0;
+    for range in cut {
+        kept.push_str(&html[copied..range.start]);
+        copied = range.end;
+    }
+    kept.push_str(&html[copied..]);
+    kept
 }
 
 /// Runs the tree-based conversion on a thread with a 64 MiB stack.
@@ -295,9 +338,9 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
         // The marked body is read only when it holds more prose than the
         // extractor's whole article: otherwise it has nothing to add.
         let article_chars = article.text_content.chars().filter(|c| !c.is_whitespace()).count();
-        if let Some((marked_html, prose)) = marked
-            && prose > article_chars
-            && let Ok(marked) = converter.convert(&marked_html)
+        if let Some((marked_html, prose)) = &marked
+            && *prose > article_chars
+            && let Ok(marked) = converter.convert(marked_html)
         {
             markdown = merge::complete(&markdown, &tidy::tidy(marked.trim()));
         }
@@ -306,15 +349,57 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
             return (markdown, Method::Article);
         }
     }
+    // A short page: what it marks as its article, before the whole body,
+    // whose sidebars, widgets and footers would outweigh a short post.
+    if let Some((marked_html, _)) = &marked
+        && let Ok(markdown) = converter.convert(marked_html)
+    {
+        let markdown = absolutize_links(tidy::tidy(markdown.trim()).trim(), base);
+        if holds_text(&markdown) {
+            return (markdown, Method::Article);
+        }
+    }
     // The rare fallback parses and cleans again rather than every page
     // paying for a serialised copy of its cleaned tree.
     let doc = dom_query::Document::from(html);
     clean::clean(&doc);
     tables::read_tables(&doc);
-    match converter.convert(&doc.html()) {
-        Ok(markdown) => (absolutize_links(tidy::tidy(markdown.trim()).trim(), base), Method::WholeBody),
-        Err(_) => (strip_tags(html), Method::TextOnly),
+    let whole_body = match converter.convert(&doc.html()) {
+        Ok(markdown) => absolutize_links(tidy::tidy(markdown.trim()).trim(), base),
+        Err(_) => return (strip_tags(html), Method::TextOnly),
+    };
+    match page_text(html, &doc, base) {
+        Some(text) if !holds_text(&whole_body) => (text, Method::PageText),
+        // Text, or no text anywhere: what the body shows (images, maybe).
+        _ => (whole_body, Method::WholeBody),
     }
+}
+
+/// What [`Method::PageText`] leaves out: what is never text.
+const NEVER_TEXT: &[&str] = &["script", "style", "noscript", "template", "iframe", "svg", "head"];
+
+/// The page's text with its boilerplate structures ([`Method::PageText`]):
+/// the cleaned tree's when it holds any, else the page's as it came (the
+/// cleaning may have taken all of a page that is nothing but, say, a
+/// banner). Not tidied: its lists of links may be all the page has.
+/// `None` when neither holds any text.
+fn page_text(html: &str, cleaned: &dom_query::Document, base: &Url) -> Option<String> {
+    let converter = htmd::HtmlToMarkdown::builder().skip_tags(NEVER_TEXT.to_vec()).build();
+    let text = |html: &str| converter.convert(html).map(|m| absolutize_links(m.trim(), base)).unwrap_or_default();
+    [text(&cleaned.html()), text(html)].into_iter().find(|text| holds_text(text))
+}
+
+/// Whether converted Markdown holds any text a reader sees: an image's
+/// alt text and Markdown's own syntax are not.
+///
+/// ```
+/// use webcanon_extract::html::holds_text;
+///
+/// assert!(holds_text("[Home](https://x.test/)"));
+/// assert!(!holds_text("![A logo](https://x.test/l.png)\n\n* * *"));
+/// ```
+pub fn holds_text(markdown: &str) -> bool {
+    syntax::visible(&syntax::text_and_link_chars(markdown).0) > 0
 }
 
 /// Rewrites Markdown link and image targets `](target)` relative to
@@ -330,6 +415,9 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
 ///     absolutize_links("[Guide](guide.md) and `[raw](raw.md)`", &base),
 ///     "[Guide](https://x.test/docs/guide.md) and `[raw](raw.md)`"
 /// );
+/// // An escaped parenthesis is one of the address, kept escaped when
+/// // it has no partner.
+/// assert_eq!(absolutize_links("[A](a_\\(b\\)) [B](b\\()", &base), "[A](https://x.test/docs/a_(b)) [B](https://x.test/docs/b\\()");
 /// ```
 pub fn absolutize_links(markdown: &str, base: &Url) -> String {
     let mut out = String::with_capacity(markdown.len() + 64);
@@ -355,13 +443,16 @@ fn absolutize_in(text: &str, base: &Url, nesting: usize, out: &mut String) {
         absolutize_in(&text[link.text.clone()], base, nesting + 1, out);
         out.push_str(&text[link.text.end..link.target.start]);
         let target = &text[link.target.clone()];
+        // Joined as the address the target stands for (`\(` is a
+        // parenthesis, which a URL parser would read as `/(`), and written
+        // back so that the target still ends where the address does.
         let absolute = if target.is_empty() || target.starts_with('#') || target.contains("://") {
             None
         } else {
-            base.join(target).ok().filter(is_web_url)
+            base.join(&syntax::target_address(target)).ok().filter(is_web_url)
         };
         match absolute {
-            Some(url) => out.push_str(url.as_str()),
+            Some(url) => out.push_str(&syntax::address_target(url.as_str())),
             None => out.push_str(target),
         }
         copied = link.target.end;

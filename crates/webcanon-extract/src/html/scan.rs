@@ -51,7 +51,15 @@ pub struct Scan {
     pub title: Option<String>,
     /// Every `<meta>` and `<link>` (at most 500).
     pub head: Vec<HeadTag>,
+    /// The byte ranges of the `<noscript>` elements of the `<head>`, end
+    /// tag included: what the tree is built without (see
+    /// [`super`]'s rule for `<noscript>`).
+    pub head_noscripts: Vec<std::ops::Range<usize>>,
 }
+
+/// Elements that belong in a `<head>`: any other start tag begins the body.
+const HEAD_ELEMENTS: &[&str] =
+    &["base", "head", "html", "link", "meta", "noscript", "script", "style", "template", "title"];
 
 pub(super) fn find_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))
@@ -83,6 +91,8 @@ pub fn scan(html: &str) -> Scan {
     let mut i = 0;
     // Where the current run of text started.
     let mut text_start = 0;
+    // Whether every start tag so far belongs in a `<head>`.
+    let mut in_head = true;
     loop {
         let Some(offset) = memchr::memchr(b'<', &bytes[i..]) else {
             out.ampersand_work += ampersand_work(&bytes[text_start..]);
@@ -118,11 +128,13 @@ pub fn scan(html: &str) -> Scan {
                 i = end;
             }
             b if b.is_ascii_alphabetic() => {
+                let tag_start = i - 1;
                 let (end, self_closing, attributes_seen) = tag_end(bytes, i);
                 out.max_attributes = out.max_attributes.max(attributes_seen);
                 let inner = &bytes[i..end.saturating_sub(1).max(i)];
                 let name = tag_name(inner);
                 out.elements += 1;
+                in_head &= HEAD_ELEMENTS.contains(&name.as_str());
                 // HTML ignores `/>` except on void elements and inside SVG
                 // and MathML: `<div/>` opens a div.
                 let closes_itself = self_closing && foreign > 0;
@@ -155,6 +167,10 @@ pub fn scan(html: &str) -> Scan {
                     // element. Scripts and styles are not text.
                     if name != "script" && name != "style" {
                         out.ampersand_work += ampersand_work(&bytes[i..stop]);
+                    }
+                    if name == "noscript" && in_head {
+                        let close_end = memchr::memchr(b'>', &bytes[stop..]).map_or(bytes.len(), |e| stop + e + 1);
+                        out.head_noscripts.push(tag_start..close_end);
                     }
                     i = stop;
                 }
@@ -342,5 +358,19 @@ mod tests {
         assert_eq!(s.elements, 3);
         // Quoted values still hide `>` and white space.
         assert_eq!(scan("<a title = 'x > y z w' href=/z>t</a>").max_attributes, 2);
+    }
+
+    #[test]
+    fn the_heads_noscripts_are_found_and_the_bodys_are_not() {
+        let pixel = "<noscript><img src='https://t.test/p?a=1&amp;b=2'></noscript>";
+        let page = format!("<html><head><title>T</title>{pixel}<meta name=a></head><body><p>Text.</p>{pixel}</body>");
+        let found = scan(&page);
+        assert_eq!(found.head_noscripts.len(), 1);
+        assert_eq!(&page[found.head_noscripts[0].clone()], pixel);
+        // No `<head>` tags at all: the first `<p>` begins the body.
+        assert!(scan(&format!("<p>Text.</p>{pixel}")).head_noscripts.is_empty());
+        // An unclosed one runs to the end, as the tree builder reads it.
+        let unclosed = "<head><noscript><img src=x>";
+        assert_eq!(scan(unclosed).head_noscripts, [6..unclosed.len()]);
     }
 }
