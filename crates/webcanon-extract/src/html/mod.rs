@@ -20,11 +20,13 @@
 
 mod clean;
 mod merge;
+mod metadata;
 mod prose;
 mod rules;
 mod scan;
 mod tidy;
 
+pub use metadata::{MAX_LIST_ITEMS, MAX_TEXT_CHARS, Metadata};
 pub use scan::{HeadTag, decode_entities};
 use url::Url;
 
@@ -140,6 +142,9 @@ pub struct Extracted {
     pub described_by: Vec<Url>,
     /// Every `<meta>` and `<link>` tag.
     pub head: Vec<HeadTag>,
+    /// What the page says about itself: author, dates, language, site
+    /// name, description, canonical URL, Open Graph and JSON-LD facts.
+    pub metadata: Metadata,
     /// How the Markdown was made.
     pub method: Method,
     /// Elements and depth found by the pre-scan.
@@ -197,10 +202,12 @@ pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
     };
     // The title is its own field of every result; the content does not
     // repeat it (an extractor keeps the page's H1 when it has one).
+    let metadata = metadata::read(&found, canonical.as_ref(), base);
     Extracted {
         markdown,
         title: found.title.clone().map(composed),
         canonical,
+        metadata,
         markdown_alternates,
         described_by,
         head: found.head,
@@ -220,10 +227,12 @@ pub fn text_only(html: &str, base: &Url) -> Extracted {
         .iter()
         .find(|t| t.tag == "link" && rel_has(t, "canonical"))
         .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()));
+    let metadata = metadata::read(&found, canonical.as_ref(), base);
     Extracted {
         markdown: composed(strip_tags(html)),
         title: found.title.map(composed),
         canonical,
+        metadata,
         markdown_alternates: Vec::new(),
         described_by: Vec::new(),
         head: found.head,
