@@ -165,6 +165,21 @@ pub fn head_tags(html: &str) -> Vec<HeadTag> {
     scan::scan(html).head
 }
 
+/// What a page (fetched from `base`) says about itself, read by the
+/// linear pre-scan alone, as [`extract`] reads it: no tree is built, so
+/// any input is safe and cheap.
+pub fn page_metadata(html: &str, base: &Url) -> Metadata {
+    let found = scan::scan(html);
+    metadata::read(&found, canonical_link(&found.head, base).as_ref(), base)
+}
+
+/// The page's `<link rel=canonical>`, resolved against `base`.
+fn canonical_link(head: &[HeadTag], base: &Url) -> Option<Url> {
+    head.iter()
+        .find(|t| t.tag == "link" && rel_has(t, "canonical"))
+        .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()))
+}
+
 /// Converts `html` (fetched from `base`) to Markdown.
 pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
     let found = scan::scan(html);
@@ -222,11 +237,7 @@ pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
 /// the linear tag stripper, and its `<head>` facts from the pre-scan.
 pub fn text_only(html: &str, base: &Url) -> Extracted {
     let found = scan::scan(html);
-    let canonical = found
-        .head
-        .iter()
-        .find(|t| t.tag == "link" && rel_has(t, "canonical"))
-        .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()));
+    let canonical = canonical_link(&found.head, base);
     let metadata = metadata::read(&found, canonical.as_ref(), base);
     Extracted {
         markdown: composed(strip_tags(html)),

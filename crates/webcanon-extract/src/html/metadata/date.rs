@@ -20,7 +20,8 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, SecondsFormat};
 
 /// Formats of a date and time with an offset that RFC 3339 does not admit
 /// but pages use.
-const WITH_OFFSET: &[&str] = &["%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M%z", "%Y-%m-%d %H:%M%z"];
+const WITH_OFFSET: &[&str] =
+    &["%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M%z", "%Y-%m-%d %H:%M%z"];
 /// Formats of a date and time without an offset.
 const WITHOUT_OFFSET: &[&str] = &["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"];
 /// Formats of a date alone.

@@ -37,7 +37,8 @@ const PAGE_TYPES: &[&str] = &[
 
 /// The schema.org types of a piece of writing that are not named
 /// `…Article`.
-const POSTING_TYPES: &[&str] = &["BlogPosting", "LiveBlogPosting", "SocialMediaPosting", "DiscussionForumPosting", "Report"];
+const POSTING_TYPES: &[&str] =
+    &["BlogPosting", "LiveBlogPosting", "SocialMediaPosting", "DiscussionForumPosting", "Report"];
 
 /// Whether `kind` is a schema.org article: `Article` and the types named
 /// `…Article` below it (`NewsArticle`, `ScholarlyArticle`, …), postings
@@ -224,7 +225,8 @@ mod tests {
 
     #[test]
     fn a_web_page_node_serves_when_there_is_no_article() {
-        let data = read(r#"[{"@type":"Organization","name":"Org"},{"@type":"http://schema.org/AboutPage","name":"About"}]"#);
+        let data =
+            read(r#"[{"@type":"Organization","name":"Org"},{"@type":"http://schema.org/AboutPage","name":"About"}]"#);
         assert_eq!(data.main().unwrap().kind(), Some("AboutPage"));
         assert!(read("{not json").main().is_none());
         assert!(read(r#"{"headline":"no type"}"#).main().is_none());

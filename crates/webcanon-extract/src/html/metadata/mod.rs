@@ -135,12 +135,12 @@ pub(crate) fn read(found: &Scan, canonical: Option<&Url>, base: &Url) -> Metadat
     let meta = MetaTags { tags: &found.head };
     let ld_text = |key: &str| main.and_then(|node| node.text(key));
 
-    let headline = first_text(
-        ["headline", "name"]
-            .iter()
-            .filter_map(|key| ld_text(key))
-            .chain(meta.each(&["og:title", "twitter:title", "dc.title", "headline"])),
-    );
+    let headline = first_text(["headline", "name"].iter().filter_map(|key| ld_text(key)).chain(meta.each(&[
+        "og:title",
+        "twitter:title",
+        "dc.title",
+        "headline",
+    ])));
     let authors = first_list(
         [
             main.map(|node| node.names("author")).unwrap_or_default(),
@@ -199,9 +199,10 @@ pub(crate) fn read(found: &Scan, canonical: Option<&Url>, base: &Url) -> Metadat
         "description",
         "dc.description",
     ])));
-    let canonical_url = canonical.filter(|url| is_web_url(url)).map(Url::to_string).or_else(|| {
-        first_url(meta.each(&["og:url"]).chain(main.and_then(|node| node.url("url"))), base)
-    });
+    let canonical_url = canonical
+        .filter(|url| is_web_url(url))
+        .map(Url::to_string)
+        .or_else(|| first_url(meta.each(&["og:url"]).chain(main.and_then(|node| node.url("url"))), base));
     let page_type = first_text(main.and_then(|node| node.kind()).into_iter().chain(meta.each(&["og:type"])));
     let image = first_url(
         main.and_then(|node| node.url("image")).into_iter().chain(meta.each(&[
@@ -256,7 +257,8 @@ const PUBLISHED_KEYS: [&str; 15] = [
 ];
 
 /// The `<meta>` names of a modification date.
-const MODIFIED_KEYS: [&str; 5] = ["article:modified_time", "og:updated_time", "dcterms.modified", "last-modified", "datemodified"];
+const MODIFIED_KEYS: [&str; 5] =
+    ["article:modified_time", "og:updated_time", "dcterms.modified", "last-modified", "datemodified"];
 
 /// `raw` with entities decoded and white space collapsed, cut at
 /// [`MAX_TEXT_CHARS`]; `None` when nothing is left.
