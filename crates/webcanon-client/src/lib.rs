@@ -69,6 +69,7 @@ pub use client::{
     RobotsCheck, SkipReason, Timings,
 };
 pub use clock::Clock;
+pub use webcanon_extract::html::Metadata;
 pub use fetch_options::{DEFAULT_MAX_BYTES, FetchOptions, FetchOverrides, MAX_REQUEST_BYTES};
 pub use llms_hint::{LLMS_ACCEPT, LLMS_MAX_BYTES, LLMS_MEMORY_BYTES, MAX_NESTED_LEVELS, llms_txt_url};
 pub use os_limits::{is_local_exhaustion, local_exhaustion_in, open_file_limit};

@@ -8,7 +8,7 @@ use webcanon_core::signals::{
 
 use url::Url;
 
-use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits};
+use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits, Metadata};
 use webcanon_extract::pdf::{
     ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfInfo, PdfLimits, SkippedPage, is_pdf,
 };
@@ -58,6 +58,9 @@ pub(crate) struct Page {
     pub markdown: bool,
     /// Title, author and pages, when the answer was a PDF.
     pub pdf: Option<PdfInfo>,
+    /// What the page says about itself (an HTML page's `<head>` and
+    /// JSON-LD, a PDF's title and author).
+    pub metadata: Metadata,
     /// Whether the answer was an HTML page (what rendering applies to).
     pub html: bool,
 }
@@ -166,6 +169,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
             licenses: rsl_links(answer, &[]),
             warnings,
             pdf: None,
+            metadata: Metadata::default(),
             html: false,
         },
         Kind::Html => {
@@ -202,6 +206,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
                 licenses: rsl_links(answer, &converted.head),
                 warnings,
                 pdf: None,
+                metadata: converted.metadata,
                 html: true,
             }
         }
@@ -230,9 +235,17 @@ async fn convert_pdf(answer: &Answer, agent: &str, worker: Option<&PdfWorker>) -
         licenses: rsl_links(answer, &[]),
         warnings,
         markdown: true,
+        metadata: pdf_metadata(&converted.info),
         pdf: Some(converted.info),
         html: false,
     }))
+}
+
+/// What a PDF's information dictionary says of it, as page metadata: its
+/// title as the headline, its author.
+fn pdf_metadata(info: &PdfInfo) -> Metadata {
+    let text = |value: &Option<String>| value.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(String::from);
+    Metadata { headline: text(&info.title), authors: text(&info.author).into_iter().collect(), ..Metadata::default() }
 }
 
 /// The warnings a conversion gives: cut (how far it got), pages left out
