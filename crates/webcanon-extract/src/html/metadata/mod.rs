@@ -98,6 +98,28 @@ impl Metadata {
     pub fn is_empty(&self) -> bool {
         *self == Metadata::default()
     }
+
+    /// The facts a reader weighs a page by, in one line: `by Ada Lovelace;
+    /// published 2024-03-05; The Paper; language en` (the modification
+    /// date when it differs from the publication date); `None` when none
+    /// is known.
+    pub fn byline(&self) -> Option<String> {
+        let mut facts = Vec::new();
+        if !self.authors.is_empty() {
+            facts.push(format!("by {}", self.authors.join(", ")));
+        }
+        if let Some(published) = &self.published {
+            facts.push(format!("published {published}"));
+        }
+        if let Some(modified) = self.modified.as_ref().filter(|m| self.published.as_ref() != Some(*m)) {
+            facts.push(format!("modified {modified}"));
+        }
+        facts.extend(self.site_name.clone());
+        if let Some(language) = &self.language {
+            facts.push(format!("language {language}"));
+        }
+        (!facts.is_empty()).then(|| facts.join("; "))
+    }
 }
 
 /// The `<meta>` tags of a page, looked up by `property`, `name`,
@@ -391,6 +413,11 @@ mod tests {
         assert_eq!(page.description.as_deref(), Some("two lines"));
         assert_eq!(page.keywords, ["x", "y"]);
         assert!(metadata("<p>nothing</p>").is_empty());
+        assert_eq!(metadata("<p>nothing</p>").byline(), None);
+        assert_eq!(
+            page.byline().as_deref(),
+            Some("by Dublin & Core; published 2022-02-03T04:05:00; modified 2023-05-06; language pt-BR")
+        );
     }
 
     #[test]
