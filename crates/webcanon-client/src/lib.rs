@@ -69,7 +69,6 @@ pub use client::{
     RobotsCheck, SkipReason, Timings,
 };
 pub use clock::Clock;
-pub use webcanon_extract::html::Metadata;
 pub use fetch_options::{DEFAULT_MAX_BYTES, FetchOptions, FetchOverrides, MAX_REQUEST_BYTES};
 pub use llms_hint::{LLMS_ACCEPT, LLMS_MAX_BYTES, LLMS_MEMORY_BYTES, MAX_NESTED_LEVELS, llms_txt_url};
 pub use os_limits::{is_local_exhaustion, local_exhaustion_in, open_file_limit};
@@ -80,3 +79,4 @@ pub use robots_cache::{
     MAX_CACHE_SECONDS, RobotsCacheConfig,
 };
 pub use sitemap_discovery::{DiscoveryConfig, DiscoveryEvent, DiscoverySummary};
+pub use webcanon_extract::html::Metadata;

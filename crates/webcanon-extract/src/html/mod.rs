@@ -20,7 +20,7 @@
 
 mod clean;
 mod merge;
-mod metadata;
+pub mod metadata;
 mod prose;
 mod rules;
 mod scan;

@@ -9,7 +9,8 @@
 //! that gives a usable value wins (a date must parse, a URL must be an
 //! absolute `http(s)` one after resolving, a text must not be empty). The
 //! rule is the same for every field: **the page's structured data first**
-//! (the JSON-LD node that speaks for the page, see [`json_ld`]), **then
+//! (the JSON-LD node that speaks for the page: an article's, else a web
+//! page's, else the first with a `headline`), **then
 //! Open Graph** (`og:*`, `article:*`), **then Twitter cards**
 //! (`twitter:*`), **then plain and Dublin Core `<meta>` names**, **then
 //! microdata** (`<meta itemprop>`), **then the markup** (`<time
@@ -38,8 +39,11 @@
 //! | `keywords` | JSON-LD `keywords`; `article:tag` (every one); `keywords`, `news_keywords` (comma-separated) |
 //! | `section` | JSON-LD `articleSection`; `article:section` |
 //!
-//! Dates are normalised to ISO 8601 as [`date`] documents; a value that is
-//! not a date there is passed over for the next source. Texts have their
+//! Dates are normalised to ISO 8601: RFC 3339 and ISO 8601 dates and times
+//! with an offset (`Z` for UTC), RFC 2822, dates and times without one, and
+//! dates alone (`2024-03-05`, `2024/03/05`, `20240305`); any other value
+//! (`March 5, 2024`, `5 days ago`, `2024-02-30`) is passed over for the
+//! next source, never guessed. Texts have their
 //! entities decoded and white space collapsed, and are cut at
 //! [`MAX_TEXT_CHARS`] characters; lists keep their first
 //! [`MAX_LIST_ITEMS`] distinct items.
