@@ -9,6 +9,11 @@ Systems:
   readability   readability-lxml: Document(html).summary(), its text
   mcp_fetch     the reference MCP fetch server's pipeline: readabilipy
                 (Readability.js under Node) then markdownify, ATX headings
+  resiliparse   resiliparse's extract_plain_text(main_content=True), the
+                page decoded by its own encoding detector
+  justext       jusText's paragraphs that are not boilerplate, with the
+                stop words of every language it ships (the pages are in
+                many languages; trafilatura's jusText fallback does the same)
 
 Page sets:
   --dev DIR     pages/KEY.html.gz and snippets.json (KEY -> {url, with,
@@ -19,6 +24,16 @@ Page sets:
   --truth DIR   html/KEY.html.gz and ground-truth.json (KEY -> {url,
                 articleBody}), full main text: precision and recall of word
                 4-shingles per page, averaged over pages.
+
+Short pages: every figure is reported again for the pages whose main text
+is under 150 words (SHORT_WORDS). On the full-text set that is the ground
+truth's article body (words as the shingles count them). The development
+set has no full text, only snippets, so there a page is short when the
+median word count of the peers' outputs is under 150: the peers only, so
+that webcanon's own output cannot move a page in or out of the subset, and
+the median, so that one peer that fails (nothing) or takes the whole page
+(menus and footers) does not decide it. The peers are those of the run:
+compare subsets of runs with the same --systems.
 
 Every output is normalised the same way before scoring: Markdown link and
 image targets dropped (their text kept), emphasis and heading markers
@@ -46,7 +61,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / "target" / "extraction-cache"
-ALL_SYSTEMS = ["webcanon", "trafilatura", "readability", "mcp_fetch"]
+ALL_SYSTEMS = ["webcanon", "trafilatura", "readability", "mcp_fetch", "resiliparse", "justext"]
+# A page's main text is short under this many words.
+SHORT_WORDS = 150
 
 
 # --- normalisation and scoring ------------------------------------------------
@@ -181,6 +198,26 @@ def peer_function(name):
             return markdownify.markdownify(result["content"], heading_style=markdownify.ATX)
 
         return mcp_fetch
+    if name == "resiliparse":
+        from resiliparse.extract.html2text import extract_plain_text
+        from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+        from resiliparse.parse.html import HTMLTree
+
+        def resiliparse(html, url):
+            text = html if isinstance(html, str) else bytes_to_str(html, detect_encoding(html))
+            return extract_plain_text(HTMLTree.parse(text), main_content=True)
+
+        return resiliparse
+    if name == "justext":
+        import justext
+
+        stop_words = frozenset().union(*(justext.get_stoplist(lang) for lang in justext.get_stoplists()))
+
+        def jus_text(html, url):
+            paragraphs = justext.justext(html, stop_words)
+            return "\n\n".join(p.text for p in paragraphs if not p.is_boilerplate)
+
+        return jus_text
     raise SystemExit(f"unknown system {name}")
 
 
@@ -205,6 +242,41 @@ def run_peer(name, pages, urls, reuse):
     return outputs, seconds
 
 
+def word_count(text):
+    return len(TOKEN.findall(normalise(text)))
+
+
+def peer_consensus_short(rows, pages):
+    """The development set's short pages: the median word count of the
+    peers' outputs (not webcanon's) under SHORT_WORDS."""
+    peers = [name for name in rows if not name.startswith("webcanon")]
+    if not peers:
+        return set()
+    return {
+        key
+        for key in pages
+        if statistics.median(word_count(rows[name]["outputs"].get(key, "")) for name in peers) < SHORT_WORDS
+    }
+
+
+def score_subset(rows, keys, score):
+    """The rows scored again on the pages `keys` only (none when there are none)."""
+    subset = {}
+    if not keys:
+        return subset
+    for name, r in rows.items():
+        outputs = {k: v for k, v in r["outputs"].items() if k in keys}
+        seconds = sorted(r["seconds"][k] for k in keys if k in r["seconds"])
+        subset[name] = {
+            **score(outputs, keys),
+            "seconds_total": sum(seconds),
+            "seconds_median": statistics.median(seconds) if seconds else 0.0,
+            "seconds_max": seconds[-1] if seconds else 0.0,
+            "output_chars": sum(len(v) for v in outputs.values()),
+        }
+    return subset
+
+
 def run_set(label, folder, pages, urls, systems, reuse, score, before=None):
     rows = {}
     for name in systems:
@@ -224,6 +296,7 @@ def run_set(label, folder, pages, urls, systems, reuse, score, before=None):
             "seconds_max": times[-1],
             "output_chars": chars,
             "outputs": outputs,
+            "seconds": seconds,
         }
     return rows
 
@@ -264,7 +337,11 @@ def main():
     rows = run_set("dev", args.dev / "pages", pages, urls, systems, args.reuse_peers,
                    lambda out: prf(*snippet_counts(out, snippets)), args.before)
     print_table(f"Development set: {len(pages)} pages, snippets in/out", rows, True)
+    short = peer_consensus_short(rows, pages)
+    short_rows = score_subset(rows, short, lambda out, keys: prf(*snippet_counts(out, {k: snippets[k] for k in keys if k in snippets})))
+    print_table(f"Development set, short pages (peers' median under {SHORT_WORDS} words): {len(short)} pages", short_rows, True)
     report["dev"] = rows
+    report["dev_short"] = {"pages": sorted(short), "rows": short_rows}
 
     if args.truth:
         truth = json.loads((args.truth / "ground-truth.json").read_text())
@@ -274,7 +351,11 @@ def main():
         rows = run_set("truth", args.truth / "html", pages, urls, systems, args.reuse_peers,
                        lambda out: shingle_scores(out, truth), args.before)
         print_table(f"Full-text set: {len(pages)} pages, word 4-shingles", rows, False)
+        short = {k for k, v in truth.items() if len(TOKEN.findall(v.get("articleBody", ""))) < SHORT_WORDS}
+        short_rows = score_subset(rows, short, lambda out, keys: shingle_scores(out, {k: truth[k] for k in keys}))
+        print_table(f"Full-text set, short pages (article body under {SHORT_WORDS} words): {len(short)} pages", short_rows, False)
         report["truth"] = rows
+        report["truth_short"] = {"pages": sorted(short), "rows": short_rows}
 
     if args.json:
         args.json.write_text(json.dumps(report, ensure_ascii=False))

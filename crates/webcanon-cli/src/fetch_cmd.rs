@@ -106,6 +106,9 @@ fn print_result(result: &FetchResult, json: bool, format: ContentFormat) -> Resu
             result.status,
             result.content_type.as_deref().map(|t| format!(", {t}")).unwrap_or_default()
         );
+        if let Some(byline) = result.metadata.byline().filter(|_| result.pdf.is_none()) {
+            note!("about: {byline}");
+        }
         if let Some(pdf) = &result.pdf {
             note!(
                 "pdf: {} pages, {} read{}{}",

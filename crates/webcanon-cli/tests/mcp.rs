@@ -35,6 +35,13 @@ const PAGE: &str = "<!doctype html><html><head><title>Test page</title></head><b
 <p>This page is served on loopback for the MCP tests. It has enough words to be kept as the main content of the \
 page by the extractor, which drops boilerplate.</p></main></body></html>";
 
+/// A page that states its author, date, site and language.
+const STORY: &str = "<!doctype html><html lang=en><head><title>A story</title>\
+<meta property=\"og:site_name\" content=\"The Loopback Times\"><meta name=author content=\"Ada Lovelace\">\
+<meta property=\"article:published_time\" content=\"2024-03-05T10:20:00+01:00\"></head><body><main><h1>A story</h1>\
+<p>This story is served on loopback for the MCP tests. It has enough words to be kept as the main content of the \
+page by the extractor, which drops boilerplate.</p></main></body></html>";
+
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
@@ -72,6 +79,7 @@ async fn site() -> TestServer {
     server
         .route("/robots.txt", Route::text(200, ROBOTS))
         .route("/page", Route::html(200, PAGE))
+        .route("/story", Route::html(200, STORY))
         .route("/agent-page", Route::html(200, PAGE))
         .route("/prompt-page", Route::html(200, PAGE))
         .route("/asked", Route::html(200, &PAGE.replace("Hello agents", "Asked by the user")))
@@ -327,6 +335,16 @@ async fn fetches_pages(session: &Session, site: &TestServer) {
     assert_eq!(texts(&copy)[1].trim_end(), "# Guide\n\nThe Markdown copy.");
     assert_eq!(structured(&copy)["alternative"], json!({"url": site.url("/guide.md"), "source": "llms_txt"}));
     assert_eq!(site.hits("/guide"), 0, "the llms.txt copy was fetched instead of the page");
+
+    let story = call(session, "fetch", json!({"url": site.url("/story")})).await;
+    assert_ok(&story, "fetch /story");
+    let about = "About: by Ada Lovelace; published 2024-03-05T10:20:00+01:00; The Loopback Times; language en.";
+    assert!(texts(&story)[0].contains(about), "{}", texts(&story)[0]);
+    let metadata = &structured(&story)["metadata"];
+    assert_eq!(metadata["authors"], json!(["Ada Lovelace"]));
+    assert_eq!(metadata["published"], "2024-03-05T10:20:00+01:00");
+    assert_eq!(metadata["site_name"], "The Loopback Times");
+    assert_eq!(structured(&raw)["metadata"]["authors"], json!([]));
 }
 
 async fn pages_a_long_page(session: &Session, site: &TestServer) {

@@ -81,3 +81,4 @@ pub use robots_cache::{
     MAX_CACHE_SECONDS, RobotsCacheConfig,
 };
 pub use sitemap_discovery::{DiscoveryConfig, DiscoveryEvent, DiscoverySummary};
+pub use webcanon_extract::html::Metadata;

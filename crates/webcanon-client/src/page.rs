@@ -8,7 +8,7 @@ use webcanon_core::signals::{
 
 use url::Url;
 
-use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits, LinkLimits, Method, PageLinks};
+use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits, LinkLimits, Metadata, Method, PageLinks};
 use webcanon_extract::pdf::{
     ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfInfo, PdfLimits, SkippedPage, is_pdf,
 };
@@ -58,6 +58,9 @@ pub(crate) struct Page {
     pub markdown: bool,
     /// Title, author and pages, when the answer was a PDF.
     pub pdf: Option<PdfInfo>,
+    /// What the page says about itself (an HTML page's `<head>` and
+    /// JSON-LD, a PDF's title and author).
+    pub metadata: Metadata,
     /// Whether the answer was an HTML page (what rendering applies to).
     pub html: bool,
     /// The links of an HTML page (empty for other content).
@@ -180,6 +183,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
             licenses: rsl_links(answer, &[]),
             warnings,
             pdf: None,
+            metadata: Metadata::default(),
             html: false,
             links: PageLinks::default(),
         },
@@ -222,6 +226,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
                 licenses: rsl_links(answer, &converted.head),
                 warnings,
                 pdf: None,
+                metadata: converted.metadata,
                 html: true,
                 links,
             }
@@ -264,10 +269,18 @@ async fn convert_pdf(answer: &Answer, agent: &str, worker: Option<&PdfWorker>) -
         licenses: rsl_links(answer, &[]),
         warnings,
         markdown: true,
+        metadata: pdf_metadata(&converted.info),
         pdf: Some(converted.info),
         html: false,
         links: PageLinks::default(),
     }))
+}
+
+/// What a PDF's information dictionary says of it, as page metadata: its
+/// title as the headline, its author.
+fn pdf_metadata(info: &PdfInfo) -> Metadata {
+    let text = |value: &Option<String>| value.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(String::from);
+    Metadata { headline: text(&info.title), authors: text(&info.author).into_iter().collect(), ..Metadata::default() }
 }
 
 /// The warnings a conversion gives: cut (how far it got), pages left out

@@ -480,6 +480,7 @@ mod tests {
             render: None,
             body_bytes: 1234,
             links: Default::default(),
+            metadata: Default::default(),
         };
         let before = Utc::now();
         let record = PageRecord::from_result(result);

@@ -425,10 +425,13 @@ async fn usage_signals_become_warnings_never_blocks() {
     assert!(!codes.iter().any(|(code, _)| *code == "nosnippet"), "other agents' directives do not apply: {codes:?}");
     assert_eq!(result.title.as_deref(), Some("How robots.txt works"));
     assert_eq!(result.canonical_url, Some(server.url("/guides/robots")));
+    assert_eq!(result.metadata.language.as_deref(), Some("en"));
+    assert_eq!(result.metadata.canonical_url, Some(server.url("/guides/robots")));
 
     let notes = client.fetch(&server.url("/notes.md")).await.unwrap();
     assert_eq!(notes.content, "# Notes\n\nPlain.");
     assert_eq!(notes.canonical_url, Some(server.url("/notes")));
+    assert!(notes.metadata.is_empty(), "{:?}", notes.metadata);
     assert!(notes.warnings.iter().any(|w| w.code.as_str() == "tdm_reservation"));
 }
 

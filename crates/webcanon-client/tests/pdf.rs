@@ -70,6 +70,8 @@ async fn a_pdf_is_fetched_as_markdown_with_its_metadata() {
     assert_eq!(result.title.as_deref(), Some("Quarterly Report"));
     let pdf = result.pdf.expect("PDF metadata");
     assert_eq!((pdf.author.as_deref(), pdf.pages, pdf.pages_read), (Some("Ada Lovelace"), 2, 2));
+    assert_eq!(result.metadata.headline.as_deref(), Some("Quarterly Report"));
+    assert_eq!(result.metadata.authors, ["Ada Lovelace"]);
     assert!(result.content.contains("hyphenated across two lines."), "{}", result.content);
     assert!(result.warnings.is_empty(), "{:?}", result.warnings);
 

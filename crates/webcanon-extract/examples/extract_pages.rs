@@ -9,9 +9,9 @@
 //! PAGES holds `KEY.html` or `KEY.html.gz` files; URLS.json maps each KEY to
 //! the page's URL (links resolve against it; its domain helps the charset
 //! detector). OUT.json maps each KEY to `{"content", "seconds", "method",
-//! "shapes"}`: the content in the default shape, the time of the page's
-//! decode and conversion on this thread, how it was converted, and the
-//! characters of each content shape.
+//! "shapes", "metadata"}`: the content in the default shape, the time of
+//! the page's decode and conversion on this thread, how it was converted,
+//! the characters of each content shape, and the page's metadata.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some(over) => format!("{:?} ({})", converted.method, over.describe()),
             None => format!("{:?}", converted.method),
         };
-        results.insert(key, serde_json::json!({"content": ContentShape::default().apply(&converted.markdown), "seconds": seconds, "method": method, "shapes": shapes}));
+        results.insert(key, serde_json::json!({"content": ContentShape::default().apply(&converted.markdown), "seconds": seconds, "method": method, "shapes": shapes, "metadata": converted.metadata}));
     }
     std::fs::write(out, serde_json::to_vec(&results)?)?;
     eprintln!("{} pages converted", results.len());

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use webcanon_client::browser::RenderReport;
 use webcanon_client::warning::Warning;
-use webcanon_client::{Alternative, AlternativeSource};
+use webcanon_client::{Alternative, AlternativeSource, Metadata};
 use webcanon_core::policy::{RobotsEvidence, RobotsMode};
 
 /// The Markdown copy used instead of the page.
@@ -48,6 +48,10 @@ pub(crate) struct PageMeta {
     pub canonical_url: Option<String>,
     /// Title, author and pages, when the page is a PDF.
     pub pdf: Option<PdfOutput>,
+    /// What the page says about itself: author, dates, language, site
+    /// name, description, canonical URL, Open Graph and JSON-LD facts
+    /// (the `metadata` object of `webcanon fetch --json`).
+    pub metadata: Metadata,
     /// The Markdown copy used instead of the page, if any.
     pub alternative: Option<AlternativeOutput>,
     /// Whether the body is returned as received, without conversion to Markdown.

@@ -204,7 +204,9 @@ impl Client {
     /// Fetches `url` the way the site owner asked (an awaitable). Returns
     /// the result of `webcanon fetch --json` as a dict: `content` (Markdown),
     /// `robots` (verdict, recommendation, matched rule), `warnings`,
-    /// `alternative`, `redirects`, `timings`, `rendered`, `render`, …
+    /// `metadata` (author, dates, language, site name, …: a
+    /// `webcanon.Metadata`), `alternative`, `redirects`, `timings`,
+    /// `rendered`, `render`, …
     /// The keyword arguments override the client's fetch options for this
     /// call, by the names and values of the HTTP API's fields: `render`
     /// (`True`, `False`, `"auto"`), `format`, `links`, `images`,

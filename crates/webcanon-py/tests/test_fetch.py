@@ -35,6 +35,24 @@ async def test_fetch_returns_markdown_with_the_robots_evidence(site, client):
     assert site.requests[0] == "/robots.txt", "robots.txt is read before the page"
 
 
+STORY = (
+    '<html lang="en"><head><title>Story</title><meta name="author" content="Ada Lovelace">'
+    '<meta property="article:published_time" content="2024-03-05T10:20:00+01:00"></head>'
+    "<body><main><h1>Story</h1><p>Some text for readers.</p></main></body></html>"
+)
+
+
+@pytest.mark.asyncio
+async def test_fetch_gives_the_page_metadata(site, client):
+    site.route("/robots.txt", 200, ROBOTS)
+    site.route("/story", 200, STORY, "text/html; charset=utf-8")
+    metadata: webcanon.Metadata = (await client().fetch(site.url("/story")))["metadata"]
+    assert metadata["authors"] == ["Ada Lovelace"]
+    assert metadata["published"] == "2024-03-05T10:20:00+01:00"
+    assert metadata["language"] == "en"
+    assert metadata["modified"] is None and metadata["keywords"] == []
+
+
 @pytest.mark.asyncio
 async def test_a_disallowed_url_raises_policy_refused_quoting_the_rule_only(site, client):
     site.route("/robots.txt", 200, ROBOTS)
@@ -229,6 +247,7 @@ async def test_a_pdf_behind_a_redirect_comes_back_as_text_with_its_metadata(site
     assert result["content"] == "First page.\n\n--- page 2 ---\n\nSecond page."
     assert result["title"] == "The Report"
     assert result["pdf"] == {"title": "The Report", "author": None, "pages": 2, "pages_read": 2}
+    assert result["metadata"]["headline"] == "The Report" and result["metadata"]["authors"] == []
     assert [w["code"] for w in result["warnings"]] == ["noai"]
 
 

@@ -605,7 +605,7 @@ async fn openapi_documents_every_route() {
             }
         }
     }
-    for schema in ["FetchResult", "PdfInfo", "RobotsEvidence", "ErrorJson", "EvalItem", "Report"] {
+    for schema in ["FetchResult", "PdfInfo", "Metadata", "RobotsEvidence", "ErrorJson", "EvalItem", "Report"] {
         assert!(doc["components"]["schemas"][schema].is_object(), "{schema} missing");
     }
     // Only formats a strict validator knows (no `uint8`, `uint64`, ...).
@@ -815,6 +815,9 @@ async fn fetch_reads_a_pdf_behind_a_redirect_in_the_shape_asked_for() {
     assert_eq!(body["content"], "First page of the paper.\n\n--- page 2 ---\n\nSecond page of the paper.");
     assert_eq!(body["title"], "The Paper");
     assert_eq!(body["pdf"], json!({"title": "The Paper", "author": "Ada Lovelace", "pages": 2, "pages_read": 2}));
+    assert_eq!(body["metadata"]["headline"], "The Paper");
+    assert_eq!(body["metadata"]["authors"], json!(["Ada Lovelace"]));
+    assert_eq!(body["metadata"]["published"], Value::Null);
     assert_eq!(body["redirects"][0]["url"], server.url("/latest.pdf"));
     assert_eq!(body["warnings"][0]["code"], "noai", "{body}");
 }

@@ -438,6 +438,7 @@ impl Client {
             canonical_url: page.canonical_url,
             content: if page.markdown { options.shape.apply(&page.content) } else { page.content },
             pdf: page.pdf,
+            metadata: page.metadata,
             robots,
             alternative,
             alternatives,

@@ -129,6 +129,11 @@ pub struct FetchResult {
     pub content: String,
     /// Title, author and page counts, when the content is a PDF.
     pub pdf: Option<crate::pdf::PdfInfo>,
+    /// What the page says about itself: author, dates, language, site
+    /// name, description, canonical URL, Open Graph and JSON-LD facts (an
+    /// HTML page), title and author (a PDF); empty for a Markdown or text
+    /// answer.
+    pub metadata: crate::Metadata,
     /// The robots verdict for the requested URL, with its evidence.
     pub robots: RobotsEvidence,
     /// The alternative that decided the content: the one used, else the

@@ -45,6 +45,7 @@
 mod clean;
 mod links;
 mod merge;
+pub mod metadata;
 mod prose;
 mod rules;
 mod scan;
@@ -53,6 +54,7 @@ mod tables;
 mod tidy;
 
 pub use links::{LinkLimits, LinkSource, PageLink, PageLinks, read_links};
+pub use metadata::{MAX_LIST_ITEMS, MAX_TEXT_CHARS, Metadata};
 pub use scan::{HeadTag, decode_entities};
 use url::Url;
 
@@ -176,6 +178,9 @@ pub struct Extracted {
     pub described_by: Vec<Url>,
     /// Every `<meta>` and `<link>` tag.
     pub head: Vec<HeadTag>,
+    /// What the page says about itself: author, dates, language, site
+    /// name, description, canonical URL, Open Graph and JSON-LD facts.
+    pub metadata: Metadata,
     /// How the Markdown was made.
     pub method: Method,
     /// Elements and depth found by the pre-scan.
@@ -194,6 +199,21 @@ fn rel_has(tag: &HeadTag, rel: &str) -> bool {
 /// pre-scan alone: no tree is built, so any input is safe and cheap.
 pub fn head_tags(html: &str) -> Vec<HeadTag> {
     scan::scan(html).head
+}
+
+/// What a page (fetched from `base`) says about itself, read by the
+/// linear pre-scan alone, as [`extract`] reads it: no tree is built, so
+/// any input is safe and cheap.
+pub fn page_metadata(html: &str, base: &Url) -> Metadata {
+    let found = scan::scan(html);
+    metadata::read(&found, canonical_link(&found.head, base).as_ref(), base)
+}
+
+/// The page's `<link rel=canonical>`, resolved against `base`.
+fn canonical_link(head: &[HeadTag], base: &Url) -> Option<Url> {
+    head.iter()
+        .find(|t| t.tag == "link" && rel_has(t, "canonical"))
+        .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()))
 }
 
 /// Converts `html` (fetched from `base`) to Markdown.
@@ -233,10 +253,12 @@ pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
     };
     // The title is its own field of every result; the content does not
     // repeat it (an extractor keeps the page's H1 when it has one).
+    let metadata = metadata::read(&found, canonical.as_ref(), base);
     Extracted {
         markdown,
         title: found.title.clone().map(composed),
         canonical,
+        metadata,
         markdown_alternates,
         described_by,
         head: found.head,
@@ -251,15 +273,13 @@ pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
 /// the linear tag stripper, and its `<head>` facts from the pre-scan.
 pub fn text_only(html: &str, base: &Url) -> Extracted {
     let found = scan::scan(html);
-    let canonical = found
-        .head
-        .iter()
-        .find(|t| t.tag == "link" && rel_has(t, "canonical"))
-        .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()));
+    let canonical = canonical_link(&found.head, base);
+    let metadata = metadata::read(&found, canonical.as_ref(), base);
     Extracted {
         markdown: composed(strip_tags(html)),
         title: found.title.map(composed),
         canonical,
+        metadata,
         markdown_alternates: Vec::new(),
         described_by: Vec::new(),
         head: found.head,

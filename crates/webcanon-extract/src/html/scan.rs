@@ -55,7 +55,24 @@ pub struct Scan {
     /// tag included: what the tree is built without (see
     /// [`super`]'s rule for `<noscript>`).
     pub head_noscripts: Vec<std::ops::Range<usize>>,
+    /// The `lang` attribute of the `<html>` element.
+    pub html_lang: Option<String>,
+    /// The text of the `<script type="application/ld+json">` blocks, each
+    /// at most [`MAX_JSON_LD_BYTES`] (larger ones are left out), at most
+    /// [`MAX_JSON_LD_BLOCKS`] of them.
+    pub json_ld: Vec<String>,
+    /// The `<time datetime>` elements, in document order (at most
+    /// [`MAX_TIME_TAGS`]).
+    pub times: Vec<HeadTag>,
 }
+
+/// The largest JSON-LD block kept for reading; pages put a few kilobytes
+/// in theirs, and a larger one is not worth its parse.
+pub const MAX_JSON_LD_BYTES: usize = 256 * 1024;
+/// The most JSON-LD blocks kept.
+pub const MAX_JSON_LD_BLOCKS: usize = 16;
+/// The most `<time>` elements kept.
+pub const MAX_TIME_TAGS: usize = 16;
 
 /// Elements that belong in a `<head>`: any other start tag begins the body.
 const HEAD_ELEMENTS: &[&str] =
@@ -152,10 +169,29 @@ pub fn scan(html: &str) -> Scan {
                 if (name == "meta" || name == "link") && out.head.len() < 500 {
                     out.head.push(HeadTag { tag: name.clone(), attrs: attributes(&inner[name.len()..]) });
                 }
+                if name == "html" && out.html_lang.is_none() {
+                    out.html_lang = HeadTag { tag: name.clone(), attrs: attributes(&inner[name.len()..]) }
+                        .attr("lang")
+                        .map(str::to_string);
+                }
+                if name == "time" && out.times.len() < MAX_TIME_TAGS {
+                    let tag = HeadTag { tag: name.clone(), attrs: attributes(&inner[name.len()..]) };
+                    if tag.attr("datetime").is_some() {
+                        out.times.push(tag);
+                    }
+                }
+                let json_ld = name == "script"
+                    && out.json_ld.len() < MAX_JSON_LD_BLOCKS
+                    && attributes(&inner[name.len()..]).iter().any(|(attr, value)| {
+                        attr == "type" && value.trim().eq_ignore_ascii_case("application/ld+json")
+                    });
                 i = end;
                 if RAW_TEXT.contains(&name.as_str()) && !self_closing {
                     let close = format!("</{name}");
                     let stop = find_ci(&bytes[i..], close.as_bytes()).map_or(bytes.len(), |e| i + e);
+                    if json_ld && stop - i <= MAX_JSON_LD_BYTES {
+                        out.json_ld.push(html[i..stop].to_string());
+                    }
                     if name == "title" && out.title.is_none() {
                         let text = decode_entities(&html[i..stop]);
                         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");

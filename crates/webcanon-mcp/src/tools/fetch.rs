@@ -10,7 +10,7 @@ use webcanon_client::agent::ProductToken;
 use webcanon_client::error::Error;
 use webcanon_client::warning::{Warning, WarningCode, WarningSource};
 use webcanon_client::web_url::WebUrl;
-use webcanon_client::{Client, FetchOptions, FetchOverrides, FetchResult, RawResponse};
+use webcanon_client::{Client, FetchOptions, FetchOverrides, FetchResult, Metadata, RawResponse};
 
 use super::{Answer, Shared};
 use crate::output::{AlternativeOutput, FetchOutput, PageMeta, PdfOutput};
@@ -69,6 +69,7 @@ impl PageMeta {
             title: result.title.clone(),
             canonical_url: result.canonical_url.clone(),
             pdf: result.pdf.as_ref().map(PdfOutput::from),
+            metadata: result.metadata.clone(),
             alternative: AlternativeOutput::used(result.alternative.as_ref()),
             raw: false,
             rendered: result.rendered,
@@ -88,6 +89,7 @@ impl PageMeta {
             title: None,
             canonical_url: None,
             pdf: None,
+            metadata: Metadata::default(),
             alternative: None,
             raw: true,
             rendered: false,
@@ -201,8 +203,9 @@ pub(crate) fn header(output: &FetchOutput, agent: &str) -> String {
         // The content does not repeat the title: the header names it.
         let _ = writeln!(out, "Title: {}", title.trim());
     }
-    if let Some(pdf) = &page.pdf {
-        pdf_line(&mut out, pdf);
+    match &page.pdf {
+        Some(pdf) => pdf_line(&mut out, pdf),
+        None => about_line(&mut out, &page.metadata),
     }
     match &page.alternative {
         Some(alternative) => {
@@ -254,6 +257,14 @@ pub(crate) fn header(output: &FetchOutput, agent: &str) -> String {
         let _ = writeln!(out, "Served from the server's page cache (fetched {age} s ago).");
     }
     out
+}
+
+/// `About: by Ada Lovelace; published 2024-03-05; The Paper; language en.`;
+/// nothing when none of these is known.
+fn about_line(out: &mut String, metadata: &Metadata) {
+    if let Some(byline) = metadata.byline() {
+        let _ = writeln!(out, "About: {byline}.");
+    }
 }
 
 /// `PDF: 12 pages (all read), by Ada Lovelace.`, `PDF: 12 pages (all read,

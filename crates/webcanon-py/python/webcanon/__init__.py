@@ -11,7 +11,7 @@ robots verdicts for AI agents and crawlers.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, TypedDict, Union
 
 from . import _webcanon
 from ._webcanon import (
@@ -41,6 +41,7 @@ __all__ = [
     "Diagnostic",
     "FetchFailed",
     "InvalidUrlError",
+    "Metadata",
     "PaymentRequired",
     "PolicyRefused",
     "Robots",
@@ -55,6 +56,29 @@ __all__ = [
     "lint",
     "verdicts",
 ]
+
+
+class Metadata(TypedDict):
+    """The ``metadata`` of a fetch result: what the page says about itself.
+
+    Dates are ISO 8601 (``2024-03-05``, ``2024-03-05T10:20:00+01:00``);
+    URLs are absolute; a field the page does not state is ``None`` (an
+    empty list for ``authors`` and ``keywords``). A PDF gives ``headline``
+    (its title) and ``authors``; a Markdown or text answer gives nothing.
+    """
+
+    headline: Optional[str]
+    authors: list[str]
+    published: Optional[str]
+    modified: Optional[str]
+    language: Optional[str]
+    site_name: Optional[str]
+    description: Optional[str]
+    canonical_url: Optional[str]
+    page_type: Optional[str]
+    image: Optional[str]
+    keywords: list[str]
+    section: Optional[str]
 
 
 class Client(_webcanon.Client):
@@ -81,7 +105,8 @@ class Client(_webcanon.Client):
         alternatives: Optional[bool] = None,
         purpose: Optional[str] = None,
     ) -> dict[str, Any]:
-        """Fetches ``url`` the way the site owner asked: the result of ``webcanon fetch --json``.
+        """Fetches ``url`` the way the site owner asked: the result of ``webcanon fetch --json``,
+        the page's author, dates, language and site under ``metadata`` (a ``Metadata``).
 
         The keywords override the client's options for this call, as the HTTP API's fields do
         (``None`` keeps the client's): ``render`` (``True``, ``False``, ``"auto"``) renders the page

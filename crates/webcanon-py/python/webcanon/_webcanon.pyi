@@ -236,7 +236,8 @@ class Client:
         alternatives: Optional[bool] = None,
         purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
     ) -> Awaitable[dict[str, Any]]:
-        """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``."""
+        """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``
+        (its ``metadata`` is a ``webcanon.Metadata``)."""
     def check(self, url: str) -> Awaitable[dict[str, Any]]:
         """The robots verdict for ``url`` without fetching the page."""
     def snapshot(self, urls: Sequence[str], concurrency: int = ...) -> Awaitable[Snapshot]:
