@@ -71,11 +71,13 @@ struct WebArgs {
     /// The number of sites.
     #[arg(long, default_value_t = 20)]
     sites: u32,
-    /// Pages of an ordinary site (sites with `Crawl-delay` have at most 20).
+    /// Pages of an ordinary site (sites with `Crawl-delay` have at most 10).
     #[arg(long, default_value_t = 500)]
     pages: u32,
-    /// The port every site listens on.
-    #[arg(long, default_value_t = 8080)]
+    /// The port every site listens on (below 1024 needs root or
+    /// CAP_NET_BIND_SERVICE; trafilatura's crawler refuses an address with
+    /// any port but 80).
+    #[arg(long, default_value_t = 80)]
     port: u16,
 }
 

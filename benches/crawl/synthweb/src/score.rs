@@ -17,6 +17,8 @@ const DELAY_SLACK_SECONDS: f64 = 0.010;
 /// What one crawler did, from the request log.
 #[derive(Debug, Default, PartialEq)]
 pub struct Score {
+    /// Pages of the whole web, traps excluded.
+    pub web_pages: u64,
     /// Log lines.
     pub requests: u64,
     /// Distinct pages (HTML or Markdown twin) answered 200.
@@ -38,7 +40,7 @@ pub struct Score {
 
 /// Scores the log read from `log` against `web`.
 pub fn score(web: &Web, log: impl BufRead) -> std::io::Result<Score> {
-    let mut score = Score::default();
+    let mut score = Score { web_pages: web.total_pages(), ..Score::default() };
     let mut seen = HashSet::new();
     let mut pages = HashSet::new();
     let mut verdicts: HashMap<u32, Verdicts> = HashMap::new();
@@ -94,8 +96,9 @@ impl Score {
         let cases: Vec<String> =
             self.disallowed_by_case.iter().map(|(case, count)| format!("\"{case}\":{count}")).collect();
         format!(
-            "{{\"requests\":{},\"pages\":{},\"trap_pages\":{},\"disallowed\":{},\"disallowed_by_case\":{{{}}},\
+            "{{\"web_pages\":{},\"requests\":{},\"pages\":{},\"trap_pages\":{},\"disallowed\":{},\"disallowed_by_case\":{{{}}},\
              \"delay_violations\":{},\"duplicates\":{},\"span_seconds\":{:.3}}}",
+            self.web_pages,
             self.requests,
             self.pages,
             self.trap_pages,

@@ -10,7 +10,7 @@ pub const AGENT_TOKEN: &str = "benchbot";
 
 /// The pages of a site that sets `Crawl-delay`: politeness bounds such a
 /// site to one page a second, so it stays small enough for a quick run.
-const DELAYED_SITE_PAGES: u32 = 20;
+const DELAYED_SITE_PAGES: u32 = 10;
 
 /// The `Crawl-delay` those sites set, in seconds.
 pub const CRAWL_DELAY_SECONDS: u32 = 1;
@@ -187,9 +187,13 @@ impl Site {
         )
     }
 
-    /// The site's origin, `http://127.1.0.1:PORT`.
+    /// The site's origin, `http://127.1.0.1:PORT` (without the port when
+    /// it is HTTP's default, 80: some crawlers refuse an address with one).
     pub fn origin(&self, port: u16) -> String {
-        format!("http://{}:{port}", self.address())
+        match port {
+            80 => format!("http://{}", self.address()),
+            _ => format!("http://{}:{port}", self.address()),
+        }
     }
 
     /// The `Crawl-delay` the site asks of the benchmark agent, if any.
