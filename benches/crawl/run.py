@@ -115,16 +115,19 @@ def run_one(name, args, web_args, seeds, out):
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait()
+    measured = {"crawler": name, "exit_status": status, "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2), "peak_rss_mib": round(peak_tree, 1)}
+    return scored(measured, args, web_args, out)
+
+
+def scored(measured, args, web_args, out):
+    """The measured figures with the scorer's reading of the crawler's log."""
+    log = out / f"{measured['crawler']}.log"
     score = json.loads(subprocess.check_output([str(args.synthweb), "score", *web_args, "--log", str(log)]))
-    pages = score["pages"]
+    pages, wall, cpu = score["pages"], measured["wall_seconds"], measured["cpu_seconds"]
     return {
-        "crawler": name,
-        "exit_status": status,
-        "wall_seconds": round(wall, 2),
-        "cpu_seconds": round(cpu, 2),
+        **measured,
         "pages_per_second": round(pages / wall, 1) if wall else 0,
         "cpu_ms_per_page": round(1000 * cpu / pages, 2) if pages else None,
-        "peak_rss_mib": round(peak_tree, 1),
         **score,
     }
 
@@ -132,14 +135,14 @@ def run_one(name, args, web_args, seeds, out):
 def table(results, total_pages):
     scrapy = next((r for r in results if r["crawler"] == "scrapy"), None)
     lines = [
-        f"| crawler | pages (of {total_pages:,}) | pages/s | vs Scrapy | CPU ms/page | peak RSS MiB "
+        f"| crawler | pages (of {total_pages:,}) | of which allowed | pages/s | vs Scrapy | CPU ms/page | peak RSS MiB "
         "| disallowed requests | Crawl-delay violations | duplicate fetches | trap pages | requests |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         ratio = f"{r['pages_per_second'] / scrapy['pages_per_second']:.2f}x" if scrapy and scrapy["pages_per_second"] else "—"
         lines.append(
-            f"| {r['crawler']} | {r['pages']:,} | {r['pages_per_second']:,} | {ratio} | {r['cpu_ms_per_page']} "
+            f"| {r['crawler']} | {r['pages']:,} | {r['allowed_pages']:,} | {r['pages_per_second']:,} | {ratio} | {r['cpu_ms_per_page']} "
             f"| {r['peak_rss_mib']} | {r['disallowed']:,} | {r['delay_violations']:,} | {r['duplicates']:,} "
             f"| {r['trap_pages']:,} | {r['requests']:,} |"
         )
@@ -159,12 +162,19 @@ def main():
     parser.add_argument("--webcanon", type=Path, default=TARGET / "release" / "webcanon")
     parser.add_argument("--synthweb", type=Path, default=TARGET / "release" / "synthweb")
     parser.add_argument("--spider", type=Path, default=TARGET / "crawl-peers" / "release" / "spider-peer")
+    parser.add_argument("--rescore", action="store_true", help="score the logs of OUT/results.json again, crawling nothing")
     args = parser.parse_args()
 
     args.out.mkdir(parents=True, exist_ok=True)
     web_args = ["--seed", str(args.seed), "--sites", str(args.sites), "--pages", str(args.pages), "--port", str(args.port)]
     seeds = args.out / "seeds.txt"
     seeds.write_text(subprocess.check_output([str(args.synthweb), "seeds", *web_args], text=True))
+    if args.rescore:
+        measured = json.loads((args.out / "results.json").read_text())
+        results = [scored(result, args, web_args, args.out) for result in measured]
+        (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+        print(table(results, results[0]["web_pages"] if results else 0))
+        return
     results = []
     for name in args.peers.split(","):
         print(f"crawling with {name} ...", file=sys.stderr)

@@ -23,6 +23,8 @@ pub struct Score {
     pub requests: u64,
     /// Distinct pages (HTML or Markdown twin) answered 200.
     pub pages: u64,
+    /// Of `pages`, those RFC 9309 allows the benchmark agent.
+    pub allowed_pages: u64,
     /// Distinct trap pages answered 200.
     pub trap_pages: u64,
     /// Requests RFC 9309 disallows for the benchmark agent.
@@ -65,7 +67,8 @@ pub fn score(web: &Web, log: impl BufRead) -> std::io::Result<Score> {
         }
         let resource = site.resource(path);
         let site_verdicts = verdicts.entry(site.index).or_insert_with(|| Verdicts::new(&site, &site.origin(web.port)));
-        if !site_verdicts.allows(&url) {
+        let allowed = site_verdicts.allows(&url);
+        if !allowed {
             score.disallowed += 1;
             *score.disallowed_by_case.entry(format!("{:?}", site.robots)).or_default() += 1;
         }
@@ -76,7 +79,10 @@ pub fn score(web: &Web, log: impl BufRead) -> std::io::Result<Score> {
         if status == "200" && fetched && pages.insert(url) {
             match resource {
                 Resource::Trap => score.trap_pages += 1,
-                _ => score.pages += 1,
+                _ => {
+                    score.pages += 1;
+                    score.allowed_pages += u64::from(allowed);
+                }
             }
         }
     }
@@ -96,11 +102,12 @@ impl Score {
         let cases: Vec<String> =
             self.disallowed_by_case.iter().map(|(case, count)| format!("\"{case}\":{count}")).collect();
         format!(
-            "{{\"web_pages\":{},\"requests\":{},\"pages\":{},\"trap_pages\":{},\"disallowed\":{},\"disallowed_by_case\":{{{}}},\
+            "{{\"web_pages\":{},\"requests\":{},\"pages\":{},\"allowed_pages\":{},\"trap_pages\":{},\"disallowed\":{},\"disallowed_by_case\":{{{}}},\
              \"delay_violations\":{},\"duplicates\":{},\"span_seconds\":{:.3}}}",
             self.web_pages,
             self.requests,
             self.pages,
+            self.allowed_pages,
             self.trap_pages,
             self.disallowed,
             cases.join(","),
@@ -128,7 +135,9 @@ mod tests {
                    0.3\t127.1.0.5:8080\t/\t200\tbenchbot\n\
                    1.3\t127.1.0.5:8080\t/docs/8.html\t200\tbenchbot\n";
         let score = score(&web(), log.as_bytes()).expect("read");
-        assert_eq!(score, Score { requests: 6, pages: 4, span_seconds: 1.3, ..Score::default() });
+        let expected =
+            Score { web_pages: 1020, requests: 6, pages: 4, allowed_pages: 4, span_seconds: 1.3, ..Score::default() };
+        assert_eq!(score, expected);
     }
 
     #[test]
@@ -148,6 +157,7 @@ mod tests {
         assert_eq!(score.delay_violations, 2);
         assert_eq!(score.duplicates, 1);
         assert_eq!(score.pages, 4);
+        assert_eq!(score.allowed_pages, 2, "the drafts and the failing site's home page are not");
         assert_eq!(score.trap_pages, 1);
     }
 }
