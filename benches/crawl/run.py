@@ -87,10 +87,13 @@ def crawler_command(name, args, seeds, out):
     peers = ROOT / "benches" / "crawl" / "peers"
     concurrency, depth, pages = str(args.concurrency), str(args.max_depth), str(args.pages)
     if name == "webcanon":
+        # A frontier left by an earlier run would resume that run.
+        for stale in out.glob("webcanon.jsonl*"):
+            stale.unlink()
         return [
             str(args.webcanon), "crawl", "--seeds", str(seeds), "--agent", AGENT,
             "--allow-private", "127.0.0.0/8", "--concurrency", concurrency, "--max-depth", depth,
-            "--no-cache", "-o", str(out / "webcanon.jsonl"),
+            "-o", str(out / "webcanon.jsonl"),
         ]
     if name == "scrapy":
         return [python, str(peers / "scrapy_peer.py"), str(seeds), AGENT, concurrency, depth]
