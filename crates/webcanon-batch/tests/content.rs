@@ -153,6 +153,7 @@ async fn every_url_gets_one_exact_record_in_input_order() {
         assert_eq!(records[i].content_hash, Some(ContentHash::of(content)));
     }
     assert_eq!(records[0].title.as_deref(), Some("Hello"));
+    assert!(records[0].metadata.is_some() && records[1].metadata.is_none());
     assert!(records[0].content.as_deref().unwrap().contains("A page about robots"));
     assert_eq!(records[0].bytes, Some(PAGE.len() as u64));
     assert_eq!(records[0].verdict, Some(Verdict::AllowedImplicit));
