@@ -9,7 +9,9 @@
 //! it without parsing text (DuckDB `list_contains(warnings.code, 'noai')`,
 //! Polars `list.eval`), the codes compress as the dictionary they are, and
 //! the schema states the warning's fields instead of leaving them to each
-//! reader.
+//! reader. The page's metadata is one JSON text column: its fields are the
+//! extractor's and grow with it, and a JSON column keeps the Parquet
+//! schema of existing datasets as it is when they do.
 //!
 //! | column | type |
 //! |---|---|
@@ -21,6 +23,7 @@
 //! | `rule_directive`, `rule_pattern` | utf8, null |
 //! | `warnings` | list of struct { `code`: utf8, `source`: utf8, `detail`: utf8 } |
 //! | `title` | utf8, null |
+//! | `metadata` | utf8, null (the page's metadata object as JSON) |
 //! | `content` | large utf8, null (pages of up to the byte limit each) |
 //! | `content_hash` | utf8, null (16 hexadecimal digits) |
 //! | `fetched_at` | timestamp (ms, UTC), null |
@@ -70,6 +73,7 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
             false,
         ),
         utf8("title"),
+        utf8("metadata"),
         Field::new("content", DataType::LargeUtf8, true),
         utf8("content_hash"),
         Field::new("fetched_at", DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), true),
@@ -94,6 +98,7 @@ pub fn to_record_batch(records: &[PageRecord]) -> Result<RecordBatch, BatchError
     let (mut verdict, mut recommendation, mut directive, mut pattern) = (strings(), strings(), strings(), strings());
     let (mut title, mut hash, mut not_fetched, mut error, mut parent) =
         (strings(), strings(), strings(), strings(), strings());
+    let mut metadata = strings();
     let mut status = UInt16Builder::with_capacity(n);
     let (mut rule_line, mut depth) = (UInt32Builder::with_capacity(n), UInt32Builder::with_capacity(n));
     let mut content = LargeStringBuilder::new();
@@ -121,6 +126,8 @@ pub fn to_record_batch(records: &[PageRecord]) -> Result<RecordBatch, BatchError
         }
         warnings.append(true);
         title.append_option(record.title.as_deref());
+        metadata
+            .append_option(record.metadata.as_ref().map(|m| serde_json::to_string(m).expect("metadata serialises")));
         content.append_option(record.content.as_deref());
         hash.append_option(record.content_hash.map(|h| h.to_string()));
         fetched_at.append_option(record.fetched_at.map(|t| t.timestamp_millis()));
@@ -143,6 +150,7 @@ pub fn to_record_batch(records: &[PageRecord]) -> Result<RecordBatch, BatchError
         Arc::new(pattern.finish()),
         Arc::new(warnings.finish()),
         Arc::new(title.finish()),
+        Arc::new(metadata.finish()),
         Arc::new(content.finish()),
         Arc::new(hash.finish()),
         Arc::new(fetched_at.finish()),

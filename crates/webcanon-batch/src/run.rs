@@ -286,7 +286,7 @@ fn load_state(dir: &Path, settings: &Settings) -> Result<Option<State>, BatchErr
             path,
             reason: format!(
                 "an interrupted run with other settings (input, column, agent, mode, shard, snapshot, batch \
-                 size, User-Agent, --auth-disallows or content options) left its state here; rerun it with the same settings, \
+                 size, content options, User-Agent or --auth-disallows) left its state here; rerun it with the same settings, \
                  or remove {} to start over",
                 dir.display()
             ),

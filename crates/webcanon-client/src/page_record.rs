@@ -71,6 +71,9 @@ pub struct PageRecord {
     pub warnings: Vec<Warning>,
     /// The page title, when there is one.
     pub title: Option<String>,
+    /// What the page says about itself (authors, dates, language, site
+    /// name, description, …); `None` when nothing was fetched.
+    pub metadata: Option<crate::Metadata>,
     /// The content in the format asked for (Markdown by default); `None`
     /// when nothing was fetched.
     pub content: Option<String>,
@@ -112,6 +115,7 @@ impl PageRecord {
             robots,
             warnings,
             body_bytes,
+            metadata,
             ..
         } = result;
         PageRecord {
@@ -125,6 +129,7 @@ impl PageRecord {
             rule: robots.rule,
             warnings,
             title,
+            metadata: Some(metadata),
             content_hash: Some(ContentHash::of(&content)),
             content: Some(content),
             fetched_at: Some(Utc::now()),
@@ -152,6 +157,7 @@ impl PageRecord {
             rule: None,
             warnings: Vec::new(),
             title: None,
+            metadata: None,
             content: None,
             content_hash: None,
             fetched_at: None,

@@ -359,20 +359,95 @@ impl Client {
             fetch_settings: self.fetch_settings.clone(),
             content: None,
         };
-        let client = self.inner.clone();
-        let summary =
-            py.detach(move || webcanon_batch::run::run(&config, Some(client), &webcanon_batch::run::NoProgress));
-        match summary {
-            Ok(summary) => Ok(pythonize::pythonize(py, &summary)?),
-            Err(err @ (webcanon_batch::BatchError::Client(_) | webcanon_batch::BatchError::Io { .. })) => {
-                Err(pyo3::exceptions::PyOSError::new_err(err.to_string()))
+        run_batch(py, config, self.inner.clone())
+    }
+
+    /// The content pass of `webcanon batch --content` over the file `urls`
+    /// (text, CSV or Parquet, by extension; the URLs in `column`), run to
+    /// the end on this thread (the GIL released): robots.txt of every
+    /// origin is fetched (or read from the Parquet `snapshot` made
+    /// earlier), every URL the verdict allows is fetched and converted under
+    /// this client's options (`format`, `render`, `max_bytes`, …), and
+    /// `output` (`.jsonl` or `.parquet`) gets one page record per URL, in
+    /// input order: the content, its usage signals, the verdict and rule,
+    /// or the reason it was not fetched. One request at a time per host,
+    /// `concurrency` hosts at once. Resumable: a run killed part way leaves
+    /// its state in `output + ".batch"`, and the same call fetches only
+    /// what is missing. Returns the run's summary (`rows`, `allowed`,
+    /// `pages`, `invalid`, …). Raises `BatchError` subclasses (`OSError`
+    /// when this machine failed requests: call again).
+    #[pyo3(signature = (
+        urls,
+        output,
+        *,
+        column = "url",
+        shard = None,
+        concurrency = webcanon_batch::fetch::DEFAULT_CONCURRENCY,
+        snapshot = None,
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn content_pass<'py>(
+        &self,
+        py: Python<'py>,
+        urls: PathBuf,
+        output: PathBuf,
+        column: &str,
+        shard: Option<(u32, u32)>,
+        concurrency: usize,
+        snapshot: Option<PathBuf>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let shard = match shard {
+            None => webcanon_batch::origin::Shard::ALL,
+            Some((index, count)) => {
+                webcanon_batch::origin::Shard::new(index, count).map_err(|e| crate::errors::batch_error(py, &e))?
             }
-            Err(err) => Err(crate::errors::batch_error(py, &err)),
+        };
+        if concurrency == 0 {
+            return Err(usage_error(py, "concurrency must be at least 1".into()));
         }
+        if !urls.is_file() {
+            return Err(usage_error(py, format!("{}: no such file", urls.display())));
+        }
+        webcanon_batch::page_records::PageRecordWriter::format_of(&output)
+            .map_err(|e| usage_error(py, e.to_string()))?;
+        let config = webcanon_batch::run::BatchConfig {
+            input: urls,
+            column: column.to_string(),
+            snapshot_out: webcanon_batch::run::BatchConfig::default_snapshot_out(&output),
+            output,
+            agent: self.inner.product_token().clone(),
+            mode: self.inner.mode(),
+            shard,
+            snapshot,
+            concurrency,
+            batch_rows: webcanon_batch::input::DEFAULT_BATCH_ROWS,
+            threads: 1,
+            fetch_only: false,
+            partition_bytes: webcanon_batch::PARTITION_BYTES,
+            fetch_settings: self.fetch_settings.clone(),
+            content: Some(*self.inner.fetch_options()),
+        };
+        run_batch(py, config, self.inner.clone())
     }
 
     fn __repr__(&self) -> String {
         format!("<Client agent={} mode={}>", self.inner.agent(), self.inner.mode())
+    }
+}
+
+/// Runs a batch to the end with the GIL released; its summary as a dict.
+fn run_batch<'py>(
+    py: Python<'py>,
+    config: webcanon_batch::run::BatchConfig,
+    client: webcanon_client::Client,
+) -> PyResult<Bound<'py, PyAny>> {
+    let summary = py.detach(move || webcanon_batch::run::run(&config, Some(client), &webcanon_batch::run::NoProgress));
+    match summary {
+        Ok(summary) => Ok(pythonize::pythonize(py, &summary)?),
+        Err(err @ (webcanon_batch::BatchError::Client(_) | webcanon_batch::BatchError::Io { .. })) => {
+            Err(pyo3::exceptions::PyOSError::new_err(err.to_string()))
+        }
+        Err(err) => Err(crate::errors::batch_error(py, &err)),
     }
 }
 

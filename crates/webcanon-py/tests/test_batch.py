@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pyarrow as pa
@@ -188,3 +189,27 @@ def test_an_agent_that_is_not_a_product_token_is_refused(snapshot, agent):
         webcanon.VerdictPass(snapshot, agent)
     with pytest.raises(webcanon.WebcanonError, match="not a product token"):
         webcanon.Client(agent=agent)
+
+
+def test_client_content_pass_writes_one_page_record_per_url(site, client, tmp_path):
+    resolve = f"*.test:{site.port}:127.0.0.1"
+    site.route("/robots.txt", 200, "User-agent: *\nDisallow: /private\n", host="rules.test")
+    site.route("/page", 200, "<html><head><title>Page</title></head><body><p>Hello from the page.</p></body></html>",
+               content_type="text/html", host="rules.test", headers={"X-Robots-Tag": "noai"})
+    site.route("/private/a", 200, "<html><body>secret</body></html>", content_type="text/html", host="rules.test")
+    urls = [f"http://rules.test:{site.port}/page", f"http://rules.test:{site.port}/private/a", "not a url"]
+    listing = tmp_path / "urls.txt"
+    listing.write_text("\n".join(urls) + "\n")
+    out = tmp_path / "pages.jsonl"
+    summary = client(resolve=[resolve], format="text").content_pass(listing, out, concurrency=2)
+    assert (summary["rows"], summary["allowed"], summary["pages"], summary["invalid"]) == (3, 1, 1, 1)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["requested_url"] for r in records] == urls
+    assert [r["not_fetched"] for r in records] == [None, "disallowed", "invalid_url"]
+    assert "Hello from the page." in records[0]["content"] and "#" not in records[0]["content"]
+    assert {"code": "noai", "source": "x_robots_tag"} in [
+        {k: w[k] for k in ("code", "source")} for w in records[0]["warnings"]]
+    assert records[1]["rule"] == {"line": 2, "directive": "disallow", "pattern": "/private"}
+    assert site.hits("/private/a") == 0, "a disallowed URL is never requested"
+    with pytest.raises(webcanon.WebcanonError, match="`.jsonl` or `.parquet`"):
+        client().content_pass(listing, tmp_path / "pages.csv")

@@ -253,6 +253,17 @@ class Client:
         partition_bytes: int = ...,
     ) -> dict[str, Any]:
         """The fetch pass of ``webcanon batch --fetch-only`` over a file of URLs, in bounded memory, resumable."""
+    def content_pass(
+        self,
+        urls: Union[str, os.PathLike[str]],
+        output: Union[str, os.PathLike[str]],
+        *,
+        column: str = ...,
+        shard: Optional[tuple[int, int]] = ...,
+        concurrency: int = ...,
+        snapshot: Union[str, os.PathLike[str], None] = ...,
+    ) -> dict[str, Any]:
+        """``webcanon batch --content`` over a file of URLs: one page record per URL in ``output``, resumable."""
 
 class WebcanonError(Exception):
     """The base class of webcanon's errors."""

@@ -51,7 +51,7 @@
 mod date;
 mod json_ld;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use url::Url;
 
 use self::json_ld::LinkedData;
@@ -64,7 +64,7 @@ pub const MAX_LIST_ITEMS: usize = 32;
 
 /// What a page says about itself (the module documentation names each
 /// field's sources and their order).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct Metadata {
