@@ -218,7 +218,7 @@ mod tests {
         assert_eq!(path("https://example.com/docs/intro"), "example.com/docs/intro.md");
         assert_eq!(path("https://example.com/docs/intro.md"), "example.com/docs/intro.md");
         assert_eq!(path("http://127.0.0.1:8080/a/../b?page=2"), "127.0.0.1_8080/b_page_2.md");
-        assert_eq!(path("https://example.com/.hidden/..%2F..%2Fetc"), "example.com/_hidden/.._2F.._2Fetc.md");
+        assert_eq!(path("https://example.com/.hidden/..%2F..%2Fetc"), "example.com/_hidden/_._2F.._2Fetc.md");
         assert_eq!(path(&format!("https://example.com/{}", "x".repeat(500))).len(), "example.com/".len() + 200 + 3);
     }
 }

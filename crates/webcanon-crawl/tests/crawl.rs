@@ -193,3 +193,52 @@ async fn redirect_chains_and_sitemaps_listing_other_hosts_are_bounded() {
     // The client's redirect limit bounds the chain.
     assert!(server.hits("/r15") == 0, "{:?}", server.requests());
 }
+
+#[tokio::test]
+async fn soft_404_pages_are_recorded_without_content() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/", page("Home", "<a href=/real>real</a> <a href=/gone>gone</a> <a href=/also-gone>gone too</a>"));
+    server.route("/real", page("Real", ""));
+    // Every unknown path answers 200 with the site's "not found" page.
+    server.fallback(page("Sorry", "<a href=/>back home</a> <a href=/trap>more</a>"));
+    let records = crawl(&server, CrawlConfig { probe_soft_404: true, ..config() }).await;
+    assert_eq!(reason_of(&records, "/real"), None);
+    assert_eq!(reason_of(&records, "/gone"), Some("soft_not_found"));
+    assert_eq!(reason_of(&records, "/also-gone"), Some("soft_not_found"));
+    // A soft 404's links are not followed.
+    assert_eq!(server.hits("/trap"), 0);
+    // One probe for the host, and no record of it.
+    let probes =
+        server.requests().iter().filter(|r| r.path_and_query.starts_with("/webcanon-not-found-probe-")).count();
+    assert_eq!(probes, 1);
+    assert_eq!(records.len(), 4, "{records:#?}");
+}
+
+#[tokio::test]
+async fn ssrf_refusals_are_recorded() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/", page("Home", "<a href=/to-metadata>redirect</a>"));
+    server.route("/to-metadata", Route::redirect(302, "http://169.254.169.254/latest/meta-data/"));
+    let records = crawl(&server, config()).await;
+    assert_eq!(reason_of(&records, "/to-metadata"), Some("ssrf_refused"));
+}
+
+#[tokio::test]
+async fn a_page_that_says_nofollow_gives_no_link() {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nAllow: /\n"));
+    server.route("/", page("Home", "<a href=/meta>meta</a> <a href=/header>header</a>"));
+    server.route(
+        "/meta",
+        Route::html(200, "<html><head><meta name=robots content=nofollow><title>M</title></head><body><a href=/from-meta>x</a></body></html>"),
+    );
+    server.route("/header", page("Header", "<a href=/from-header>x</a>").header("X-Robots-Tag", "TestBot: nofollow"));
+    server.route("/from-meta", page("From meta", ""));
+    server.route("/from-header", page("From header", ""));
+    let records = crawl(&server, config()).await;
+    assert_eq!(reason_of(&records, "/from-meta"), Some("nofollow"));
+    assert_eq!(reason_of(&records, "/from-header"), Some("nofollow"));
+    assert_eq!(server.hits("/from-meta") + server.hits("/from-header"), 0);
+}

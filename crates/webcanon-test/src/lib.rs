@@ -157,6 +157,8 @@ struct Shared {
     host_routes: Mutex<HashMap<(String, String), Route>>,
     /// Requests with the time the server received them.
     log: Mutex<Vec<(Instant, Logged)>>,
+    /// The answer for paths no route names (404 when unset).
+    fallback: Mutex<Option<Route>>,
 }
 
 /// A real HTTP/1.1 server on `127.0.0.1` with a random port. Stops when dropped.
@@ -197,6 +199,13 @@ impl TestServer {
     pub fn route_host(&self, host: &str, path: &str, route: Route) -> &TestServer {
         let key = (host.to_ascii_lowercase(), path.to_string());
         self.shared.host_routes.lock().unwrap().insert(key, route);
+        self
+    }
+
+    /// Sets the answer for every path no route names (a site that answers
+    /// unknown paths with a page: a soft 404).
+    pub fn fallback(&self, route: Route) -> &TestServer {
+        *self.shared.fallback.lock().unwrap() = Some(route);
         self
     }
 
@@ -271,6 +280,7 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
         let routes = shared.routes.lock().unwrap();
         routes.get(&path_and_query).or_else(|| routes.get(parts.uri.path())).cloned()
     });
+    let route = route.or_else(|| shared.fallback.lock().unwrap().clone());
     let Some(route) = route else {
         return Response::builder().status(StatusCode::NOT_FOUND).body(Body::from("not found")).unwrap();
     };
