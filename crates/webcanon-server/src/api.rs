@@ -110,3 +110,32 @@ pub struct Health {
     /// The webcanon version.
     pub version: String,
 }
+
+/// What a map or crawl job may produce, each limit at most the service's
+/// ceiling (`webcanon serve --job-max-*`); a limit left out is the ceiling.
+#[derive(Debug, Clone, Copy, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JobLimitsRequest {
+    /// The most records the job writes.
+    #[schema(minimum = 1)]
+    pub max_records: Option<u64>,
+    /// The most bytes of results (JSON lines) the job writes.
+    #[schema(minimum = 1)]
+    pub max_result_bytes: Option<u64>,
+    /// The most seconds the job runs.
+    #[schema(minimum = 1)]
+    pub max_seconds: Option<u64>,
+}
+
+/// The query of `GET /v1/jobs/{id}/results`.
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ResultsQuery {
+    /// Where the page starts: `next_cursor` of the page before (default 0, the first record).
+    pub cursor: Option<u64>,
+    /// The most records in the page (default 100, at most 1,000; a page
+    /// also stops past 4 MiB of records).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<usize>,
+}

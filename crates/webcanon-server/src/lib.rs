@@ -12,6 +12,9 @@
 //! | `POST /v1/robots/check` | `{url, agent?}` | `{robots, warnings}` |
 //! | `POST /v1/robots/eval` | `{agent?, urls}` | `{agent, results: [{url, allowed, verdict, recommendation, rule} or {url, error}]}` |
 //! | `POST /v1/audit` | `{url, agent?}` | the report of `webcanon audit --json` |
+//! | `GET /v1/jobs/{id}` | | a map or crawl job's status and counts |
+//! | `GET /v1/jobs/{id}/results?cursor=&limit=` | | a page of its records, read from disk, and the next cursor |
+//! | `DELETE /v1/jobs/{id}` | | cancels it; its records stay readable until it expires |
 //! | `GET /healthz` | | `{status, version}` |
 //! | `GET /metrics` | | Prometheus metrics (see [`metrics`]) |
 //! | `GET /openapi.json` | | the OpenAPI 3.1 document ([`openapi::ApiDoc`]) |
@@ -41,6 +44,7 @@
 pub mod api;
 pub mod error;
 mod handlers;
+mod job_routes;
 mod limits;
 mod listen;
 pub mod metrics;
@@ -56,6 +60,7 @@ use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
+pub use job_routes::DEFAULT_PAGE_RECORDS;
 pub use listen::{
     AllowedHosts, DEFAULT_HEADER_READ_TIMEOUT, FALLBACK_MAX_CONNECTIONS, ServeOptions, default_max_connections,
     reason as host_reason, serve_with,
@@ -78,6 +83,8 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/robots/check", post(handlers::robots_check))
         .route("/v1/robots/eval", post(handlers::robots_eval))
         .route("/v1/audit", post(handlers::audit))
+        .route("/v1/jobs/{id}", get(job_routes::status).delete(job_routes::cancel))
+        .route("/v1/jobs/{id}/results", get(job_routes::results))
         .route_layer(from_fn_with_state(state.clone(), limits::guard));
     Router::new()
         .merge(v1)

@@ -590,6 +590,8 @@ async fn openapi_documents_every_route() {
         ("/v1/robots/check", "post"),
         ("/v1/robots/eval", "post"),
         ("/v1/audit", "post"),
+        ("/v1/jobs/{id}", "get"),
+        ("/v1/jobs/{id}/results", "get"),
         ("/healthz", "get"),
         ("/metrics", "get"),
         ("/openapi.json", "get"),
