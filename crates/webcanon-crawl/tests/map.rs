@@ -222,3 +222,20 @@ async fn a_sitemap_of_100000_urls_maps_in_seconds_in_bounded_memory() {
     // sitemap's text and URLs at a time, and 8 bytes a URL seen.
     assert!(peak_mib < MEMORY_CEILING_MIB, "peak {peak_mib} MiB");
 }
+
+#[tokio::test]
+async fn the_stream_gives_the_records_of_the_run_and_ends_with_it() {
+    use futures_util::StreamExt;
+    let server = small_site().await;
+    let start = Url::parse(&server.url("/")).unwrap();
+    let streamed: Vec<_> = webcanon_crawl::map::map_stream(client(), start, MapConfig::default()).collect().await;
+    let (records, _) = map(&server, &MapConfig::default()).await;
+    let streamed: Vec<MapRecord> = streamed.into_iter().map(Result::unwrap).collect();
+    assert_eq!(streamed, records);
+    let guarded = Client::builder().build().unwrap();
+    let refused: Vec<_> =
+        webcanon_crawl::map::map_stream(guarded, Url::parse("http://127.0.0.1:9/").unwrap(), MapConfig::default())
+            .collect()
+            .await;
+    assert!(matches!(refused.as_slice(), [Err(MapError::Client(_))]), "{refused:?}");
+}

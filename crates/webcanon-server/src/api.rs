@@ -8,6 +8,7 @@ use webcanon_client::error::ErrorBody;
 use webcanon_client::warning::Warning;
 use webcanon_client::web_url::WebUrl;
 use webcanon_core::policy::{FetchRecommendation, RobotsEvidence, RuleEvidence, Verdict};
+use webcanon_crawl::map::MapSource;
 
 /// `POST /v1/fetch`: a page for an LLM, the way the site owner asked.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -138,4 +139,47 @@ pub struct ResultsQuery {
     /// also stops past 4 MiB of records).
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<usize>,
+}
+
+/// `POST /v1/map`: the URLs of a site an agent may fetch, as a job.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MapRequest {
+    /// Any URL of the site (its origin's robots.txt, sitemaps and llms.txt are read; the page itself for its links).
+    #[schema(example = "https://example.com/docs/")]
+    pub url: WebUrl,
+    /// The product token matched against robots.txt (default: the service's `--agent`).
+    pub agent: Option<ProductToken>,
+    /// Which URLs are kept: the start URL's origin (default), its registrable domain, or its origin under its folder.
+    #[serde(default)]
+    pub scope: ScopeName,
+    /// Only URLs whose path matches one of these robots.txt patterns (`/docs/`, `/*.html$`).
+    #[serde(default)]
+    #[schema(max_items = 100)]
+    pub include: Vec<String>,
+    /// URLs whose path matches one of these robots.txt patterns are left out.
+    #[serde(default)]
+    #[schema(max_items = 100)]
+    pub exclude: Vec<String>,
+    /// The sources read (default: all three).
+    pub sources: Option<Vec<MapSource>>,
+    /// The most links of the start page read (default 1,000, at most 10,000).
+    #[schema(minimum = 0, maximum = 10000)]
+    pub max_links: Option<usize>,
+    /// What the job may produce (`max_records` is the most URLs reported).
+    #[serde(default)]
+    pub limits: JobLimitsRequest,
+}
+
+/// How far from its start URL a map or crawl goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeName {
+    /// Scheme, host and port of the start URL.
+    #[default]
+    Origin,
+    /// The start URL's registrable domain (any subdomain, scheme and port).
+    Domain,
+    /// The start URL's origin, under the folder of its path.
+    Prefix,
 }

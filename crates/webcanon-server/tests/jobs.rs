@@ -138,6 +138,7 @@ async fn openapi_documents_the_job_routes_and_their_types() {
         ("/v1/jobs/{id}", "get", &["200", "404", "422"][..]),
         ("/v1/jobs/{id}", "delete", &["200", "404", "422"][..]),
         ("/v1/jobs/{id}/results", "get", &["200", "404", "422", "503"][..]),
+        ("/v1/map", "post", &["202", "400", "403", "413", "415", "422", "429", "503", "504"][..]),
     ] {
         let responses =
             doc["paths"][path][method]["responses"].as_object().unwrap_or_else(|| panic!("{method} {path}"));
@@ -152,7 +153,136 @@ async fn openapi_documents_the_job_routes_and_their_types() {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     assert_eq!(parameters, ["id", "cursor", "limit"]);
-    for schema in ["JobStatus", "JobState", "ResultsPage", "LimitKind"] {
+    let map = &doc["components"]["schemas"]["MapRequest"]["properties"];
+    for field in ["url", "agent", "scope", "include", "exclude", "sources", "max_links", "limits"] {
+        assert!(map[field].is_object(), "MapRequest.{field} undocumented");
+    }
+    for schema in ["JobStatus", "JobState", "ResultsPage", "LimitKind", "MapRecord", "MapSource", "JobLimitsRequest"] {
         assert!(doc["components"]["schemas"][schema].is_object(), "{schema} missing");
     }
+}
+
+async fn mapped_site() -> webcanon_test::TestServer {
+    use webcanon_test::Route;
+    let server = webcanon_test::TestServer::start().await;
+    let base = server.url("");
+    server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
+    let urls: String = ["/a", "/b", "/private/c"].iter().map(|p| format!("<url><loc>{base}{p}</loc></url>")).collect();
+    server.route(
+        "/sitemap.xml",
+        Route::bytes(
+            200,
+            "application/xml",
+            format!(r#"<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>"#).into_bytes(),
+        ),
+    );
+    server.route("/llms.txt", Route::text(200, "# Site\n\n## Docs\n\n- [D](/d): d\n"));
+    server.route("/", Route::html(200, r#"<a href="/e">e</a>"#));
+    server
+}
+
+#[tokio::test]
+async fn a_map_job_reports_the_sites_urls_with_their_verdicts() {
+    let site = mapped_site().await;
+    let service = service_with(JobsConfig::default()).await;
+    let response = service
+        .http
+        .post(format!("{}/v1/map", service.base))
+        .json(&json!({"url": site.url("/")}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202);
+    let location = response.headers()["location"].to_str().unwrap().to_string();
+    let started: Value = response.json().await.unwrap();
+    assert_eq!(location, format!("/v1/jobs/{}", started["id"].as_str().unwrap()));
+    assert_eq!(started["kind"], "map");
+    let status = service.until_finished(started["id"].as_str().unwrap()).await;
+    assert_eq!(status["state"], "completed", "{status}");
+    assert_eq!(status["counts"], json!({"allowed_implicit": 4, "disallowed_explicit": 1}), "{status}");
+    let (_, page) = service.get(&format!("{location}/results")).await;
+    let records = page["records"].as_array().unwrap();
+    let urls: Vec<&str> =
+        records.iter().map(|r| r["url"].as_str().unwrap().trim_start_matches(&site.url(""))).collect();
+    assert_eq!(urls, ["/a", "/b", "/private/c", "/d", "/e"]);
+    assert_eq!(records[2]["rule"]["pattern"], "/private");
+    assert_eq!(records[3]["sources"], json!(["llms_txt"]));
+    assert!(page["next_cursor"].is_null());
+}
+
+#[tokio::test]
+async fn a_map_job_takes_its_sources_scope_and_limits() {
+    let site = mapped_site().await;
+    let service = service_with(JobsConfig::default()).await;
+    let request = json!({
+        "url": site.url("/"),
+        "sources": ["sitemap"],
+        "exclude": ["/b"],
+        "limits": {"max_records": 1},
+    });
+    let (code, started) = service.post("/v1/map", &request).await;
+    assert_eq!(code, 202, "{started}");
+    assert_eq!(started["limits"]["max_records"], 1);
+    let status = service.until_finished(started["id"].as_str().unwrap()).await;
+    assert_eq!((status["state"].as_str(), status["records"].as_u64()), (Some("limit_reached"), Some(1)), "{status}");
+    assert_eq!(site.hits("/llms.txt"), 0);
+}
+
+/// Hostile job requests cost the service a bounded amount: a huge body is
+/// refused unread past the limit, absurd limits and patterns are refused
+/// before any request to the site, and thousands of starts past the bound
+/// on jobs are refused at once without a file each.
+#[tokio::test]
+async fn hostile_job_requests_are_refused_cheaply() {
+    let site = mapped_site().await;
+    let config = JobsConfig { max_running: 2, max_kept: 4, ..JobsConfig::default() };
+    let service = service_with(config).await;
+    let url = site.url("/");
+    let huge = format!(r#"{{"url": "{url}", "include": ["/{}"]}}"#, "a".repeat(2 << 20));
+    let (code, body) = service.post_raw("/v1/map", "application/json", huge.into_bytes()).await;
+    assert_eq!((code, body["error"]["reason"].as_str()), (413, Some("body_too_large")));
+    let refused = [
+        json!({"url": url, "limits": {"max_records": 1_000_000_000_000u64}}),
+        json!({"url": url, "limits": {"max_seconds": 0}}),
+        json!({"url": url, "limits": {"max_result_bytes": u64::MAX}}),
+        json!({"url": url, "max_links": 1_000_000}),
+        json!({"url": url, "include": ["docs"]}),
+        json!({"url": url, "exclude": vec!["/x"; 101]}),
+    ];
+    for request in refused {
+        let (code, body) = service.post("/v1/map", &request).await;
+        assert_eq!((code, body["error"]["reason"].as_str()), (422, Some("invalid_option")), "{request}: {body}");
+    }
+    let (code, body) = service.post("/v1/map", &json!({"url": url, "limits": {"max_pages": 5}})).await;
+    assert_eq!((code, body["error"]["reason"].as_str()), (422, Some("invalid_body")), "{body}");
+    assert_eq!(site.requests().len(), 0, "nothing is asked of the site for a refused request");
+    site.route("/sitemap.xml", webcanon_test::Route::text(200, "").delay(Duration::from_secs(5)));
+    let began = std::time::Instant::now();
+    let mut accepted = 0;
+    let mut too_many = 0;
+    for _ in 0..2_000 {
+        let (code, body) = service.post("/v1/map", &json!({"url": url, "sources": ["sitemap"]})).await;
+        match code {
+            202 => accepted += 1,
+            429 => {
+                assert_eq!(body["error"]["reason"], "too_many_jobs", "{body}");
+                too_many += 1;
+            }
+            other => panic!("{other}: {body}"),
+        }
+    }
+    // Two run at once; once the first have failed on the stalled sitemap
+    // (the client's 2 s timeout), two more may start, up to the four kept.
+    assert!((2..=4).contains(&accepted), "{accepted} accepted");
+    assert_eq!(accepted + too_many, 2_000);
+    assert!(began.elapsed() < Duration::from_secs(30), "{:?}", began.elapsed());
+    let jobs = service.state.jobs().unwrap();
+    assert_eq!(std::fs::read_dir(jobs.folder()).unwrap().count(), accepted);
+}
+
+#[tokio::test]
+async fn a_map_of_a_refused_site_is_an_error_of_the_request() {
+    let guarded = start_with(webcanon_client::Client::builder(), Limits::default()).await;
+    let (code, body) = guarded.post("/v1/map", &json!({"url": "http://127.0.0.1:9/"})).await;
+    assert_eq!((code, body["error"]["kind"].as_str()), (403, Some("ssrf")), "{body}");
 }

@@ -18,6 +18,7 @@
 
 mod found;
 mod record;
+mod stream;
 mod verdicts;
 
 use std::ops::ControlFlow;
@@ -31,6 +32,7 @@ use webcanon_client::sitemap_discovery::{DiscoveryConfig, DiscoveryEvent, FoundU
 use webcanon_core::llms::LlmsTxt;
 
 pub use record::{MapRecord, MapSource, MapSummary, Sources};
+pub use stream::map_stream;
 
 use crate::scope::ScopeError;
 use crate::{NormalizedUrl, ScopeConfig, SiteScope, links_of};

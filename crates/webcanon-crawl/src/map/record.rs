@@ -4,7 +4,8 @@ use serde::Serialize;
 use webcanon_core::policy::{FetchRecommendation, RuleEvidence, Verdict};
 
 /// Where a URL of the map was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MapSource {
     /// A sitemap of the site (named by robots.txt, or `/sitemap.xml`, and
@@ -68,6 +69,7 @@ impl Sources {
 /// One URL of the map: where it was found and what robots.txt says of it
 /// for the agent.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MapRecord {
     /// The URL, normalised (the form a crawl's seen set uses).
     pub url: String,
