@@ -591,6 +591,7 @@ async fn openapi_documents_every_route() {
         ("/v1/robots/eval", "post"),
         ("/v1/audit", "post"),
         ("/v1/jobs/{id}", "get"),
+        ("/v1/jobs/{id}", "delete"),
         ("/v1/jobs/{id}/results", "get"),
         ("/healthz", "get"),
         ("/metrics", "get"),
