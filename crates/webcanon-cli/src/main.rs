@@ -21,6 +21,7 @@ mod input;
 mod keys_cmd;
 mod listen_args;
 mod llms_cmd;
+mod map_cmd;
 mod mcp_cmd;
 mod output;
 mod page_args;
@@ -71,6 +72,8 @@ enum Command {
     Crawl(crawl_cmd::CrawlArgs),
     /// List a site's URLs from its sitemaps (robots.txt `Sitemap:` lines and /sitemap.xml).
     Sitemap(sitemap_cmd::SitemapArgs),
+    /// List the URLs of a site an agent may fetch (sitemaps, llms.txt, the start page's links), each with its robots verdict.
+    Map(map_cmd::MapArgs),
     /// List the known AI and search agents: token, category, operator.
     Agents(agents_cmd::AgentsArgs),
     /// Audit what AI agents will see on a site (a live origin or a build folder), scored.
@@ -150,6 +153,7 @@ fn main() -> ExitCode {
         Command::Llms(command) => llms_cmd::run(command),
         Command::Sitemap(args) => sitemap_cmd::run(args),
         Command::Crawl(args) => crawl_cmd::run(args),
+        Command::Map(args) => map_cmd::run(args),
         Command::Agents(args) => agents_cmd::run(args),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Render(args) => render_cmd::run(args),

@@ -16,6 +16,9 @@
 //! - [`links`]: the links of a fetched page and whether they may be
 //!   followed (`nofollow` in meta robots, `X-Robots-Tag` and `rel`).
 //!
+//! - [`map`]: the URLs of a site an agent may fetch, from its sitemaps,
+//!   llms.txt and start page, each with its robots verdict.
+//!
 //! The pure modules do no I/O.
 //!
 //! # Example
@@ -38,6 +41,7 @@
 
 pub mod frontier;
 pub mod links;
+pub mod map;
 pub mod normalize;
 pub mod run;
 pub mod scope;

@@ -8,6 +8,7 @@ use webcanon_client::error::ErrorBody;
 use webcanon_client::warning::Warning;
 use webcanon_client::web_url::WebUrl;
 use webcanon_core::policy::{FetchRecommendation, RobotsEvidence, RuleEvidence, Verdict};
+use webcanon_crawl::map::MapSource;
 
 /// `POST /v1/fetch`: a page for an LLM, the way the site owner asked.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -109,4 +110,76 @@ pub struct Health {
     pub status: String,
     /// The webcanon version.
     pub version: String,
+}
+
+/// What a map or crawl job may produce, each limit at most the service's
+/// ceiling (`webcanon serve --job-max-*`); a limit left out is the ceiling.
+#[derive(Debug, Clone, Copy, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JobLimitsRequest {
+    /// The most records the job writes.
+    #[schema(minimum = 1)]
+    pub max_records: Option<u64>,
+    /// The most bytes of results (JSON lines) the job writes.
+    #[schema(minimum = 1)]
+    pub max_result_bytes: Option<u64>,
+    /// The most seconds the job runs.
+    #[schema(minimum = 1)]
+    pub max_seconds: Option<u64>,
+}
+
+/// The query of `GET /v1/jobs/{id}/results`.
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ResultsQuery {
+    /// Where the page starts: `next_cursor` of the page before (default 0, the first record).
+    pub cursor: Option<u64>,
+    /// The most records in the page (default 100, at most 1,000; a page
+    /// also stops past 4 MiB of records).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<usize>,
+}
+
+/// `POST /v1/map`: the URLs of a site an agent may fetch, as a job.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MapRequest {
+    /// Any URL of the site (its origin's robots.txt, sitemaps and llms.txt are read; the page itself for its links).
+    #[schema(example = "https://example.com/docs/")]
+    pub url: WebUrl,
+    /// The product token matched against robots.txt (default: the service's `--agent`).
+    pub agent: Option<ProductToken>,
+    /// Which URLs are kept: the start URL's origin (default), its registrable domain, or its origin under its folder.
+    #[serde(default)]
+    pub scope: ScopeName,
+    /// Only URLs whose path matches one of these robots.txt patterns (`/docs/`, `/*.html$`).
+    #[serde(default)]
+    #[schema(max_items = 100)]
+    pub include: Vec<String>,
+    /// URLs whose path matches one of these robots.txt patterns are left out.
+    #[serde(default)]
+    #[schema(max_items = 100)]
+    pub exclude: Vec<String>,
+    /// The sources read (default: all three).
+    pub sources: Option<Vec<MapSource>>,
+    /// The most links of the start page read (default 1,000, at most 10,000).
+    #[schema(minimum = 0, maximum = 10000)]
+    pub max_links: Option<usize>,
+    /// What the job may produce (`max_records` is the most URLs reported).
+    #[serde(default)]
+    pub limits: JobLimitsRequest,
+}
+
+/// How far from its start URL a map or crawl goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeName {
+    /// Scheme, host and port of the start URL.
+    #[default]
+    Origin,
+    /// The start URL's registrable domain (any subdomain, scheme and port).
+    Domain,
+    /// The start URL's origin, under the folder of its path.
+    Prefix,
 }

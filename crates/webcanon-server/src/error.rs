@@ -15,6 +15,10 @@
 //! | this server could not make the request (out of descriptors) | 503 | `fetch` (`reason: local`) | 5 |
 //! | the request ran out of time | 504 | `timeout` | 5 |
 //! | too many requests in flight | 503 | `overloaded` | 5 |
+//! | too many jobs running or kept | 429 | `overloaded` (`reason: too_many_jobs`) | 5 |
+//! | no such job (never started, or expired) | 404 | `usage` (`reason: no_such_job`) | 2 |
+//! | a job id or results cursor that is not one the service gave (`invalid_job_id`, `invalid_cursor`), a malformed query (`invalid_query`), a job limit over the service's ceiling (`invalid_option`) | 422 | `usage` | 2 |
+//! | a job's results cannot be read on this server | 503 | `fetch` (`reason: local`) | 5 |
 
 use std::time::Duration;
 
@@ -53,6 +57,18 @@ pub mod reason {
     pub const NOT_FOUND: &str = "not_found";
     /// The path does not take this method.
     pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+    /// No job has this id (never started, or forgotten after its time to live).
+    pub const NO_SUCH_JOB: &str = "no_such_job";
+    /// The job id is not one the service gives.
+    pub const INVALID_JOB_ID: &str = "invalid_job_id";
+    /// The results cursor is not one a page of this job gave.
+    pub const INVALID_CURSOR: &str = "invalid_cursor";
+    /// The query string does not have the expected shape.
+    pub const INVALID_QUERY: &str = "invalid_query";
+    /// The service runs or keeps as many jobs as it takes (429).
+    pub const TOO_MANY_JOBS: &str = "too_many_jobs";
+    /// This server failed, not the site (its disk, its random source).
+    pub const LOCAL: &str = "local";
 }
 
 /// The `reason` of a body whose JSON does not fit the request: the checked
@@ -169,9 +185,28 @@ impl ApiError {
     }
 }
 
+/// The answer for a call the registry of jobs refused.
+pub(crate) fn jobs_error(error: &webcanon_jobs::JobsError) -> ApiError {
+    use webcanon_jobs::JobsError;
+    let message = error.to_string();
+    let (status, kind, code, why) = match error {
+        JobsError::NotFound => (StatusCode::NOT_FOUND, "usage", code::USAGE, reason::NO_SUCH_JOB),
+        JobsError::InvalidCursor { .. } => {
+            (StatusCode::UNPROCESSABLE_ENTITY, "usage", code::USAGE, reason::INVALID_CURSOR)
+        }
+        JobsError::TooManyRunning { .. } | JobsError::TooManyKept { .. } => {
+            (StatusCode::TOO_MANY_REQUESTS, "overloaded", code::FETCH, reason::TOO_MANY_JOBS)
+        }
+        _ => (StatusCode::SERVICE_UNAVAILABLE, "fetch", code::FETCH, reason::LOCAL),
+    };
+    let mut body = ErrorBody::new(kind, code, message);
+    body.reason = Some(why.to_string());
+    ApiError::new(status, body)
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let overloaded = self.status == StatusCode::SERVICE_UNAVAILABLE;
+        let overloaded = matches!(self.status, StatusCode::SERVICE_UNAVAILABLE | StatusCode::TOO_MANY_REQUESTS);
         let mut response = (self.status, Json(ErrorJson { error: *self.body })).into_response();
         if overloaded {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

@@ -20,10 +20,15 @@ use utoipa::OpenApi;
         crate::handlers::robots_check,
         crate::handlers::robots_eval,
         crate::handlers::audit,
+        crate::site_jobs::map,
+        crate::job_routes::status,
+        crate::job_routes::results,
+        crate::job_routes::cancel,
         crate::handlers::healthz,
         crate::handlers::metrics,
         openapi,
-    )
+    ),
+    components(schemas(webcanon_crawl::map::MapRecord))
 )]
 pub struct ApiDoc;
 

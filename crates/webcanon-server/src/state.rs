@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use tokio::sync::Semaphore;
 use webcanon_client::Client;
 use webcanon_client::agent::ProductToken;
+use webcanon_jobs::{Jobs, JobsConfig};
 
 use crate::error::{ApiError, reason};
 use crate::metrics::Metrics;
@@ -69,6 +70,9 @@ struct Inner {
     metrics: Arc<Metrics>,
     limits: Limits,
     permits: Arc<Semaphore>,
+    /// The map and crawl jobs: given by [`AppState::with_jobs`], or a
+    /// registry with the default settings made at the first job call.
+    jobs: Mutex<Option<Jobs>>,
 }
 
 impl AppState {
@@ -82,8 +86,28 @@ impl AppState {
                 client,
                 metrics,
                 limits,
+                jobs: Mutex::new(None),
             }),
         }
+    }
+
+    /// The state with `jobs` as its registry of map and crawl jobs (its
+    /// data folder, its limits on jobs at once and per job, its expiry).
+    pub fn with_jobs(self, jobs: Jobs) -> AppState {
+        *self.inner.jobs.lock().unwrap_or_else(|p| p.into_inner()) = Some(jobs);
+        self
+    }
+
+    /// The registry of map and crawl jobs (one with the default settings,
+    /// in a temporary folder, when none was given).
+    pub fn jobs(&self) -> Result<Jobs, ApiError> {
+        let mut jobs = self.inner.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(jobs) = jobs.as_ref() {
+            return Ok(jobs.clone());
+        }
+        let made = Jobs::new(JobsConfig::default()).map_err(|error| crate::error::jobs_error(&error))?;
+        *jobs = Some(made.clone());
+        Ok(made)
     }
 
     /// The shared client (the default agent).

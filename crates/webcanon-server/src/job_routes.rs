@@ -1,0 +1,139 @@
+//! The job endpoints: a job's status, its results page by page, its
+//! cancellation; and what `POST /v1/map` and `POST /v1/crawl` share to
+//! start one.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use webcanon_client::error::ErrorJson;
+use webcanon_jobs::{JobFailure, JobId, JobLimits, JobSpec, JobStatus, ResultsPage};
+
+use crate::api::{JobLimitsRequest, ResultsQuery};
+use crate::error::{ApiError, jobs_error, reason};
+use crate::state::AppState;
+
+/// Records of a page when the query names no `limit`.
+pub const DEFAULT_PAGE_RECORDS: usize = 100;
+
+/// A job's status and counts.
+#[utoipa::path(
+    get, path = "/v1/jobs/{id}", tag = "jobs",
+    params(("id" = String, Path, description = "The job's id, as its start answered")),
+    responses(
+        (status = 200, description = "The job's status and counts", body = JobStatus),
+        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
+        (status = 422, description = "The id is not a job id", body = ErrorJson),
+        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
+    )
+)]
+pub async fn status(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<JobStatus>, ApiError> {
+    let id = job_id(id)?;
+    state.jobs()?.status(&id).map(Json).map_err(|error| jobs_error(&error))
+}
+
+/// A page of a job's records, from disk: while it runs and after, until
+/// it expires.
+#[utoipa::path(
+    get, path = "/v1/jobs/{id}/results", tag = "jobs",
+    params(
+        ("id" = String, Path, description = "The job's id, as its start answered"),
+        ResultsQuery,
+    ),
+    responses(
+        (status = 200, description = "The records from `cursor`, and the cursor of the next page (absent once every record of a finished job is read)", body = ResultsPage),
+        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
+        (status = 422, description = "The id is not a job id, the cursor is not one a page gave (`invalid_cursor`), or the query is malformed (`invalid_query`)", body = ErrorJson),
+        (status = 503, description = "Too many requests in flight (`overloaded`), or the results cannot be read here (`local`)", body = ErrorJson),
+    )
+)]
+pub async fn results(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+    query: Result<Query<ResultsQuery>, QueryRejection>,
+) -> Result<Json<ResultsPage>, ApiError> {
+    let id = job_id(id)?;
+    let Query(query) = query.map_err(|rejection| {
+        ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_QUERY, rejection.body_text())
+    })?;
+    let limit = query.limit.unwrap_or(DEFAULT_PAGE_RECORDS);
+    let page = state.jobs()?.page(&id, query.cursor.unwrap_or(0), limit).await;
+    page.map(Json).map_err(|error| jobs_error(&error))
+}
+
+/// Cancels a job: its work stops; the records written stay readable until
+/// it expires.
+#[utoipa::path(
+    delete, path = "/v1/jobs/{id}", tag = "jobs",
+    params(("id" = String, Path, description = "The job's id, as its start answered")),
+    responses(
+        (status = 200, description = "The job's status after (`cancelled`, or how it had ended before)", body = JobStatus),
+        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
+        (status = 422, description = "The id is not a job id", body = ErrorJson),
+        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
+    )
+)]
+pub async fn cancel(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<JobStatus>, ApiError> {
+    let id = job_id(id)?;
+    state.jobs()?.cancel(&id).map(Json).map_err(|error| jobs_error(&error))
+}
+
+/// Starts a job of `kind` on `records` under `limits`: 202 with its
+/// status and its `Location`.
+pub(crate) fn start<S>(
+    state: &AppState,
+    kind: &'static str,
+    count_by: &'static str,
+    limits: JobLimits,
+    records: S,
+) -> Result<Response, ApiError>
+where
+    S: Stream<Item = Result<serde_json::Value, JobFailure>> + Send + 'static,
+{
+    let spec = JobSpec { kind, limits, count_by: Some(count_by) };
+    let status = state.jobs()?.start(spec, records).map_err(|error| jobs_error(&error))?;
+    let location = HeaderValue::from_str(&format!("/v1/jobs/{}", status.id)).map_err(|_| {
+        ApiError::usage(StatusCode::INTERNAL_SERVER_ERROR, reason::LOCAL, "the job's location could not be written")
+    })?;
+    Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(status)).into_response())
+}
+
+/// The limits a job request asks for, each at most the service's ceiling;
+/// a limit left out is the ceiling. A limit of 0 or over the ceiling is
+/// refused, naming the ceiling.
+pub(crate) fn job_limits(asked: &JobLimitsRequest, ceiling: JobLimits) -> Result<JobLimits, ApiError> {
+    let checked = |name: &str, asked: Option<u64>, ceiling: u64| match asked {
+        None => Ok(ceiling),
+        Some(value) if (1..=ceiling).contains(&value) => Ok(value),
+        Some(value) => Err(ApiError::usage(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            reason::INVALID_OPTION,
+            format!("limits.{name} must be between 1 and this service's ceiling of {ceiling}, not {value}"),
+        )),
+    };
+    Ok(JobLimits {
+        max_records: checked("max_records", asked.max_records, ceiling.max_records)?,
+        max_result_bytes: checked("max_result_bytes", asked.max_result_bytes, ceiling.max_result_bytes)?,
+        max_duration: Duration::from_secs(checked(
+            "max_seconds",
+            asked.max_seconds,
+            ceiling.max_duration.as_secs().max(1),
+        )?),
+    })
+}
+
+fn job_id(path: Result<Path<String>, PathRejection>) -> Result<JobId, ApiError> {
+    let invalid = |message: String| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_JOB_ID, message);
+    let Path(id) = path.map_err(|rejection| invalid(rejection.body_text()))?;
+    id.parse().map_err(|error: webcanon_jobs::InvalidJobId| invalid(error.to_string()))
+}
