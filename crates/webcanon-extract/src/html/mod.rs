@@ -2,7 +2,9 @@
 //! the whole body otherwise, with hard caps on hostile input.
 //!
 //! The pipeline: a linear pre-scan (no tree, no recursion) measures the document and
-//! reads the `<head>`; a document within the caps is parsed once, cleaned
+//! reads the `<head>`; a document within the caps is parsed once, its
+//! comments and thread replies kept, set aside or dropped as the page's
+//! structure and the caller's [`Comments`] choice say (`comments`), cleaned
 //! of boilerplate structures (`clean`), its tables read as data or layout
 //! (`tables`: layout tables unwrapped to their cells), and given to a
 //! Readability-style extractor (`dom_smoothie`); its article goes to a
