@@ -10,6 +10,7 @@ use clap::Args;
 use webcanon_client::agent::ProductToken;
 use webcanon_client::bot_auth::SignatureAgentForm;
 use webcanon_client::error::{Error, ErrorBody, ErrorJson};
+use webcanon_client::markdown::Comments;
 use webcanon_client::options::{CacheChoice, ClientOptions};
 use webcanon_client::pdf::PdfWorker;
 use webcanon_client::ssrf::{SsrfError, SsrfReason};
@@ -116,6 +117,12 @@ pub struct ClientArgs {
     /// Default: the use of the agent's registry category (GPTBot: ai-train).
     #[arg(long, value_name = "USE", value_parser = str::parse::<Usage>)]
     pub purpose: Option<Usage>,
+    /// Comments and a thread's replies (auto, include, exclude): `auto`
+    /// keeps a forum's or a Q&A page's posts and drops an article's
+    /// comments; `include` puts an article's comments after its text under
+    /// `## Comments`; `exclude` drops them, a thread keeping its first post.
+    #[arg(long, value_name = "WHICH", default_value = "auto", value_parser = str::parse::<Comments>)]
+    pub comments: Comments,
 }
 
 impl ClientArgs {
@@ -159,7 +166,7 @@ impl ClientArgs {
             signature_agent_form: self.signature_agent_form,
             chromium: self.chromium.clone(),
             refresh_robots: self.refresh_robots,
-            fetch: FetchOptions { purpose: self.purpose, ..FetchOptions::default() },
+            fetch: FetchOptions { purpose: self.purpose, comments: self.comments, ..FetchOptions::default() },
             ..ClientOptions::default()
         }
     }

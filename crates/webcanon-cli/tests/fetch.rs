@@ -514,3 +514,23 @@ async fn fetch_purpose_reads_the_rsl_license_into_warnings() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("unknown RSL usage `train-ai`"), "{}", r.stderr);
 }
+
+/// An article followed by two comments.
+const COMMENTED_ARTICLE: &str = "<html><head><title>Pumps</title></head><body><article><h1>Pumps in spring</h1>\
+<p>After a winter outside, a garden pump often needs its foot valve checked and its priming plug replaced before \
+it will draw water again; this article walks through both, one step at a time.</p></article>\
+<ol class=comment-list><li class=comment><p>The foot valve was it: thank you, my pump draws again.</p></li>\
+<li class=comment><p>A cracked plug here too, fixed with thread tape.</p></li></ol></body></html>";
+
+#[tokio::test]
+async fn fetch_comments_choose_whether_an_article_s_comments_follow_it() {
+    let server = TestServer::start().await;
+    server.route("/pumps", Route::html(200, COMMENTED_ARTICLE));
+    let r = run(fetch_args(&["--no-cache", "--comments", "include", &server.url("/pumps")])).await;
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("## Comments") && r.stdout.contains("The foot valve was it"), "{}", r.stdout);
+    let r = run(fetch_args(&["--no-cache", &server.url("/pumps")])).await;
+    assert!(r.stdout.contains("foot valve checked") && !r.stdout.contains("The foot valve was it"), "{}", r.stdout);
+    let r = run(fetch_args(&["--no-cache", "--comments", "all", &server.url("/pumps")])).await;
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

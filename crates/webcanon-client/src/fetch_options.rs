@@ -12,7 +12,7 @@ use serde::Deserialize;
 use webcanon_core::rsl::Usage;
 
 use crate::browser::mode::RenderMode;
-use crate::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
+use crate::markdown::{Comments, ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use crate::option_error::OptionError;
 
 /// The default body limit, counted after decompression.
@@ -38,6 +38,9 @@ pub struct FetchOptions {
     /// license is read and its terms for this use become warnings. `None`
     /// takes the agent's registry category's use, if it has one.
     pub purpose: Option<Usage>,
+    /// Whether comments and a thread's replies are content (see
+    /// [`Comments`]).
+    pub comments: Comments,
 }
 
 impl Default for FetchOptions {
@@ -48,6 +51,7 @@ impl Default for FetchOptions {
             shape: ContentShape::default(),
             render: RenderMode::Off,
             purpose: None,
+            comments: Comments::Auto,
         }
     }
 }
@@ -84,6 +88,7 @@ impl FetchOptions {
             shape: self.shape.overridden(overrides.format, overrides.links, overrides.images),
             render: overrides.render.unwrap_or(self.render),
             purpose: overrides.purpose.or(self.purpose),
+            comments: overrides.comments.unwrap_or(self.comments),
         })
     }
 }
@@ -118,6 +123,9 @@ pub struct FetchOverrides {
     pub render: Option<RenderMode>,
     /// The use that will be made of the content: `search`, `ai-input` (answering a user from it), `ai-index`, `ai-train`, `ai-all` or `all`. The site's RSL license is read for it, and what it prohibits or charges for comes back as an `rsl_*` warning (never a refusal).
     pub purpose: Option<Usage>,
+    /// Comments and a thread's replies: `auto` (a forum's or a Q&A page's posts are content, an article's comments are not), `include` (an article's comments follow its text under `## Comments`) or `exclude` (none: a thread keeps its first post).
+    #[cfg_attr(feature = "json-schema", schemars(schema_with = "comments"))]
+    pub comments: Option<Comments>,
 }
 
 /// The JSON spellings of `values`, as serde writes them: schemas list
@@ -154,6 +162,13 @@ fn image_style(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     string_enum(&[Keep, Drop])
 }
 
+/// The schema of a comments choice (`auto`, `include`, `exclude`).
+#[cfg(feature = "json-schema")]
+fn comments(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    use crate::markdown::Comments::{Auto, Exclude, Include};
+    string_enum(&[Auto, Include, Exclude])
+}
+
 /// The schema of a render mode: a boolean, or `off`, `on`, `auto`.
 #[cfg(feature = "json-schema")]
 fn render_mode(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -188,6 +203,8 @@ mod tests {
             (r#"{"render": "on"}"#, Ok(FetchOptions { render: RenderMode::On, ..client })),
             (r#"{"alternatives": false}"#, Ok(FetchOptions { alternatives: false, ..client })),
             (r#"{"purpose": "ai-train"}"#, Ok(FetchOptions { purpose: Some(Usage::AiTrain), ..client })),
+            (r#"{"comments": "include"}"#, Ok(FetchOptions { comments: Comments::Include, ..client })),
+            (r#"{"comments": "exclude"}"#, Ok(FetchOptions { comments: Comments::Exclude, ..client })),
             (
                 r#"{"format": "text", "links": "drop"}"#,
                 Ok(FetchOptions {

@@ -4,7 +4,7 @@
 //! under the conversion permit, within its time limit.
 
 pub use webcanon_extract::html::{
-    Extracted, HeadTag, HtmlLimits, LinkLimits, LinkSource, Method, OverLimit, PageLink, PageLinks, absolutize_links,
-    decode_entities, extract, head_tags, is_markdown_media_type, read_links, strip_tags, text_only,
+    Comments, Extracted, HeadTag, HtmlLimits, LinkLimits, LinkSource, Method, OverLimit, PageLink, PageLinks,
+    absolutize_links, decode_entities, extract, head_tags, is_markdown_media_type, read_links, strip_tags, text_only,
 };
 pub use webcanon_extract::shape::{ContentFormat, ContentShape, ImageStyle, LinkStyle, UnknownValue};

@@ -8,7 +8,7 @@ use webcanon_core::signals::{
 
 use url::Url;
 
-use webcanon_extract::html::{self, Extracted, HeadTag, HtmlLimits, LinkLimits, Metadata, Method, PageLinks};
+use webcanon_extract::html::{self, Comments, Extracted, HeadTag, HtmlLimits, LinkLimits, Metadata, Method, PageLinks};
 use webcanon_extract::pdf::{
     ConvertedPdf, MAX_PAGE_CHARS, MAX_PAGE_CONTENT, PageCap, PdfCut, PdfInfo, PdfLimits, SkippedPage, is_pdf,
 };
@@ -128,8 +128,14 @@ async fn read_links(text: String, url: &Url) -> Result<(String, PageLinks), toki
 ///
 /// Tree conversions take a [`conversion_permit`]: at most one per core at
 /// a time, process-wide.
-async fn convert_html(text: String, url: &url::Url, limits: HtmlLimits) -> Result<Extracted, tokio::task::JoinError> {
-    convert_html_with(text, url, limits, html::extract).await
+async fn convert_html(
+    text: String,
+    url: &url::Url,
+    limits: HtmlLimits,
+    comments: Comments,
+) -> Result<Extracted, tokio::task::JoinError> {
+    let convert = move |page: &str, base: &Url, limits: &HtmlLimits| html::extract_with(page, base, limits, comments);
+    convert_html_with(text, url, limits, convert).await
 }
 
 /// [`convert_html`] with the tree conversion given (tests give a slow one).
@@ -137,7 +143,7 @@ async fn convert_html_with(
     text: String,
     url: &url::Url,
     limits: HtmlLimits,
-    convert: fn(&str, &Url, &HtmlLimits) -> Extracted,
+    convert: impl FnOnce(&str, &Url, &HtmlLimits) -> Extracted + Send + 'static,
 ) -> Result<Extracted, tokio::task::JoinError> {
     let text = std::sync::Arc::new(text);
     let (html, base) = (text.clone(), url.clone());
@@ -159,8 +165,13 @@ async fn convert_html_with(
 }
 
 /// Converts an answer for `agent`, a PDF in a worker process when there is
-/// one.
-pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&PdfWorker>) -> Result<Page, FetchError> {
+/// one, an HTML page's comments as `comments` says.
+pub(crate) async fn convert(
+    answer: &Answer,
+    agent: &str,
+    pdf_worker: Option<&PdfWorker>,
+    comments: Comments,
+) -> Result<Page, FetchError> {
     let content_type = answer.header("content-type");
     let essence = essence(content_type);
     if is_pdf(essence.as_deref(), &answer.body) {
@@ -192,7 +203,7 @@ pub(crate) async fn convert(answer: &Answer, agent: &str, pdf_worker: Option<&Pd
                 url: answer.url.to_string(),
                 message: format!("reading the links failed: {e}"),
             })?;
-            let converted = convert_html(text, &answer.url, HtmlLimits::default()).await.map_err(|e| {
+            let converted = convert_html(text, &answer.url, HtmlLimits::default(), comments).await.map_err(|e| {
                 FetchError::Protocol { url: answer.url.to_string(), message: format!("conversion failed: {e}") }
             })?;
             warnings.extend(meta_warnings(&converted.head, agent));
@@ -536,7 +547,7 @@ mod tests {
         assert_eq!(converted.markdown, "T\n\nSome words.");
         assert_eq!(converted.title.as_deref(), Some("T"));
 
-        let converted = convert_html(html.to_string(), &url, HtmlLimits::default()).await.unwrap();
+        let converted = convert_html(html.to_string(), &url, HtmlLimits::default(), Comments::Auto).await.unwrap();
         assert_eq!(converted.over_limit, None);
     }
 }

@@ -68,6 +68,13 @@ pub struct UnknownValue {
     expected: &'static str,
 }
 
+impl UnknownValue {
+    /// `given` is not one of `expected` (the spellings, as a phrase).
+    pub(crate) fn new(given: &str, expected: &'static str) -> UnknownValue {
+        UnknownValue { given: given.to_string(), expected }
+    }
+}
+
 /// `FromStr` by the JSON spelling, for every face that takes the value as
 /// a string (a flag, a keyword argument).
 macro_rules! spelled {

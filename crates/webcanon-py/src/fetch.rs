@@ -82,7 +82,8 @@ impl Client {
     /// `purpose` (`"search"`, `"ai-input"`, `"ai-index"`, `"ai-train"`,
     /// `"ai-all"`, `"all"`) is the use declared for fetched content, read
     /// against the site's RSL license into `rsl_*` warnings (default: the
-    /// agent's registry category's use).
+    /// agent's registry category's use). `comments` (`"auto"`, `"include"`,
+    /// `"exclude"`) says whether comments and a thread's replies are content.
     #[new]
     #[pyo3(signature = (
         agent = DEFAULT_AGENT,
@@ -110,6 +111,7 @@ impl Client {
         chromium = None,
         refresh_robots = false,
         purpose = None,
+        comments = "auto",
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -138,9 +140,11 @@ impl Client {
         chromium: Option<PathBuf>,
         refresh_robots: bool,
         purpose: Option<&str>,
+        comments: &str,
     ) -> PyResult<Client> {
         let render = render_mode(py, render.as_ref())?.unwrap_or_default();
         let purpose = usage(py, purpose)?;
+        let comments = comments.parse().map_err(|e| usage_error(py, format!("comments: {e}")))?;
         let shape = ContentShape {
             format: format.parse().map_err(|e| usage_error(py, format!("format: {e}")))?,
             links: links.parse().map_err(|e| usage_error(py, format!("links: {e}")))?,
@@ -167,7 +171,7 @@ impl Client {
             cache_dir,
             allow_private,
             resolve,
-            fetch: FetchOptions { max_bytes, alternatives, shape, render, purpose },
+            fetch: FetchOptions { max_bytes, alternatives, shape, render, purpose, comments },
             min_interval,
             max_crawl_delay,
             auth_disallows,
@@ -210,8 +214,8 @@ impl Client {
     /// The keyword arguments override the client's fetch options for this
     /// call, by the names and values of the HTTP API's fields: `render`
     /// (`True`, `False`, `"auto"`), `format`, `links`, `images`,
-    /// `max_bytes`, `alternatives`, `purpose` (an RSL use, `"ai-train"`);
-    /// `None` keeps the client's. Raises
+    /// `max_bytes`, `alternatives`, `purpose` (an RSL use, `"ai-train"`),
+    /// `comments` (`"auto"`, `"include"`, `"exclude"`); `None` keeps the client's. Raises
     /// `PolicyRefused`, `SsrfRefused`, `FetchFailed` or `InvalidUrlError`,
     /// and `ValueError` for an unknown or invalid override.
     #[pyo3(signature = (url, **overrides))]

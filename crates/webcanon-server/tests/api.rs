@@ -131,7 +131,7 @@ async fn the_published_agent_schema_accepts_what_the_service_accepts() {
     }
     // The fetch request's own and flattened fields side by side, as serde reads them.
     let fetch = &doc["components"]["schemas"]["FetchRequest"]["properties"];
-    for field in ["url", "agent", "max_bytes", "alternatives", "format", "links", "images", "render"] {
+    for field in ["url", "agent", "max_bytes", "alternatives", "format", "links", "images", "render", "comments"] {
         assert!(fetch[field].is_object(), "FetchRequest.{field}: {fetch}");
     }
     assert_eq!(

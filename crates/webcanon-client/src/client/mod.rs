@@ -29,7 +29,7 @@ use crate::browser::{MainDocument, PageFetcher, RenderMode, RenderReport};
 use crate::error::{Error, FetchError};
 use crate::fetch_options::FetchOptions;
 use crate::http::{Answer, Http, Pace, Pacing};
-use crate::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
+use crate::markdown::{Comments, ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use crate::page;
 use crate::robots_cache::{CacheStats, CachedRobots};
 use crate::robots_fetch::{fetch_robots, robots_url};
@@ -369,8 +369,9 @@ impl Client {
         if answer.status >= 400 {
             return Err(FetchError::Status { url: answer.url.to_string(), status: answer.status }.into());
         }
-        let mut page =
-            page::convert(&answer, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
+        let mut page = page::convert(&answer, &self.inner.agent, self.inner.pdf_worker.as_deref(), options.comments)
+            .await
+            .map_err(Error::Fetch)?;
         if hints && alternatives.is_empty() {
             if page::is_markdown(&answer) && answer.header("content-type").is_some_and(|t| t.contains("markdown")) {
                 alternatives.push(Alternative {
@@ -385,9 +386,10 @@ impl Client {
                 let (outcome, alternative) = self.try_candidate(&candidate, options.max_bytes).await;
                 alternatives.push(outcome);
                 if let Some(Taken { answer: md, redirects: md_redirects, warnings: md_warnings }) = alternative {
-                    let md_page = page::convert(&md, &self.inner.agent, self.inner.pdf_worker.as_deref())
-                        .await
-                        .map_err(Error::Fetch)?;
+                    let md_page =
+                        page::convert(&md, &self.inner.agent, self.inner.pdf_worker.as_deref(), options.comments)
+                            .await
+                            .map_err(Error::Fetch)?;
                     merge_warnings(&mut warnings, md_warnings);
                     // The HTML page's own signals (meta robots, headers) still
                     // describe this content.
@@ -403,7 +405,7 @@ impl Client {
         let mut render = None;
         let mut rendered = false;
         if !used_alternative && page.html && self.wants_render(options.render, &answer, &page) {
-            let (report, rendered_page, render_warnings) = self.render(&answer).await?;
+            let (report, rendered_page, render_warnings) = self.render(&answer, options.comments).await?;
             if let Some(rendered_page) = rendered_page {
                 // The page's own signals (headers, the fetched <head>) still
                 // describe it; the rendered DOM may add more.
@@ -478,7 +480,11 @@ impl Client {
     /// it makes decided by this client, and converts the DOM the way a
     /// fetched page is. The page is `None` when the DOM could not be read
     /// (a warning says why).
-    async fn render(&self, answer: &Answer) -> Result<(RenderReport, Option<page::Page>, Vec<Warning>), Error> {
+    async fn render(
+        &self,
+        answer: &Answer,
+        comments: Comments,
+    ) -> Result<(RenderReport, Option<page::Page>, Vec<Warning>), Error> {
         let main = MainDocument {
             url: answer.url.clone(),
             status: answer.status,
@@ -508,8 +514,9 @@ impl Client {
             body: html.into_bytes(),
             truncated: false,
         };
-        let page =
-            page::convert(&dom, &self.inner.agent, self.inner.pdf_worker.as_deref()).await.map_err(Error::Fetch)?;
+        let page = page::convert(&dom, &self.inner.agent, self.inner.pdf_worker.as_deref(), comments)
+            .await
+            .map_err(Error::Fetch)?;
         Ok((outcome.report, Some(page), outcome.warnings))
     }
 

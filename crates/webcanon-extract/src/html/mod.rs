@@ -2,7 +2,9 @@
 //! the whole body otherwise, with hard caps on hostile input.
 //!
 //! The pipeline: a linear pre-scan (no tree, no recursion) measures the document and
-//! reads the `<head>`; a document within the caps is parsed once, cleaned
+//! reads the `<head>`; a document within the caps is parsed once, its
+//! comments and thread replies kept, set aside or dropped as the page's
+//! structure and the caller's [`Comments`] choice say (`comments`), cleaned
 //! of boilerplate structures (`clean`), its tables read as data or layout
 //! (`tables`: layout tables unwrapped to their cells), and given to a
 //! Readability-style extractor (`dom_smoothie`); its article goes to a
@@ -43,6 +45,7 @@
 //! it would be the text of a page that has little else.
 
 mod clean;
+mod comments;
 mod links;
 mod merge;
 pub mod metadata;
@@ -53,6 +56,7 @@ mod table_markdown;
 mod tables;
 mod tidy;
 
+pub use comments::Comments;
 pub use links::{LinkLimits, LinkSource, PageLink, PageLinks, read_links};
 pub use metadata::{MAX_LIST_ITEMS, MAX_TEXT_CHARS, Metadata};
 pub use scan::{HeadTag, decode_entities};
@@ -216,8 +220,15 @@ fn canonical_link(head: &[HeadTag], base: &Url) -> Option<Url> {
         .and_then(|t| t.attr("href").and_then(|h| base.join(h.trim()).ok()))
 }
 
-/// Converts `html` (fetched from `base`) to Markdown.
+/// Converts `html` (fetched from `base`) to Markdown, comments as
+/// [`Comments::Auto`] takes them.
 pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
+    extract_with(html, base, limits, Comments::Auto)
+}
+
+/// Converts `html` (fetched from `base`) to Markdown, its comments and
+/// thread replies as `comments` says (see [`Comments`]).
+pub fn extract_with(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments) -> Extracted {
     let found = scan::scan(html);
     let links = |rel: &str, typ: Option<&str>| -> Vec<Url> {
         found
@@ -249,7 +260,7 @@ pub fn extract(html: &str, base: &Url, limits: &HtmlLimits) -> Extracted {
     let (markdown, method) = if over_limit.is_some() {
         (composed(strip_tags(html)), Method::TextOnly)
     } else {
-        convert_on_big_stack(without_ranges(html, &found.head_noscripts), base.clone(), *limits)
+        convert_on_big_stack(without_ranges(html, &found.head_noscripts), base.clone(), *limits, comments)
     };
     // The title is its own field of every result; the content does not
     // repeat it (an extractor keeps the page's H1 when it has one).
@@ -304,11 +315,11 @@ fn without_ranges(html: &str, cut: &[std::ops::Range<usize>]) -> String {
 }
 
 /// Runs the tree-based conversion on a thread with a 64 MiB stack.
-fn convert_on_big_stack(html: String, base: Url, limits: HtmlLimits) -> (String, Method) {
+fn convert_on_big_stack(html: String, base: Url, limits: HtmlLimits, comments: Comments) -> (String, Method) {
     let worker = std::thread::Builder::new()
         .name("webcanon-html".into())
         .stack_size(64 * 1024 * 1024)
-        .spawn(move || convert(&html, &base, &limits));
+        .spawn(move || convert(&html, &base, &limits, comments));
     match worker.map(|handle| handle.join()) {
         Ok(Ok(result)) => result,
         // A panic inside a converter must not take the process down.
@@ -331,18 +342,20 @@ fn composed(text: String) -> String {
     }
 }
 
-fn convert(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
-    let (markdown, method) = convert_tree(html, base, limits);
+fn convert(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments) -> (String, Method) {
+    let (markdown, method) = convert_tree(html, base, limits, comments);
     (composed(markdown), method)
 }
 
-fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method) {
+fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments) -> (String, Method) {
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(SKIPPED.to_vec())
         .add_handler(vec!["table"], table_markdown::handle)
         .build();
     let config = dom_smoothie::Config { max_elements_to_parse: limits.max_elements, ..Default::default() };
     let doc = dom_query::Document::from(html);
+    let taken_comments = comments::prepare(&doc, comments);
+    let comments_markdown = taken_comments.map(|taken| comments_section(&taken, &converter)).unwrap_or_default();
     clean::clean(&doc);
     tables::read_tables(&doc);
     // The extractor takes the tree; the marked body is kept as HTML.
@@ -364,6 +377,9 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
         {
             markdown = merge::complete(&markdown, &tidy::tidy(marked.trim()));
         }
+        if !markdown.trim().is_empty() {
+            markdown.push_str(&comments_markdown);
+        }
         let markdown = absolutize_links(markdown.trim(), base);
         if !markdown.is_empty() {
             return (markdown, Method::Article);
@@ -374,18 +390,19 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits) -> (String, Method)
     if let Some((marked_html, _)) = &marked
         && let Ok(markdown) = converter.convert(marked_html)
     {
-        let markdown = absolutize_links(tidy::tidy(markdown.trim()).trim(), base);
+        let markdown = tidy::tidy(markdown.trim());
         if holds_text(&markdown) {
-            return (markdown, Method::Article);
+            return (absolutize_links((markdown + &comments_markdown).trim(), base), Method::Article);
         }
     }
     // The rare fallback parses and cleans again rather than every page
     // paying for a serialised copy of its cleaned tree.
     let doc = dom_query::Document::from(html);
+    comments::prepare(&doc, comments);
     clean::clean(&doc);
     tables::read_tables(&doc);
     let whole_body = match converter.convert(&doc.html()) {
-        Ok(markdown) => absolutize_links(tidy::tidy(markdown.trim()).trim(), base),
+        Ok(markdown) => absolutize_links((tidy::tidy(markdown.trim()) + &comments_markdown).trim(), base),
         Err(_) => return (strip_tags(html), Method::TextOnly),
     };
     match page_text(html, &doc, base) {
@@ -420,6 +437,19 @@ fn page_text(html: &str, cleaned: &dom_query::Document, base: &Url) -> Option<St
 /// ```
 pub fn holds_text(markdown: &str) -> bool {
     syntax::visible(&syntax::text_and_link_chars(markdown).0) > 0
+}
+
+/// An article's comments (their HTML, taken out of the page) as a
+/// `## Comments` section to follow its text, cleaned and tidied as the
+/// page is; empty when nothing of them is left.
+fn comments_section(taken: &str, converter: &htmd::HtmlToMarkdown) -> String {
+    let doc = dom_query::Document::from(format!("<body>{taken}</body>"));
+    clean::clean(&doc);
+    tables::read_tables(&doc);
+    match converter.convert(&doc.html()) {
+        Ok(markdown) if !markdown.trim().is_empty() => format!("\n\n## Comments\n\n{}", tidy::tidy(markdown.trim())),
+        _ => String::new(),
+    }
 }
 
 /// Rewrites Markdown link and image targets `](target)` relative to

@@ -104,6 +104,7 @@ class Client(_webcanon.Client):
         max_bytes: Optional[int] = None,
         alternatives: Optional[bool] = None,
         purpose: Optional[str] = None,
+        comments: Optional[str] = None,
     ) -> dict[str, Any]:
         """Fetches ``url`` the way the site owner asked: the result of ``webcanon fetch --json``,
         the page's author, dates, language and site under ``metadata`` (a ``Metadata``).
@@ -113,7 +114,9 @@ class Client(_webcanon.Client):
         in headless Chromium first, every request it makes going through the SSRF guard and
         robots.txt; ``format``, ``links`` and ``images`` shape the content; ``max_bytes`` limits
         the body (at most 10 MiB); ``alternatives`` looks for a Markdown copy; ``purpose`` (an
-        RSL use, ``"ai-train"``) reads the site's RSL license for that use into warnings.
+        RSL use, ``"ai-train"``) reads the site's RSL license for that use into warnings;
+        ``comments`` (``"auto"``, ``"include"``, ``"exclude"``) says whether comments and a
+        thread's replies are content.
 
         Raises ``PolicyRefused``, ``SsrfRefused``, ``FetchFailed`` (``PaymentRequired`` for a 402)
         or ``InvalidUrlError``.
@@ -127,6 +130,7 @@ class Client(_webcanon.Client):
             max_bytes=max_bytes,
             alternatives=alternatives,
             purpose=purpose,
+            comments=comments,
         )
 
     async def check(self, url: str) -> dict[str, Any]:

@@ -208,6 +208,7 @@ class Client:
         chromium: Optional[Union[str, os.PathLike[str]]] = None,
         refresh_robots: bool = False,
         purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
+        comments: Literal["auto", "include", "exclude"] = "auto",
     ) -> Client:
         """``agent`` defaults to ``DEFAULT_AGENT``, ``max_bytes`` to 10 MiB, ``max_crawl_delay`` to 10 s;
         ``format``, ``links`` and ``images`` shape the content; ``proxy`` (``http://HOST:PORT``) sends
@@ -217,7 +218,8 @@ class Client:
         ``signature_agent_form`` (``"dictionary"``, the current draft, or ``"legacy"``); ``render`` (``True``, ``"auto"``) renders HTML
         pages in headless Chromium (``chromium``: its path); ``refresh_robots=True`` reads again the
         robots.txt outcomes cached before the client started; ``purpose`` is the use declared for
-        fetched content, read against the site's RSL license into ``rsl_*`` warnings."""
+        fetched content, read against the site's RSL license into ``rsl_*`` warnings; ``comments``
+        (``"include"``, ``"exclude"``) says whether comments and a thread's replies are content."""
     @property
     def agent(self) -> str:
         """The agent's product token."""
@@ -235,6 +237,7 @@ class Client:
         max_bytes: Optional[int] = None,
         alternatives: Optional[bool] = None,
         purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
+        comments: Optional[Literal["auto", "include", "exclude"]] = None,
     ) -> Awaitable[dict[str, Any]]:
         """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``
         (its ``metadata`` is a ``webcanon.Metadata``)."""
