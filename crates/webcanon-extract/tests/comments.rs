@@ -156,3 +156,22 @@ fn many_or_deeply_nested_posts_cost_linear_time() {
         }
     }
 }
+
+#[test]
+fn a_question_page_keeps_its_answers_and_exclude_keeps_the_question_alone() {
+    let (key, url) = (
+        "46ea5ee7abaaad43",
+        "https://german.stackexchange.com/questions/10376/when-to-use-wurde-versus-war-eg-ich-wurde-ausgeraubt-vs-ich-war-ausgerau",
+    );
+    let auto = corpus_page(key, url, Comments::Auto);
+    let exclude = corpus_page(key, url, Comments::Exclude);
+    assert!(
+        auto.contains("Ich wurde ausgeraubt") && exclude.contains("Ich wurde ausgeraubt"),
+        "{auto}\n---\n{exclude}"
+    );
+    assert!(
+        exclude.len() * 2 < auto.len(),
+        "the answers are the page's content under auto, and go under exclude:\n{auto}\n---\n{exclude}"
+    );
+    assert_eq!(corpus_page(key, url, Comments::Include), auto, "a thread's posts are its content already");
+}

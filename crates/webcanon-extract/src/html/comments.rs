@@ -246,7 +246,7 @@ fn take_comments(doc: &Document) -> Option<String> {
     }
     let mut html = String::new();
     for block in &blocks {
-        unname_comments(std::iter::once(block.clone()).chain(block.descendants()));
+        unname_comments(std::iter::once(*block).chain(block.descendants()));
         html.push_str(&block.html());
         block.remove_from_parent();
     }

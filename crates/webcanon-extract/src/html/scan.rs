@@ -407,6 +407,6 @@ mod tests {
         assert!(scan(&format!("<p>Text.</p>{pixel}")).head_noscripts.is_empty());
         // An unclosed one runs to the end, as the tree builder reads it.
         let unclosed = "<head><noscript><img src=x>";
-        assert_eq!(scan(unclosed).head_noscripts, [6..unclosed.len()]);
+        assert_eq!(scan(unclosed).head_noscripts, vec![std::ops::Range { start: 6, end: unclosed.len() }]);
     }
 }
