@@ -150,7 +150,9 @@ impl OverLimit {
 /// How the Markdown was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
-    /// The extractor's main content.
+    /// The extractor's main content (completed with the prose it left out
+    /// of the page's marked article), or, when it found too little, the
+    /// element the page marks as its article.
     Article,
     /// The whole body, because the extractor found too little.
     WholeBody,
