@@ -43,6 +43,7 @@ run; the ratios are what to quote.
   target/bench-venv/bin/python benches/extraction/compare.py [--truth DIR]
       [--systems webcanon,trafilatura,...] [--reuse-peers] [--json OUT]
       [--before OLD/extract_pages]   # an earlier build, measured in the same run
+      [--webcanon BUILD/extract_pages]  # this binary as webcanon, not a release build
 """
 
 import argparse
@@ -277,12 +278,12 @@ def score_subset(rows, keys, score):
     return subset
 
 
-def run_set(label, folder, pages, urls, systems, reuse, score, before=None):
+def run_set(label, folder, pages, urls, systems, reuse, score, before=None, webcanon=None):
     rows = {}
     for name in systems:
         print(f"[{label}] {name} on {len(pages)} pages ...", file=sys.stderr)
         if name == "webcanon":
-            outputs, seconds = run_webcanon(folder, urls)
+            outputs, seconds = run_webcanon(folder, urls, webcanon)
         elif name == "webcanon_before":
             outputs, seconds = run_webcanon(folder, urls, before)
         else:
@@ -324,6 +325,9 @@ def main():
     parser.add_argument("--reuse-peers", action="store_true", help="reuse peer outputs of an earlier run (no timing)")
     parser.add_argument("--json", type=Path, help="write scores and outputs here")
     parser.add_argument("--before", type=Path, help="an extract_pages binary of an earlier webcanon, run as webcanon_before")
+    parser.add_argument("--webcanon", type=Path,
+                        help="the extract_pages binary run as webcanon (default: built in release mode); "
+                             "scores do not depend on the build, times do")
     args = parser.parse_args()
     systems = [s for s in args.systems.split(",") if s]
     if args.before:
@@ -335,7 +339,7 @@ def main():
     urls = {k: v.get("url") for k, v in snippets.items()}
     snippets = {k: v for k, v in snippets.items() if k in pages}
     rows = run_set("dev", args.dev / "pages", pages, urls, systems, args.reuse_peers,
-                   lambda out: prf(*snippet_counts(out, snippets)), args.before)
+                   lambda out: prf(*snippet_counts(out, snippets)), args.before, args.webcanon)
     print_table(f"Development set: {len(pages)} pages, snippets in/out", rows, True)
     short = peer_consensus_short(rows, pages)
     short_rows = score_subset(rows, short, lambda out, keys: prf(*snippet_counts(out, {k: snippets[k] for k in keys if k in snippets})))
@@ -349,7 +353,7 @@ def main():
         urls = {k: v.get("url") for k, v in truth.items()}
         truth = {k: v for k, v in truth.items() if k in pages}
         rows = run_set("truth", args.truth / "html", pages, urls, systems, args.reuse_peers,
-                       lambda out: shingle_scores(out, truth), args.before)
+                       lambda out: shingle_scores(out, truth), args.before, args.webcanon)
         print_table(f"Full-text set: {len(pages)} pages, word 4-shingles", rows, False)
         short = {k for k, v in truth.items() if len(TOKEN.findall(v.get("articleBody", ""))) < SHORT_WORDS}
         short_rows = score_subset(rows, short, lambda out, keys: shingle_scores(out, {k: truth[k] for k in keys}))
