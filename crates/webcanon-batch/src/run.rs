@@ -106,7 +106,7 @@ pub struct BatchConfig {
     pub fetch_settings: String,
     /// Fetch and convert every allowed URL under these options (the
     /// client's own, or a request's): the output holds one
-    /// [`PageRecord`](webcanon_client::PageRecord) per URL instead of a
+    /// [`PageRecord`] per URL instead of a
     /// verdict row ([`crate::content`]). `None`: verdicts only.
     pub content: Option<FetchOptions>,
 }

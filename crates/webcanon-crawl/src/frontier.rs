@@ -4,7 +4,7 @@
 //! Memory does not grow with the page count: every URL lives on disk, and
 //! SQLite's page cache is capped at [`CACHE_BYTES`]; what a crawl holds in
 //! memory besides is one entry per request in flight. Each fetched page
-//! ends in one transaction ([`Frontier::finish`]) that removes it from its
+//! ends in one transaction ([`Batch::finish`]) that removes it from its
 //! queue, adds the URLs it led to and records how far the output has been
 //! written: a crawl killed at any point resumes from the last finished
 //! page, with the output cut back to match ([`Frontier::output_bytes`]).
@@ -36,7 +36,7 @@ pub struct FrontierError {
 }
 
 /// A URL handed out for fetching: it stays in its queue, marked in
-/// flight, until [`Frontier::finish`].
+/// flight, until [`Batch::finish`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
     id: i64,

@@ -1,6 +1,5 @@
 //! The job endpoints: a job's status, its results page by page, its
-//! cancellation; and what `POST /v1/map` and `POST /v1/crawl` share to
-//! start one.
+//! cancellation; and how a start (`POST /v1/map`) makes one.
 
 use std::time::Duration;
 
@@ -11,7 +10,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
 use webcanon_client::error::ErrorJson;
-use webcanon_jobs::{JobFailure, JobId, JobLimits, JobSpec, JobStatus, ResultsPage};
+use webcanon_jobs::{JobFailure, JobId, JobLimits, JobSpec, JobStatus, MAX_PAGE_RECORDS, ResultsPage};
 
 use crate::api::{JobLimitsRequest, ResultsQuery};
 use crate::error::{ApiError, jobs_error, reason};
@@ -63,7 +62,14 @@ pub async fn results(
     let Query(query) = query.map_err(|rejection| {
         ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_QUERY, rejection.body_text())
     })?;
-    let limit = query.limit.unwrap_or(DEFAULT_PAGE_RECORDS);
+    let limit = match query.limit {
+        None => DEFAULT_PAGE_RECORDS,
+        Some(n) if (1..=MAX_PAGE_RECORDS).contains(&n) => n,
+        Some(n) => {
+            let message = format!("`limit` must be between 1 and {MAX_PAGE_RECORDS}, not {n}");
+            return Err(ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_QUERY, message));
+        }
+    };
     let page = state.jobs()?.page(&id, query.cursor.unwrap_or(0), limit).await;
     page.map(Json).map_err(|error| jobs_error(&error))
 }

@@ -107,6 +107,8 @@ async fn unknown_and_malformed_ids_and_cursors_are_json_errors() {
         (format!("/v1/jobs/{id}/results?cursor=99999999999"), 422, "invalid_cursor"),
         (format!("/v1/jobs/{id}/results?cursor=-1"), 422, "invalid_query"),
         (format!("/v1/jobs/{id}/results?cursor=0&page=2"), 422, "invalid_query"),
+        (format!("/v1/jobs/{id}/results?limit=0"), 422, "invalid_query"),
+        (format!("/v1/jobs/{id}/results?limit=1001"), 422, "invalid_query"),
     ];
     for (path, status, reason) in rows {
         let (code, body) = service.get(&path).await;
