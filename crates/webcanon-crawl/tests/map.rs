@@ -135,6 +135,22 @@ async fn sources_can_be_chosen_and_the_scope_narrowed() {
 }
 
 #[tokio::test]
+async fn include_patterns_narrow_every_source() {
+    let server = small_site().await;
+    let config = MapConfig {
+        scope: webcanon_crawl::ScopeConfig { include: vec!["/private/".into()], ..Default::default() },
+        ..MapConfig::default()
+    };
+    let (records, _) = map(&server, &config).await;
+    let paths: Vec<&str> = records.iter().map(|r| r.url.trim_start_matches(&server.url(""))).collect();
+    assert_eq!(
+        paths,
+        ["/private/x", "/private/open/y"],
+        "sitemap, llms.txt and link URLs outside the pattern are left out"
+    );
+}
+
+#[tokio::test]
 async fn a_map_stops_at_its_url_limit_and_when_the_caller_stops() {
     let server = small_site().await;
     let (records, summary) = map(&server, &MapConfig { max_urls: 2, ..MapConfig::default() }).await;

@@ -39,6 +39,12 @@ use crate::{NormalizedUrl, ScopeConfig, SiteScope, links_of};
 use found::{Found, Taken};
 use verdicts::Verdicts;
 
+/// The depth every mapped URL is checked at: one step from the start URL,
+/// wherever it was found (sitemap, llms.txt, link), so `include` patterns
+/// apply to it as they do to a crawl's links (only a start URL itself is
+/// exempt from them).
+const FOUND_DEPTH: u32 = 1;
+
 /// The default most URLs a map reports.
 pub const DEFAULT_MAX_URLS: usize = 1_000_000;
 /// The default most links of the start page read.
@@ -205,7 +211,7 @@ impl Run<'_> {
         let base = Url::parse(&answer.final_url).ok();
         let links = file.intro_links.iter().chain(file.sections.iter().flat_map(|s| &s.links));
         for link in links.take(MAX_LLMS_LINKS) {
-            if let Some(url) = self.admit(&link.url, base.as_ref(), 0) {
+            if let Some(url) = self.admit(&link.url, base.as_ref(), FOUND_DEPTH) {
                 self.hold(url, MapSource::LlmsTxt);
             }
         }
@@ -218,7 +224,7 @@ impl Run<'_> {
         let links: Vec<_> = links_of(&page).into_iter().filter(|link| !link.nofollow).take(max_links).collect();
         self.summary.links_read = links.len();
         for link in links {
-            if let Some(url) = self.admit(link.url.as_str(), None, 1) {
+            if let Some(url) = self.admit(link.url.as_str(), None, FOUND_DEPTH) {
                 self.hold(url, MapSource::Link);
             }
         }
@@ -251,7 +257,7 @@ impl Run<'_> {
         let client_start = start.clone();
         let decider = async {
             while let Some(found) = receiver.recv().await {
-                let Some(url) = self.admit(&found.url, Some(&client_start), 0) else { continue };
+                let Some(url) = self.admit(&found.url, Some(&client_start), FOUND_DEPTH) else { continue };
                 let sources = match self.found.take(&url, MapSource::Sitemap) {
                     Taken::Duplicate => {
                         self.summary.duplicates += 1;
