@@ -383,8 +383,8 @@ mod tests {
     }
 
     /// A skipped step does not count: the steps that ran decide the score,
-    /// so a check that passes every step it ran scores 100 (issue 16: an
-    /// apex-www check shown PASS with score 50).
+    /// so a check that passes every step it ran scores 100 (an apex-www
+    /// check was once shown PASS with score 50).
     #[test]
     fn skipped_steps_do_not_count() {
         let steps = vec![StepResult::new("a", "A", 0.5, Status::Pass), StepResult::new("b", "B", 0.5, Status::Skip)];
