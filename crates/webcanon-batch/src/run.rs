@@ -631,6 +631,45 @@ fn shard_rows(shard: Shard, urls: StringArray) -> Result<StringArray, BatchError
 }
 
 /// Decides `urls` on up to `threads` threads, rows kept in order.
+/// The rows of `urls` this shard owns that the output does not hold yet:
+/// the first `skip` of them (written before a resume) are passed over,
+/// and `skip` counts down by as many.
+fn unwritten_rows(shard: Shard, urls: StringArray, skip: &mut u64) -> Result<StringArray, BatchError> {
+    let urls = shard_rows(shard, urls)?;
+    let skipped = (*skip as usize).min(urls.len());
+    *skip -= skipped as u64;
+    Ok(urls.slice(skipped, urls.len() - skipped))
+}
+
+/// Ends a pass that read the whole input: a checkpoint that counted more
+/// rows than the input has is an error; otherwise the output is finished
+/// (`finish` moves it into place, after the state says so) and the
+/// input's `undecodable` lines, if any, are warned of.
+fn end_pass(
+    dir: &Path,
+    state: &mut State,
+    skip: u64,
+    finish: impl FnOnce() -> Result<OutputProgress, BatchError>,
+    pass: Pass,
+    undecodable: Option<String>,
+    (progress, summary): (&dyn Progress, &mut BatchSummary),
+) -> Result<(), BatchError> {
+    if skip > 0 {
+        return Err(BatchError::Resume {
+            path: dir.join("state.json"),
+            reason: format!("the checkpoint counts {skip} more rows than the input has"),
+        });
+    }
+    state.finishing = true;
+    save_state(dir, state)?;
+    finish()?;
+    progress.end(pass);
+    if let Some(warning) = undecodable {
+        warn(progress, summary, warning);
+    }
+    Ok(())
+}
+
 fn decide_parallel(pass: &VerdictPass, urls: &StringArray, threads: usize) -> Result<RecordBatch, BatchError> {
     let threads = threads.clamp(1, 64);
     if threads == 1 || urls.len() < 4096 {
@@ -674,12 +713,7 @@ fn verdict_pass(
         let mut reader =
             UrlReader::open(&config.input, &config.column, config.batch_rows).map_err(BatchError::input)?;
         for urls in &mut reader {
-            let mut urls = shard_rows(config.shard, urls.map_err(BatchError::input)?)?;
-            if skip > 0 {
-                let skipped = (skip as usize).min(urls.len());
-                skip -= skipped as u64;
-                urls = urls.slice(skipped, urls.len() - skipped);
-            }
+            let urls = unwritten_rows(config.shard, urls.map_err(BatchError::input)?, &mut skip)?;
             if urls.is_empty() {
                 continue;
             }
@@ -690,19 +724,8 @@ fn verdict_pass(
             save_state(dir, state)?;
             progress.advance(Pass::Verdict, urls.len() as u64);
         }
-        if skip > 0 {
-            return Err(BatchError::Resume {
-                path: dir.join("state.json"),
-                reason: format!("the checkpoint counts {} more rows than the input has", skip),
-            });
-        }
-        state.finishing = true;
-        save_state(dir, state)?;
-        writer.finish()?;
-        progress.end(Pass::Verdict);
-        if let Some(warning) = reader.undecodable().warning(&config.input) {
-            warn(progress, summary, warning);
-        }
+        let undecodable = reader.undecodable().warning(&config.input);
+        end_pass(dir, state, skip, || writer.finish(), Pass::Verdict, undecodable, (progress, summary))?;
     }
     summary.rows = state.output.rows;
     summary.allowed = state.counts.allowed;
@@ -743,12 +766,7 @@ fn content_pass(
         let mut reader =
             UrlReader::open(&config.input, &config.column, config.batch_rows).map_err(BatchError::input)?;
         for urls in &mut reader {
-            let mut urls = shard_rows(config.shard, urls.map_err(BatchError::input)?)?;
-            if skip > 0 {
-                let skipped = (skip as usize).min(urls.len());
-                skip -= skipped as u64;
-                urls = urls.slice(skipped, urls.len() - skipped);
-            }
+            let urls = unwritten_rows(config.shard, urls.map_err(BatchError::input)?, &mut skip)?;
             for start in (0..urls.len()).step_by(CHUNK_ROWS) {
                 let chunk = urls.slice(start, CHUNK_ROWS.min(urls.len() - start));
                 let first_row = state.output.rows;
@@ -801,19 +819,8 @@ fn content_pass(
             }
         }
         runtime.shutdown_timeout(Duration::from_secs(1));
-        if skip > 0 {
-            return Err(BatchError::Resume {
-                path: dir.join("state.json"),
-                reason: format!("the checkpoint counts {} more rows than the input has", skip),
-            });
-        }
-        state.finishing = true;
-        save_state(dir, state)?;
-        writer.finish()?;
-        progress.end(Pass::Content);
-        if let Some(warning) = reader.undecodable().warning(&config.input) {
-            warn(progress, summary, warning);
-        }
+        let undecodable = reader.undecodable().warning(&config.input);
+        end_pass(dir, state, skip, || writer.finish(), Pass::Content, undecodable, (progress, summary))?;
     }
     summary.rows = state.output.rows;
     summary.allowed = state.counts.allowed;
