@@ -210,20 +210,9 @@ pub async fn fetch_chunk(
 
 /// `todo` grouped by lower-cased host, in first-seen order.
 fn by_host(todo: Vec<Todo>) -> Vec<Vec<Todo>> {
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut groups: Vec<Vec<Todo>> = Vec::new();
-    for item in todo {
-        let host =
-            url::Url::parse(&item.url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default();
-        match index.get(&host) {
-            Some(&i) => groups[i].push(item),
-            None => {
-                index.insert(host, groups.len());
-                groups.push(vec![item]);
-            }
-        }
-    }
-    groups
+    crate::fetch::group_by_key(todo, |item| {
+        url::Url::parse(&item.url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default()
+    })
 }
 
 async fn fetch_by_host(

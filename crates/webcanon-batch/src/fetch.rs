@@ -30,15 +30,20 @@ pub const DEFAULT_CONCURRENCY: usize = 64;
 
 /// Groups `origins` by host, keeping first-seen order.
 pub fn group_by_host(origins: impl IntoIterator<Item = String>) -> Vec<Vec<String>> {
+    group_by_key(origins, |origin| host_of_origin(origin).to_ascii_lowercase())
+}
+
+/// `items` grouped by `key`, groups and their items in first-seen order.
+pub(crate) fn group_by_key<T>(items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> String) -> Vec<Vec<T>> {
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut groups: Vec<Vec<String>> = Vec::new();
-    for origin in origins {
-        let host = host_of_origin(&origin).to_ascii_lowercase();
-        match index.get(&host) {
-            Some(&i) => groups[i].push(origin),
+    let mut groups: Vec<Vec<T>> = Vec::new();
+    for item in items {
+        let key = key(&item);
+        match index.get(&key) {
+            Some(&i) => groups[i].push(item),
             None => {
-                index.insert(host, groups.len());
-                groups.push(vec![origin]);
+                index.insert(key, groups.len());
+                groups.push(vec![item]);
             }
         }
     }
