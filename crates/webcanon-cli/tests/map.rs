@@ -20,15 +20,8 @@ async fn site() -> TestServer {
     let server = TestServer::start().await;
     let base = server.url("");
     server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
-    let urls: String = ["/a", "/private/b"].iter().map(|p| format!("<url><loc>{base}{p}</loc></url>")).collect();
-    server.route(
-        "/sitemap.xml",
-        Route::bytes(
-            200,
-            "application/xml",
-            format!(r#"<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>"#).into_bytes(),
-        ),
-    );
+    let urls = ["/a", "/private/b"].iter().map(|p| format!("<url><loc>{base}{p}</loc></url>"));
+    server.route("/sitemap.xml", Route::bytes(200, "application/xml", webcanon_test::urlset(urls).into_bytes()));
     server.route("/llms.txt", Route::text(200, "# Site\n\n## Docs\n\n- [A](/a): a\n- [C](/c): c\n"));
     server.route("/", Route::html(200, r#"<a href="/d">d</a>"#));
     server

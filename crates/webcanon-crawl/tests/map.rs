@@ -19,17 +19,6 @@ fn client() -> Client {
         .unwrap()
 }
 
-fn urlset(urls: impl Iterator<Item = String>) -> String {
-    let mut xml = String::from(
-        r#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#,
-    );
-    for url in urls {
-        xml.push_str(&url);
-    }
-    xml.push_str("</urlset>");
-    xml
-}
-
 async fn map(server: &TestServer, config: &MapConfig) -> (Vec<MapRecord>, MapSummary) {
     let mut records = Vec::new();
     let start = Url::parse(&server.url("/")).unwrap();
@@ -70,7 +59,7 @@ async fn small_site() -> TestServer {
     ];
     server.route(
         "/pages.xml.gz",
-        Route::bytes(200, "application/gzip", webcanon_test::gzip(urlset(entries.into_iter()).as_bytes())),
+        Route::bytes(200, "application/gzip", webcanon_test::gzip(webcanon_test::urlset(entries).as_bytes())),
     );
     server.route(
         "/llms.txt",
@@ -206,7 +195,7 @@ async fn large_site() -> TestServer {
         let urls = (0..50_000).map(|n| format!("<url><loc>{base}/p{part}/{}/{}</loc></url>", n / 10, n % 10));
         server.route(
             &format!("/s{part}.xml.gz"),
-            Route::bytes(200, "application/gzip", webcanon_test::gzip(urlset(urls).as_bytes())),
+            Route::bytes(200, "application/gzip", webcanon_test::gzip(webcanon_test::urlset(urls).as_bytes())),
         );
     }
     server

@@ -169,15 +169,8 @@ async fn mapped_site() -> webcanon_test::TestServer {
     let server = webcanon_test::TestServer::start().await;
     let base = server.url("");
     server.route("/robots.txt", Route::text(200, "User-agent: *\nDisallow: /private\n"));
-    let urls: String = ["/a", "/b", "/private/c"].iter().map(|p| format!("<url><loc>{base}{p}</loc></url>")).collect();
-    server.route(
-        "/sitemap.xml",
-        Route::bytes(
-            200,
-            "application/xml",
-            format!(r#"<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>"#).into_bytes(),
-        ),
-    );
+    let urls = ["/a", "/b", "/private/c"].iter().map(|p| format!("<url><loc>{base}{p}</loc></url>"));
+    server.route("/sitemap.xml", Route::bytes(200, "application/xml", webcanon_test::urlset(urls).into_bytes()));
     server.route("/llms.txt", Route::text(200, "# Site\n\n## Docs\n\n- [D](/d): d\n"));
     server.route("/", Route::html(200, r#"<a href="/e">e</a>"#));
     server

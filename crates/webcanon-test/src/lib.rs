@@ -137,6 +137,16 @@ pub fn gzip(body: &[u8]) -> Vec<u8> {
     encoder.finish().expect("gzip in memory")
 }
 
+/// A sitemap (`<urlset>`) holding `entries`, each a whole `<url>` element.
+pub fn urlset(entries: impl IntoIterator<Item = String>) -> String {
+    let mut xml = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#,
+    );
+    xml.extend(entries);
+    xml.push_str("</urlset>");
+    xml
+}
+
 /// A request the server received.
 #[derive(Debug, Clone)]
 pub struct Logged {
