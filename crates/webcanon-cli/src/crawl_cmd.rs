@@ -194,8 +194,7 @@ fn open_output(output: Option<&Path>, state: Option<&Path>) -> Result<(Frontier,
     } else if extension.as_deref() == Some("jsonl") {
         Output::Streamed(Box::new(JsonLinesFile::open(output).map_err(named)?))
     } else if extension.as_deref() == Some("parquet") {
-        let parts = PathBuf::from(format!("{}.parts", state.display()));
-        Output::Parquet(ParquetFile::open(output, &parts).map_err(named)?)
+        Output::Parquet(ParquetFile::open(output, &ParquetFile::state_dir_beside(state)).map_err(named)?)
     } else {
         return Err(CliError::usage(format!("{}: the output is FILE.jsonl, FILE.parquet or DIR/", output.display())));
     };

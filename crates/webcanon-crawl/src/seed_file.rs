@@ -112,23 +112,14 @@ pub fn read_seed_file(path: &Path) -> Result<Vec<Url>, SeedFileError> {
         if seeds.len() == MAX_SEEDS {
             return Err(SeedFileError::TooMany { path: path.to_path_buf() });
         }
-        seeds.push(web_url(text).map_err(|reason| SeedFileError::NotUrl {
+        seeds.push(webcanon_client::web_url::parse(text).map_err(|reason| SeedFileError::NotUrl {
             path: path.to_path_buf(),
             line,
             text: text.chars().take(100).collect(),
-            reason,
+            reason: reason.to_string(),
         })?);
     }
     Ok(seeds)
-}
-
-/// `text` as an absolute http(s) URL.
-fn web_url(text: &str) -> Result<Url, String> {
-    let url = Url::parse(text).map_err(|e| e.to_string())?;
-    match url.scheme() {
-        "http" | "https" => Ok(url),
-        other => Err(format!("the scheme is `{other}`")),
-    }
 }
 
 #[cfg(test)]
@@ -157,7 +148,7 @@ mod tests {
     fn bad_lines_are_named_by_number() {
         assert_eq!(
             read(b"https://a.example/\nftp://b.example/\n").unwrap_err(),
-            "line 2: `ftp://b.example/` is not an http(s) URL: the scheme is `ftp`"
+            "line 2: `ftp://b.example/` is not an http(s) URL: scheme `ftp` is not http or https"
         );
         assert_eq!(
             read(b"https://a.example/\nnot a url\n").unwrap_err(),

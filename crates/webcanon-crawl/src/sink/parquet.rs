@@ -71,6 +71,14 @@ impl ParquetFile {
         Ok(ParquetFile { target: target.to_path_buf(), state_dir: state_dir.to_path_buf(), open: None })
     }
 
+    /// The state directory of a Parquet output whose crawl keeps its
+    /// frontier in the file `frontier`: beside it, `FRONTIER.parts`.
+    pub fn state_dir_beside(frontier: &Path) -> PathBuf {
+        let mut name = frontier.as_os_str().to_owned();
+        name.push(".parts");
+        PathBuf::from(name)
+    }
+
     /// Turns the current journal into the next part and starts the next
     /// journal.
     fn cut_part(&mut self) -> io::Result<()> {
