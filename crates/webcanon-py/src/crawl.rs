@@ -91,6 +91,7 @@ impl CrawlPlan {
     fn new(
         py: Python<'_>,
         client: &Client,
+        pacing: PacingConfig,
         urls: Vec<String>,
         keywords: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<CrawlPlan> {
@@ -142,7 +143,7 @@ impl CrawlPlan {
                 ..CrawlLimits::default()
             },
             concurrency: keywords.concurrency,
-            pacing: PacingConfig::default(),
+            pacing,
             probe_soft_404: keywords.probe_soft_404,
         };
         Ok(CrawlPlan { starts, config, options })
@@ -304,15 +305,16 @@ impl RecordSink for Handover {
     }
 }
 
-/// `Client.crawl`: the records of a crawl from `urls`, its frontier in
-/// memory.
+/// `Client.crawl`: the records of a crawl from `urls` by `client` (built
+/// with `pacing`), its frontier in memory.
 pub(crate) fn crawl(
     py: Python<'_>,
     client: Client,
+    pacing: PacingConfig,
     urls: Vec<String>,
     keywords: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Records> {
-    let CrawlPlan { starts, config, options } = CrawlPlan::new(py, &client, urls, keywords)?;
+    let CrawlPlan { starts, config, options } = CrawlPlan::new(py, &client, pacing, urls, keywords)?;
     let mut frontier = Frontier::in_memory().map_err(|e| PyOSError::new_err(e.to_string()))?;
     spawn(move |sender| async move {
         let crawler = Crawler::new(client, options, config);
@@ -328,23 +330,33 @@ pub(crate) fn crawl(
     })
 }
 
-/// `Client.crawl_pass`: a crawl of the seeds in `shard` written to
-/// `output` (`.jsonl` or `.parquet`), resumable from its frontier at
-/// `state` (default: `output` plus `.frontier`); its summary.
+/// Where `Client.crawl_pass` writes, and which seeds it takes.
+pub(crate) struct CrawlPass {
+    /// The output file, `.jsonl` or `.parquet`.
+    pub output: PathBuf,
+    /// `(index, count)`: the seeds whose origin is in that shard.
+    pub shard: Option<(u32, u32)>,
+    /// The frontier's file (default: `output` plus `.frontier`).
+    pub state: Option<PathBuf>,
+}
+
+/// `Client.crawl_pass`: a crawl of the seeds in the pass's shard by
+/// `client` (built with `pacing`), written to its output, resumable from
+/// its frontier; its summary.
 pub(crate) fn crawl_pass<'py>(
     py: Python<'py>,
     client: Client,
+    pacing: PacingConfig,
     urls: Vec<String>,
-    output: PathBuf,
-    shard: Option<(u32, u32)>,
-    state: Option<PathBuf>,
+    run: CrawlPass,
     keywords: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let CrawlPass { output, shard, state } = run;
     let shard = match shard {
         None => Shard::ALL,
         Some((index, count)) => Shard::new(index, count).map_err(|e| batch_error(py, &e))?,
     };
-    let CrawlPlan { starts, config, options } = CrawlPlan::new(py, &client, urls, keywords)?;
+    let CrawlPlan { starts, config, options } = CrawlPlan::new(py, &client, pacing, urls, keywords)?;
     let starts: Vec<Url> =
         starts.into_iter().filter(|url| origin_of(url.as_str()).is_ok_and(|o| shard.contains(&o.origin))).collect();
     let state = state.unwrap_or_else(|| PathBuf::from(format!("{}.frontier", output.display())));

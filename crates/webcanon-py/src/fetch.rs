@@ -57,6 +57,8 @@ pub struct Client {
     /// The settings that shape what a fetch pass records (as the CLI
     /// states them): a resumed pass under other ones is refused.
     fetch_settings: String,
+    /// The pacing the client was built with, which a crawl schedules by.
+    pacing: webcanon_client::PacingConfig,
 }
 
 #[pymethods]
@@ -162,6 +164,10 @@ impl Client {
             }
         };
         let fetch_settings = webcanon_batch::run::fetch_fingerprint(user_agent, auth_disallows);
+        let pacing = webcanon_client::PacingConfig {
+            min_interval: std::time::Duration::from_secs_f64(min_interval.max(0.0)),
+            max_crawl_delay: std::time::Duration::from_secs_f64(max_crawl_delay.max(0.0)),
+        };
         let options = ClientOptions {
             agent: agent.to_string(),
             user_agent: user_agent.map(str::to_string),
@@ -190,7 +196,7 @@ impl Client {
         // The client's resolver and stores start tasks on the runtime.
         let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
         let inner = builder.build().map_err(|e| usage_error(py, e.to_string()))?;
-        Ok(Client { inner, fetch_settings })
+        Ok(Client { inner, fetch_settings, pacing })
     }
 
     /// The agent's product token.
@@ -490,7 +496,7 @@ impl Client {
         urls: Vec<String>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<crate::crawl::Records> {
-        crate::crawl::crawl(py, self.inner.clone(), urls, options)
+        crate::crawl::crawl(py, self.inner.clone(), self.pacing, urls, options)
     }
 
     /// The crawl of `webcanon crawl -o output` (`.jsonl` or `.parquet`),
@@ -514,7 +520,8 @@ impl Client {
         state: Option<PathBuf>,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        crate::crawl::crawl_pass(py, self.inner.clone(), urls, output, shard, state, options)
+        let run = crate::crawl::CrawlPass { output, shard, state };
+        crate::crawl::crawl_pass(py, self.inner.clone(), self.pacing, urls, run, options)
     }
 
     fn __repr__(&self) -> String {
