@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use clap::Args;
 use indicatif::ProgressBar;
-use url::Url;
 use webcanon_client::{PacingConfig, PageRecord};
 use webcanon_crawl::frontier::Frontier;
 use webcanon_crawl::sink::ParquetFile;
@@ -101,7 +100,7 @@ pub fn run(args: CrawlArgs) -> Result<ExitCode, CliError> {
     let mut starts = args
         .urls
         .iter()
-        .map(|t| Url::parse(t.trim()).map_err(|e| CliError::usage(format!("start URL {t}: {e}"))))
+        .map(|t| webcanon_client::web_url::parse(t.trim()).map_err(|e| CliError::usage(format!("start URL {t}: {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(file) = &args.seeds {
         starts.extend(read_seed_file(file).map_err(|e| CliError::usage(e.to_string()))?);

@@ -52,7 +52,8 @@ struct CrawlKeywords {
     max_total_bytes: Option<u64>,
     max_pages_per_host: Option<u64>,
     concurrency: usize,
-    seed: Vec<String>,
+    /// Of `start`, `sitemap`, `llms`; default: all.
+    seed: Option<Vec<String>>,
     probe_soft_404: bool,
 }
 
@@ -66,9 +67,9 @@ impl Default for CrawlKeywords {
             max_pages: None,
             max_total_bytes: None,
             max_pages_per_host: None,
-            concurrency: 8,
-            seed: vec!["start".into(), "sitemap".into(), "llms".into()],
-            probe_soft_404: true,
+            concurrency: CrawlConfig::default().concurrency,
+            seed: None,
+            probe_soft_404: CrawlConfig::default().probe_soft_404,
         }
     }
 }
@@ -135,7 +136,10 @@ impl CrawlPlan {
         }
         let config = CrawlConfig {
             scope,
-            seeds: SeedSources::parse(&keywords.seed.join(",")).map_err(|e| usage_error(py, e))?,
+            seeds: match keywords.seed {
+                None => SeedSources::default(),
+                Some(names) => SeedSources::parse(&names.join(",")).map_err(|e| usage_error(py, e))?,
+            },
             limits: CrawlLimits {
                 max_pages: keywords.max_pages,
                 max_bytes: keywords.max_total_bytes,
