@@ -1,6 +1,6 @@
 //! Where a crawl's records go, streamed as they come: JSON lines (a file
 //! or any writer), a folder of Markdown files with an index, or (feature
-//! `parquet`) a Parquet file ([`ParquetFile`]).
+//! `parquet`) a Parquet file (`ParquetFile`).
 //!
 //! A sink has a position: how many bytes of its resumable file are
 //! written. The crawl stores it with each finished page in the frontier's
