@@ -1,10 +1,15 @@
 """Fixtures shared by the Python-side tests (tests/python and crates/webcanon-py/tests):
-the binary, a loopback HTTP server (`loopback.LoopbackServer`) and a wheel client for it."""
+the binary, a loopback HTTP server (`loopback.LoopbackServer`), a wheel client for it, and a
+redis-server of a test's own (`redis_url`)."""
 
 from __future__ import annotations
 
 import os
 import pathlib
+import shutil
+import socket
+import subprocess
+import time
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -41,3 +46,38 @@ def client() -> Callable[..., Any]:
         return webcanon.Client(**{**settings, **options})
 
     return make
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A redis-server of this test's own on a free loopback port: its URL. Skipped without
+    redis-server, unless WEBCANON_REQUIRE_REDIS is set."""
+    program = os.environ.get("WEBCANON_REDIS_SERVER") or shutil.which("redis-server") or "/usr/bin/redis-server"
+    if not pathlib.Path(program).is_file():
+        if os.environ.get("WEBCANON_REQUIRE_REDIS"):
+            pytest.fail(f"no redis-server at {program} (WEBCANON_REQUIRE_REDIS is set)")
+        pytest.skip("no redis-server: set WEBCANON_REDIS_SERVER")
+    port = free_port()
+    server = subprocess.Popen([program, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
+                              stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    break
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "redis-server did not start"
+        time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}"
+    server.kill()
+    server.wait()

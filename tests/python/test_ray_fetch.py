@@ -7,10 +7,7 @@ from __future__ import annotations
 import collections
 import os
 import pathlib
-import shutil
 import signal
-import socket
-import subprocess
 import threading
 import time
 
@@ -42,38 +39,6 @@ class Hosts(LoopbackServer):
             time.sleep(self.delay)
         body = RULES if request.path == "/robots.txt" else b"page"
         return Answer(200, {"content-type": "text/plain"}, body)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def redis_url():
-    program = os.environ.get("WEBCANON_REDIS_SERVER") or shutil.which("redis-server") or "/usr/bin/redis-server"
-    if not pathlib.Path(program).is_file():
-        if os.environ.get("WEBCANON_REQUIRE_REDIS"):
-            pytest.fail(f"no redis-server at {program} (WEBCANON_REQUIRE_REDIS is set)")
-        pytest.skip("no redis-server: set WEBCANON_REDIS_SERVER")
-    port = free_port()
-    server = subprocess.Popen([program, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
-                              stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
-                s.sendall(b"PING\r\n")
-                if s.recv(16).startswith(b"+PONG"):
-                    break
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, "redis-server did not start"
-        time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}"
-    server.kill()
-    server.wait()
 
 
 def shard_workers() -> list[int]:

@@ -8,24 +8,17 @@ use std::time::Duration;
 
 use clap::Args;
 use indicatif::ProgressBar;
-use url::Url;
-use webcanon_client::browser::RenderMode;
-use webcanon_client::markdown::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
 use webcanon_client::{PacingConfig, PageRecord};
 use webcanon_crawl::frontier::Frontier;
+use webcanon_crawl::sink::ParquetFile;
 use webcanon_crawl::{
     CrawlConfig, CrawlLimits, CrawlObserver, CrawlSummary, Crawler, JsonLines, JsonLinesFile, MarkdownFolder,
-    RecordSink, Scope, ScopeConfig, SeedSources,
+    RecordSink, Scope, ScopeConfig, SeedSources, read_seed_file,
 };
 
 use crate::client_args::{ClientArgs, runtime};
 use crate::error::CliError;
-
-/// The most start URLs a seed file may hold (a line each, at most 2,048
-/// bytes); a larger list is a dataset for `batch`.
-const MAX_SEEDS: usize = 100_000;
-/// The largest seed file read, in bytes.
-const MAX_SEED_FILE_BYTES: u64 = 256 << 20;
+use crate::page_args::PageArgs;
 
 /// Arguments of `webcanon crawl`.
 #[derive(Debug, Args)]
@@ -33,12 +26,15 @@ pub struct CrawlArgs {
     /// Start URLs (http or https).
     #[arg(value_name = "URL")]
     urls: Vec<String>,
-    /// A file of start URLs, one a line (`#` starts a comment).
+    /// A file of start URLs, one a line (`#` starts a comment; at most
+    /// 100,000 URLs, lines of at most 4 KiB).
     #[arg(long, value_name = "FILE")]
     seeds: Option<PathBuf>,
-    /// Where the records go: `FILE.jsonl`, or `DIR/` for a folder of
-    /// Markdown files mirroring the sites' paths with `index.jsonl`.
-    /// Without it, JSON lines on stdout (a crawl that cannot resume).
+    /// Where the records go: `FILE.jsonl`, `FILE.parquet` (written as
+    /// parts while the crawl goes, merged at its end), or `DIR/` for a
+    /// folder of Markdown files mirroring the sites' paths with
+    /// `index.jsonl`. Without it, JSON lines on stdout (a crawl that
+    /// cannot resume).
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
     /// How far from the start URLs: their origins, their registrable
@@ -58,9 +54,10 @@ pub struct CrawlArgs {
     /// The most pages requested.
     #[arg(long, value_name = "N")]
     max_pages: Option<u64>,
-    /// The most body bytes received, all pages together.
+    /// The most body bytes received, all pages together (`--max-bytes`
+    /// is the limit of one page, as in `fetch`).
     #[arg(long, value_name = "BYTES")]
-    max_bytes: Option<u64>,
+    max_total_bytes: Option<u64>,
     /// The most pages requested from one host.
     #[arg(long, value_name = "N")]
     max_pages_per_host: Option<u64>,
@@ -74,25 +71,18 @@ pub struct CrawlArgs {
     /// Do not ask each host for a random path to learn its soft-404 page.
     #[arg(long)]
     no_soft_404_probe: bool,
-    /// Where the frontier lives (default: OUT plus `.frontier`): run the
-    /// same command again to resume an interrupted crawl.
+    /// Where the frontier lives (default: OUT plus `.frontier`; a Parquet
+    /// output keeps its parts beside it, in `STATE.parts/`): run the same
+    /// command again to resume an interrupted crawl.
     #[arg(long, value_name = "FILE")]
     state: Option<PathBuf>,
-    /// Do not look for Markdown copies of pages (llms.txt, rel="alternate").
-    #[arg(long)]
-    no_alternatives: bool,
-    /// Render pages in headless Chromium: on, auto (pages with little text
-    /// but scripts) or off.
-    #[arg(long, value_name = "on|auto|off", default_value = "off", value_parser = str::parse::<RenderMode>)]
-    render: RenderMode,
-    /// The content as Markdown or as plain text.
-    #[arg(long, value_name = "markdown|text", default_value = "markdown", value_parser = str::parse::<ContentFormat>)]
-    format: ContentFormat,
     /// Print the summary as one JSON object on stdout (only with `-o`).
     #[arg(long, requires = "output")]
     json: bool,
     #[command(flatten)]
     client: ClientArgs,
+    #[command(flatten, next_help_heading = "Page options (as in fetch)")]
+    page: PageArgs,
 }
 
 /// A progress bar counting records, its message the fetched pages.
@@ -107,17 +97,17 @@ impl CrawlObserver for Bar {
 
 /// Runs `webcanon crawl`.
 pub fn run(args: CrawlArgs) -> Result<ExitCode, CliError> {
-    let mut texts = args.urls.clone();
+    let mut starts = args
+        .urls
+        .iter()
+        .map(|t| webcanon_client::web_url::parse(t.trim()).map_err(|e| CliError::usage(format!("start URL {t}: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     if let Some(file) = &args.seeds {
-        texts.extend(read_seed_file(file)?);
+        starts.extend(read_seed_file(file).map_err(|e| CliError::usage(e.to_string()))?);
     }
-    if texts.is_empty() {
+    if starts.is_empty() {
         return Err(CliError::usage("no start URL: give URLs or --seeds FILE"));
     }
-    let starts = texts
-        .iter()
-        .map(|t| Url::parse(t.trim()).map_err(|e| CliError::usage(format!("start URL {t}: {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
     let scope = ScopeConfig {
         scope: args.scope,
         include: args.include.clone(),
@@ -125,20 +115,13 @@ pub fn run(args: CrawlArgs) -> Result<ExitCode, CliError> {
         max_depth: args.max_depth,
     };
     scope.validate().map_err(|e| CliError::usage(e.to_string()))?;
-    let client = args
-        .client
-        .builder()?
-        .alternatives(!args.no_alternatives)
-        .content_shape(ContentShape { format: args.format, links: LinkStyle::Inline, images: ImageStyle::Drop })
-        .render(args.render)
-        .build()
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    let client = args.page.apply(args.client.builder()?).build().map_err(|e| CliError::usage(e.to_string()))?;
     let config = CrawlConfig {
         scope,
         seeds: args.seed,
         limits: CrawlLimits {
             max_pages: args.max_pages,
-            max_bytes: args.max_bytes,
+            max_bytes: args.max_total_bytes,
             max_pages_per_host: args.max_pages_per_host,
             ..CrawlLimits::default()
         },
@@ -153,73 +136,69 @@ pub fn run(args: CrawlArgs) -> Result<ExitCode, CliError> {
     let crawler = Crawler::new(client, options, config);
     let (mut frontier, mut sink) = open_output(args.output.as_deref(), args.state.as_deref())?;
     let mut bar = Bar(crate::progress::bar(None, "records"));
-    let summary = runtime()?
-        .block_on(crawler.run(&starts, &mut frontier, sink.as_mut(), &mut bar))
-        .map_err(|e| CliError::new(1, e.to_string()).with_hint("run the same command again to resume the crawl"))?;
+    let resume = |e: &dyn std::fmt::Display| {
+        CliError::new(1, e.to_string()).with_hint("run the same command again to resume the crawl")
+    };
+    let summary =
+        runtime()?.block_on(crawler.run(&starts, &mut frontier, sink.as_mut(), &mut bar)).map_err(|e| resume(&e))?;
     bar.0.finish_and_clear();
+    sink.finish().map_err(|e| resume(&e))?;
     report(&summary, args.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// Where the records go: a sink that is done when the crawl is, or a
+/// Parquet file, whose parts are merged at the end.
+enum Output {
+    Streamed(Box<dyn RecordSink>),
+    Parquet(ParquetFile),
+}
+
+impl Output {
+    fn as_mut(&mut self) -> &mut dyn RecordSink {
+        match self {
+            Output::Streamed(sink) => sink.as_mut(),
+            Output::Parquet(file) => file,
+        }
+    }
+
+    /// Ends the output once the crawl has.
+    fn finish(self) -> io::Result<()> {
+        match self {
+            Output::Streamed(_) => Ok(()),
+            Output::Parquet(file) => file.finish(),
+        }
+    }
+}
+
 /// The frontier and the sink for `output`: a file or a folder with its
 /// frontier beside it (resumable), or stdout with a frontier in memory.
-fn open_output(output: Option<&Path>, state: Option<&Path>) -> Result<(Frontier, Box<dyn RecordSink>), CliError> {
+fn open_output(output: Option<&Path>, state: Option<&Path>) -> Result<(Frontier, Output), CliError> {
     let fail = |e: &dyn std::fmt::Display| CliError::new(1, e.to_string());
     let Some(output) = output else {
         let frontier = match state {
             Some(state) => Frontier::open(state).map_err(|e| fail(&e))?,
             None => Frontier::in_memory().map_err(|e| fail(&e))?,
         };
-        return Ok((frontier, Box::new(JsonLines::new(io::BufWriter::new(io::stdout())))));
+        return Ok((frontier, Output::Streamed(Box::new(JsonLines::new(io::BufWriter::new(io::stdout()))))));
     };
     let folder = output.as_os_str().to_string_lossy().ends_with('/') || output.is_dir();
     let default_state =
         if folder { output.join(".frontier") } else { PathBuf::from(format!("{}.frontier", output.display())) };
-    let sink: Box<dyn RecordSink> = if folder {
-        Box::new(MarkdownFolder::open(output).map_err(|e| fail(&format!("{}: {e}", output.display())))?)
-    } else if output.extension().is_some_and(|e| e == "jsonl") {
-        Box::new(JsonLinesFile::open(output).map_err(|e| fail(&format!("{}: {e}", output.display())))?)
+    let state = state.unwrap_or(&default_state);
+    let named = |e: io::Error| fail(&format!("{}: {e}", output.display()));
+    let extension = output.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let sink = if folder {
+        Output::Streamed(Box::new(MarkdownFolder::open(output).map_err(named)?))
+    } else if extension.as_deref() == Some("jsonl") {
+        Output::Streamed(Box::new(JsonLinesFile::open(output).map_err(named)?))
+    } else if extension.as_deref() == Some("parquet") {
+        Output::Parquet(ParquetFile::open(output, &ParquetFile::state_dir_beside(state)).map_err(named)?)
     } else {
-        return Err(CliError::usage(format!("{}: the output is FILE.jsonl or DIR/", output.display())));
+        return Err(CliError::usage(format!("{}: the output is FILE.jsonl, FILE.parquet or DIR/", output.display())));
     };
-    let frontier = Frontier::open(state.unwrap_or(&default_state)).map_err(|e| fail(&e))?;
+    let frontier = Frontier::open(state).map_err(|e| fail(&e))?;
     Ok((frontier, sink))
-}
-
-/// The start URLs of a seed file: one a line, blank lines and `#`
-/// comments skipped, at most [`MAX_SEEDS`], the file at most
-/// [`MAX_SEED_FILE_BYTES`] (read a line at a time, each line cut at
-/// 4 KiB).
-fn read_seed_file(path: &Path) -> Result<Vec<String>, CliError> {
-    use std::io::BufRead;
-    let unreadable = |e: io::Error| CliError::usage(format!("{}: {e}", path.display()));
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    if file.metadata().map_err(unreadable)?.len() > MAX_SEED_FILE_BYTES {
-        return Err(CliError::usage(format!("{}: larger than {} MiB", path.display(), MAX_SEED_FILE_BYTES >> 20)));
-    }
-    let mut seeds = Vec::new();
-    let mut reader = io::BufReader::new(file);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = io::Read::take(&mut reader, 4096).read_until(b'\n', &mut line).map_err(unreadable)?;
-        if read == 0 {
-            break;
-        }
-        if !line.ends_with(b"\n") && read == 4096 {
-            return Err(CliError::usage(format!("{}: a line longer than 4 KiB", path.display())));
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim();
-        if text.is_empty() || text.starts_with('#') {
-            continue;
-        }
-        if seeds.len() == MAX_SEEDS {
-            return Err(CliError::usage(format!("{}: more than {MAX_SEEDS} start URLs", path.display())));
-        }
-        seeds.push(text.to_string());
-    }
-    Ok(seeds)
 }
 
 fn report(summary: &CrawlSummary, json: bool) -> Result<(), CliError> {

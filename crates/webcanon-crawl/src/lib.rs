@@ -18,6 +18,9 @@
 //!
 //! - [`map`]: the URLs of a site an agent may fetch, from its sitemaps,
 //!   llms.txt and start page, each with its robots verdict.
+//! - [`seed_file`]: a file of start URLs, read within bounds.
+//! - [`sink`]: where the records go (JSON lines, Markdown files, Parquet
+//!   with the feature `parquet`).
 //!
 //! The pure modules do no I/O.
 //!
@@ -45,6 +48,7 @@ pub mod map;
 pub mod normalize;
 pub mod run;
 pub mod scope;
+pub mod seed_file;
 pub mod seeds;
 pub mod sink;
 pub mod soft_404;
@@ -54,5 +58,6 @@ pub use links::{FoundBy, Link, links_of};
 pub use normalize::{NormalizeError, NormalizedUrl};
 pub use run::{CrawlConfig, CrawlError, CrawlLimits, CrawlObserver, CrawlSummary, Crawler};
 pub use scope::{OutOfScope, Scope, ScopeConfig, ScopeError, SiteScope};
+pub use seed_file::{SeedFileError, read_seed_file};
 pub use seeds::{SeedSource, SeedSources};
 pub use sink::{JsonLines, JsonLinesFile, MarkdownFolder, RecordSink};

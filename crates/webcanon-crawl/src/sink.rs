@@ -1,5 +1,6 @@
 //! Where a crawl's records go, streamed as they come: JSON lines (a file
-//! or any writer) or a folder of Markdown files with an index.
+//! or any writer), a folder of Markdown files with an index, or (feature
+//! `parquet`) a Parquet file (`ParquetFile`).
 //!
 //! A sink has a position: how many bytes of its resumable file are
 //! written. The crawl stores it with each finished page in the frontier's
@@ -15,6 +16,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use url::Url;
 use webcanon_client::PageRecord;
+
+#[cfg(feature = "parquet")]
+mod parquet;
+#[cfg(feature = "parquet")]
+pub use parquet::{PART_BYTES, PART_RECORDS, ParquetFile};
 
 /// What receives the crawl's records.
 pub trait RecordSink: Send {

@@ -57,6 +57,8 @@ pub struct Client {
     /// The settings that shape what a fetch pass records (as the CLI
     /// states them): a resumed pass under other ones is refused.
     fetch_settings: String,
+    /// The pacing the client was built with, which a crawl schedules by.
+    pacing: webcanon_client::PacingConfig,
 }
 
 #[pymethods]
@@ -162,6 +164,10 @@ impl Client {
             }
         };
         let fetch_settings = webcanon_batch::run::fetch_fingerprint(user_agent, auth_disallows);
+        let pacing = webcanon_client::PacingConfig {
+            min_interval: std::time::Duration::from_secs_f64(min_interval.max(0.0)),
+            max_crawl_delay: std::time::Duration::from_secs_f64(max_crawl_delay.max(0.0)),
+        };
         let options = ClientOptions {
             agent: agent.to_string(),
             user_agent: user_agent.map(str::to_string),
@@ -190,7 +196,7 @@ impl Client {
         // The client's resolver and stores start tasks on the runtime.
         let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
         let inner = builder.build().map_err(|e| usage_error(py, e.to_string()))?;
-        Ok(Client { inner, fetch_settings })
+        Ok(Client { inner, fetch_settings, pacing })
     }
 
     /// The agent's product token.
@@ -432,6 +438,90 @@ impl Client {
             content: Some(*self.inner.fetch_options()),
         };
         run_batch(py, config, self.inner.clone())
+    }
+
+    /// The URLs of the site of `url` an agent may fetch, from its sitemaps,
+    /// llms.txt and start page (`webcanon map`): an iterator of dicts
+    /// (`url`, `allowed`, `verdict`, `recommendation`, `rule`, `lastmod`,
+    /// `sources`), each as it is decided. `scope` is `"origin"`,
+    /// `"domain"` or `"prefix"`; `include` and `exclude` take robots.txt
+    /// patterns; `sources` names those read (`"sitemap"`, `"llms_txt"`,
+    /// `"link"`); `limit` stops after that many URLs. Breaking out of the
+    /// loop stops the run. Raises `InvalidUrlError` at once for a bad URL,
+    /// and, from the iterator, `SsrfRefused` or `FetchFailed` when the
+    /// site's robots.txt cannot be read.
+    #[pyo3(signature = (
+        url,
+        *,
+        scope = "origin",
+        include = Vec::new(),
+        exclude = Vec::new(),
+        sources = vec!["sitemap".to_string(), "llms_txt".to_string(), "link".to_string()],
+        limit = None,
+        max_links = webcanon_crawl::map::DEFAULT_MAX_LINKS,
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn map(
+        &self,
+        py: Python<'_>,
+        url: &str,
+        scope: &str,
+        include: Vec<String>,
+        exclude: Vec<String>,
+        sources: Vec<String>,
+        limit: Option<usize>,
+        max_links: usize,
+    ) -> PyResult<crate::crawl::Records> {
+        let keywords = crate::crawl::MapKeywords { scope, include, exclude, sources, limit, max_links };
+        crate::crawl::map(py, self.inner.clone(), url, keywords)
+    }
+
+    /// Crawls from `urls` (`webcanon crawl`): an iterator of page records
+    /// (dicts, as `webcanon crawl` writes them), each as its page is
+    /// done, every request through the same policy path as `fetch`.
+    /// Keywords: `scope` (`"origin"`, `"domain"`, `"prefix"`), `include`,
+    /// `exclude`, `max_depth`, `max_pages`, `max_total_bytes`,
+    /// `max_pages_per_host`, `concurrency` (hosts at once), `seed` (of
+    /// `"start"`, `"sitemap"`, `"llms"`), `probe_soft_404`, `seeds_file` (a
+    /// file of start URLs, one a line), and the page options of `fetch`
+    /// (`render`, `format`, `links`, `images`, `max_bytes`, `alternatives`,
+    /// `purpose`, `comments`). Breaking out of the loop stops the crawl.
+    /// Raises `InvalidUrlError` at once for a bad start URL, `WebcanonError`
+    /// for a bad option, and `OSError` from the iterator when this machine
+    /// fails.
+    #[pyo3(signature = (urls, **options))]
+    fn crawl(
+        &self,
+        py: Python<'_>,
+        urls: Vec<String>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<crate::crawl::Records> {
+        crate::crawl::crawl(py, self.inner.clone(), self.pacing, urls, options)
+    }
+
+    /// The crawl of `webcanon crawl -o output` (`.jsonl` or `.parquet`),
+    /// run to the end on this thread (the GIL released), from the start
+    /// URLs of `urls` (and `seeds_file`) whose origin is in shard `shard =
+    /// (index, count)` (default: all; the stable origin hash of
+    /// `fetch_pass`). Resumable: its frontier is the file `state` (default:
+    /// `output + ".frontier"`; a Parquet output keeps its parts in `state +
+    /// ".parts"`), and the same call after a kill goes on where it stopped,
+    /// no record lost or repeated. The keywords are those of `crawl`.
+    /// Returns the summary (`records`, `requested`, `fetched`, `bytes`,
+    /// `not_fetched` by reason, `seeds`). Raises `OSError` when this
+    /// machine fails (call again to resume).
+    #[pyo3(signature = (urls, output, *, shard = None, state = None, **options))]
+    fn crawl_pass<'py>(
+        &self,
+        py: Python<'py>,
+        urls: Vec<String>,
+        output: PathBuf,
+        shard: Option<(u32, u32)>,
+        state: Option<PathBuf>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let run = crate::crawl::CrawlPass { output, shard, state };
+        crate::crawl::crawl_pass(py, self.inner.clone(), self.pacing, urls, run, options)
     }
 
     fn __repr__(&self) -> String {

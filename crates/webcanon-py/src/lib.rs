@@ -8,6 +8,8 @@
 //!   (pyarrow), for Spark and Ray pipelines;
 //! - [`fetch`]: the policy-correct async fetch of `webcanon fetch`, its
 //!   result as a dict;
+//! - [`crawl`]: the site map and the crawl as iterators of dicts, and the
+//!   resumable crawl to a file for one shard of the seeds;
 //! - [`errors`]: the exceptions, one per error kind of the CLI.
 //!
 //! The Python package (`python/webcanon`) re-exports all of it, with type
@@ -16,6 +18,7 @@
 use pyo3::prelude::*;
 
 pub mod batch;
+pub mod crawl;
 pub mod errors;
 pub mod fetch;
 pub mod robots;
@@ -28,6 +31,7 @@ fn _webcanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     robots::register(m)?;
     batch::register(m)?;
     fetch::register(m)?;
+    m.add_class::<crawl::Records>()?;
     errors::register(m)?;
     Ok(())
 }

@@ -23,3 +23,15 @@ async def content(url: str) -> str:
     except webcanon.PolicyRefused as refused:
         return f"refused by line {refused.rule['line'] if refused.rule else '?'}"
     return str(result["content"])
+
+
+def crawled_titles(client: webcanon.Client, start: str) -> dict[str, str | None]:
+    titles: dict[str, str | None] = {}
+    for record in client.crawl([start], scope="prefix", max_pages=10, format="text"):
+        page: webcanon.PageRecord = record
+        titles[page["requested_url"]] = page["title"]
+    return titles
+
+
+def allowed_in_map(client: webcanon.Client, site: str) -> list[str]:
+    return [record["url"] for record in client.map(site, sources=["sitemap"]) if record["allowed"]]

@@ -7,6 +7,10 @@ robots verdicts for AI agents and crawlers.
   over pyarrow data, for Spark and Ray pipelines.
 - ``Client`` and ``fetch``: the fetch of ``webcanon fetch`` for asyncio,
   robots.txt evaluated first, the SSRF guard always on.
+- ``Client.map`` and ``Client.crawl``: the site map and the crawl of
+  ``webcanon map`` and ``webcanon crawl`` as iterators of ``MapRecord`` and
+  ``PageRecord`` dicts; ``Client.crawl_pass`` crawls into a resumable
+  JSON lines or Parquet file (``webcanon.ray_crawl`` runs it on Ray).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ._webcanon import (
     InvalidUrlError,
     PaymentRequired,
     PolicyRefused,
+    Records,
     Robots,
     Rule,
     Snapshot,
@@ -41,14 +46,19 @@ __all__ = [
     "Diagnostic",
     "FetchFailed",
     "InvalidUrlError",
+    "MapRecord",
     "Metadata",
+    "PageRecord",
     "PaymentRequired",
     "PolicyRefused",
+    "Records",
     "Robots",
+    "RobotsRule",
     "Rule",
     "Snapshot",
     "SnapshotError",
     "SsrfRefused",
+    "UsageWarning",
     "VerdictPass",
     "WebcanonError",
     "__version__",
@@ -79,6 +89,66 @@ class Metadata(TypedDict):
     image: Optional[str]
     keywords: list[str]
     section: Optional[str]
+
+
+class RobotsRule(TypedDict):
+    """The robots.txt rule that decided a verdict: its 1-based line, ``allow`` or ``disallow``, its pattern."""
+
+    line: int
+    directive: str
+    pattern: str
+
+
+class UsageWarning(TypedDict):
+    """A usage signal of a page: its stable ``code`` (``noai``, ``body_truncated``, …), where it was
+    found (``source``: ``x_robots_tag``, ``meta_robots``, ``fetch``, …) and ``detail`` in words."""
+
+    code: str
+    source: str
+    detail: str
+
+
+class MapRecord(TypedDict):
+    """One URL of ``Client.map``: where it was found and what robots.txt says of it for the agent."""
+
+    url: str
+    allowed: bool
+    verdict: str
+    recommendation: str
+    rule: Optional[RobotsRule]
+    lastmod: Optional[str]
+    sources: list[str]
+
+
+class _PageRecordFields(TypedDict):
+    requested_url: str
+    final_url: Optional[str]
+    canonical_url: Optional[str]
+    status: Optional[int]
+    content_type: Optional[str]
+    verdict: Optional[str]
+    recommendation: Optional[str]
+    rule: Optional[RobotsRule]
+    warnings: list[UsageWarning]
+    title: Optional[str]
+    metadata: Optional[Metadata]
+    content: Optional[str]
+    content_hash: Optional[str]
+    fetched_at: Optional[str]
+    bytes: Optional[int]
+    not_fetched: Optional[str]
+    error: Optional[str]
+
+
+class PageRecord(_PageRecordFields, total=False):
+    """One URL of ``Client.crawl``, as ``webcanon crawl`` writes it: a fetched page (its answer,
+    verdict and rule, usage warnings, metadata, content, fetch time in RFC 3339) or a URL without
+    content and why (``not_fetched``: ``disallowed``, ``out_of_scope``, ``duplicate``, ``limit``,
+    ``nofollow``, ``http_status``, …). ``depth`` is its link distance from a start URL, ``parent``
+    the page that linked it (absent for a start URL)."""
+
+    depth: int
+    parent: str
 
 
 class Client(_webcanon.Client):

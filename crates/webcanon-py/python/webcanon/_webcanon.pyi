@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Awaitable, Literal, Optional, Sequence, Union, final
+from typing import Any, Awaitable, Generic, Literal, Optional, Sequence, TypeVar, Union, final
 
 import pyarrow
 from typing_extensions import disjoint_base
+
+from webcanon import MapRecord, PageRecord
 
 __all__ = [
     "Client",
@@ -17,6 +19,7 @@ __all__ = [
     "InvalidUrlError",
     "PaymentRequired",
     "PolicyRefused",
+    "Records",
     "Robots",
     "Rule",
     "Snapshot",
@@ -175,6 +178,19 @@ class VerdictPass:
 def verdicts(snapshot: Snapshot, urls: _UrlInput, agent: str, mode: str = "respect") -> pyarrow.RecordBatch:
     """``VerdictPass(snapshot, agent, mode).decide(urls)``."""
 
+_Record = TypeVar("_Record", MapRecord, PageRecord)
+
+@final
+class Records(Generic[_Record]):
+    """The records of ``Client.map`` or ``Client.crawl`` as they come. Dropping the iterator (or
+    breaking out of the loop over it) stops the run."""
+
+    def __iter__(self) -> Records[_Record]: ...
+    def __next__(self) -> _Record:
+        """The next record; waits for it with the GIL released, and raises the run's error."""
+
+_Scope = Literal["origin", "domain", "prefix"]
+
 @disjoint_base
 class Client:
     """The policy-correct fetch of ``webcanon fetch``; its methods return
@@ -267,6 +283,73 @@ class Client:
         snapshot: Union[str, os.PathLike[str], None] = ...,
     ) -> dict[str, Any]:
         """``webcanon batch --content`` over a file of URLs: one page record per URL in ``output``, resumable."""
+    def map(
+        self,
+        url: str,
+        *,
+        scope: _Scope = "origin",
+        include: Sequence[str] = ...,
+        exclude: Sequence[str] = ...,
+        sources: Sequence[Literal["sitemap", "llms_txt", "link"]] = ...,
+        limit: Optional[int] = None,
+        max_links: int = ...,
+    ) -> Records[MapRecord]:
+        """The URLs of the site of ``url`` with their robots verdicts (``webcanon map``), as they are decided."""
+    def crawl(
+        self,
+        urls: Sequence[str],
+        *,
+        scope: _Scope = "origin",
+        include: Sequence[str] = ...,
+        exclude: Sequence[str] = ...,
+        max_depth: Optional[int] = None,
+        max_pages: Optional[int] = None,
+        max_total_bytes: Optional[int] = None,
+        max_pages_per_host: Optional[int] = None,
+        concurrency: int = 8,
+        seed: Sequence[Literal["start", "sitemap", "llms"]] = ...,
+        probe_soft_404: bool = True,
+        seeds_file: Optional[Union[str, os.PathLike[str]]] = None,
+        render: Union[bool, Literal["on", "off", "auto"], None] = None,
+        format: Optional[Literal["markdown", "text"]] = None,
+        links: Optional[Literal["inline", "references", "drop"]] = None,
+        images: Optional[Literal["keep", "drop"]] = None,
+        max_bytes: Optional[int] = None,
+        alternatives: Optional[bool] = None,
+        purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
+        comments: Optional[Literal["auto", "include", "exclude"]] = None,
+    ) -> Records[PageRecord]:
+        """Crawls from ``urls`` (``webcanon crawl``): page records as each page is done; the page
+        options are those of ``fetch``."""
+    def crawl_pass(
+        self,
+        urls: Sequence[str],
+        output: Union[str, os.PathLike[str]],
+        *,
+        shard: Optional[tuple[int, int]] = None,
+        state: Optional[Union[str, os.PathLike[str]]] = None,
+        scope: _Scope = "origin",
+        include: Sequence[str] = ...,
+        exclude: Sequence[str] = ...,
+        max_depth: Optional[int] = None,
+        max_pages: Optional[int] = None,
+        max_total_bytes: Optional[int] = None,
+        max_pages_per_host: Optional[int] = None,
+        concurrency: int = 8,
+        seed: Sequence[Literal["start", "sitemap", "llms"]] = ...,
+        probe_soft_404: bool = True,
+        seeds_file: Optional[Union[str, os.PathLike[str]]] = None,
+        render: Union[bool, Literal["on", "off", "auto"], None] = None,
+        format: Optional[Literal["markdown", "text"]] = None,
+        links: Optional[Literal["inline", "references", "drop"]] = None,
+        images: Optional[Literal["keep", "drop"]] = None,
+        max_bytes: Optional[int] = None,
+        alternatives: Optional[bool] = None,
+        purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
+        comments: Optional[Literal["auto", "include", "exclude"]] = None,
+    ) -> dict[str, Any]:
+        """``webcanon crawl -o output`` (``.jsonl`` or ``.parquet``) for the seeds in ``shard``, run to
+        the end, resumable from its frontier ``state``; the summary."""
 
 class WebcanonError(Exception):
     """The base class of webcanon's errors."""
