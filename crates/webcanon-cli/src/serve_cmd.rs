@@ -10,6 +10,7 @@ use webcanon_server::{AppState, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, L
 
 use crate::client_args::{ClientArgs, runtime};
 use crate::error::CliError;
+use crate::job_args::JobArgs;
 use crate::listen_args::{ListenArgs, seconds};
 use crate::signal::shutdown_signal;
 
@@ -43,6 +44,9 @@ pub struct ServeArgs {
     no_mcp: bool,
     #[command(flatten)]
     listen_args: ListenArgs,
+    /// The map and crawl jobs (`POST /v1/map`, `POST /v1/crawl`).
+    #[command(flatten)]
+    jobs: JobArgs,
 }
 
 /// Runs `webcanon serve` until SIGTERM or Ctrl-C.
@@ -60,6 +64,9 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         body_read_timeout: seconds("body-timeout", args.body_timeout)?,
     };
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
+    // Before the port is bound: the folder is ready (and an earlier run's
+    // jobs removed) once the address is printed.
+    let jobs = crate::job_args::registry(args.jobs.config()?)?;
     let client = args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?;
     let runtime = runtime()?;
     runtime.block_on(async {
@@ -71,7 +78,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let signalled = shutdown_signal();
         eprintln!("listening on http://{addr}");
         args.listen_args.note_unspecified(addr);
-        let mut app = webcanon_server::router(AppState::new(client.clone(), limits));
+        let mut app = webcanon_server::router(AppState::new(client.clone(), limits).with_jobs(jobs));
         let stop_mcp = CancellationToken::new();
         if !args.no_mcp {
             // The MCP endpoint answers from the same client: one connection

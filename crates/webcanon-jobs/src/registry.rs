@@ -120,12 +120,7 @@ impl Jobs {
 
     /// Starts a job, with a work folder when `with_folder` (else `work` is
     /// given the registry's folder, to read nothing from).
-    fn admit<S>(
-        &self,
-        spec: JobSpec,
-        with_folder: bool,
-        work: impl FnOnce(&Path) -> S,
-    ) -> Result<JobStatus, JobsError>
+    fn admit<S>(&self, spec: JobSpec, with_folder: bool, work: impl FnOnce(&Path) -> S) -> Result<JobStatus, JobsError>
     where
         S: Stream<Item = Result<serde_json::Value, JobFailure>> + Send + 'static,
     {

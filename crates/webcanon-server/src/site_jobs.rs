@@ -7,9 +7,7 @@ use axum::response::Response;
 use futures_util::StreamExt;
 use webcanon_client::error::ErrorJson;
 use webcanon_crawl::map::{MapConfig, MapError, MapSources, map_stream};
-use webcanon_crawl::{
-    CrawlConfig, CrawlError, CrawlLimits, Crawler, Scope, ScopeConfig, SeedSources, crawl_stream,
-};
+use webcanon_crawl::{CrawlConfig, CrawlError, CrawlLimits, Crawler, Scope, ScopeConfig, SeedSources, crawl_stream};
 use webcanon_jobs::{JobFailure, JobStatus};
 
 use crate::api::{CrawlRequest, MapRequest, ScopeName, SeedName};

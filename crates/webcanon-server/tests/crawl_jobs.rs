@@ -166,7 +166,11 @@ async fn each_limit_ends_a_crawl_job_with_its_reason() {
         assert_eq!(code, 202, "{started}");
         let id = started["id"].as_str().unwrap();
         let status = service.until_finished(id).await;
-        assert_eq!((status["state"].as_str(), status["limit"].as_str()), (Some("limit_reached"), Some(limit)), "{body}: {status}");
+        assert_eq!(
+            (status["state"].as_str(), status["limit"].as_str()),
+            (Some("limit_reached"), Some(limit)),
+            "{body}: {status}"
+        );
         assert_eq!(service.records(id, 1_000).await.len() as u64, status["records"].as_u64().unwrap());
     }
     // A crawl limit of its own ends the work, not the job: the pages past
@@ -285,8 +289,17 @@ async fn openapi_documents_the_crawl_request_with_the_fetch_options() {
     let crawl = &doc["components"]["schemas"]["CrawlRequest"];
     assert_eq!(crawl["additionalProperties"], false, "{crawl}");
     let crawl_fields = [
-        "urls", "agent", "scope", "include", "exclude", "seeds", "max_depth", "max_pages", "max_total_bytes",
-        "max_pages_per_host", "limits",
+        "urls",
+        "agent",
+        "scope",
+        "include",
+        "exclude",
+        "seeds",
+        "max_depth",
+        "max_pages",
+        "max_total_bytes",
+        "max_pages_per_host",
+        "limits",
     ];
     let fetch = doc["components"]["schemas"]["FetchRequest"]["properties"].as_object().unwrap();
     let fetch_options = fetch.keys().filter(|k| !["url", "agent"].contains(&k.as_str()));
