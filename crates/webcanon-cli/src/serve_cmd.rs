@@ -44,7 +44,8 @@ pub struct ServeArgs {
     no_mcp: bool,
     #[command(flatten)]
     listen_args: ListenArgs,
-    /// The map and crawl jobs (`POST /v1/map`, `POST /v1/crawl`).
+    /// The map and crawl jobs (`POST /v1/map`, `POST /v1/crawl` and the MCP
+    /// tools `map` and `crawl`).
     #[command(flatten)]
     jobs: JobArgs,
 }
@@ -78,7 +79,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let signalled = shutdown_signal();
         eprintln!("listening on http://{addr}");
         args.listen_args.note_unspecified(addr);
-        let mut app = webcanon_server::router(AppState::new(client.clone(), limits).with_jobs(jobs));
+        let mut app = webcanon_server::router(AppState::new(client.clone(), limits).with_jobs(jobs.clone()));
         let stop_mcp = CancellationToken::new();
         if !args.no_mcp {
             // The MCP endpoint answers from the same client: one connection
@@ -87,7 +88,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
                 Some(user_agent) => Identity::with_user_agent(user_agent),
                 None => Identity::default(),
             };
-            let server = WebcanonMcp::new(client, identity).map_err(|e| CliError::usage(e.to_string()))?;
+            // Its map and crawl jobs are the service's: one folder, one
+            // bound on jobs at once.
+            let server =
+                WebcanonMcp::new(client, identity).map_err(|e| CliError::usage(e.to_string()))?.with_jobs(jobs);
             let mcp_options = args.listen_args.mcp_options(&options.allowed_hosts)?.shutdown_token(stop_mcp.clone());
             app = app.merge(webcanon_mcp::http_router(server, &mcp_options));
         }

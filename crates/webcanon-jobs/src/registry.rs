@@ -196,6 +196,20 @@ impl Jobs {
     /// The page of job `id`'s records from `cursor` (0 for the first),
     /// at most `limit` of them (and [`MAX_PAGE_RECORDS`](crate::MAX_PAGE_RECORDS)).
     pub async fn page(&self, id: &JobId, cursor: u64, limit: usize) -> Result<ResultsPage, JobsError> {
+        self.page_within(id, cursor, limit, crate::MAX_PAGE_BYTES).await
+    }
+
+    /// The page of job `id`'s records from `cursor`, as [`Jobs::page`]
+    /// reads it, holding at most `max_bytes` of JSON lines (and
+    /// [`MAX_PAGE_BYTES`](crate::MAX_PAGE_BYTES)); the first record is
+    /// read whatever its size, so that every page moves on.
+    pub async fn page_within(
+        &self,
+        id: &JobId,
+        cursor: u64,
+        limit: usize,
+        max_bytes: usize,
+    ) -> Result<ResultsPage, JobsError> {
         let (path, committed, state) = {
             let mut entries = self.entries();
             self.sweep(&mut entries);
@@ -205,7 +219,7 @@ impl Jobs {
         };
         // Read after the state: a job seen finished has committed every
         // line, so an empty page at the end is the last one.
-        let (records, next) = results::read_page(&path, cursor, committed, limit).await?;
+        let (records, next) = results::read_page(&path, cursor, committed, limit, max_bytes).await?;
         let next_cursor = (!state.is_finished() || next < committed).then_some(next);
         Ok(ResultsPage { records, next_cursor, state })
     }

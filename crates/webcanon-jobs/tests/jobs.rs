@@ -293,3 +293,16 @@ async fn null_and_missing_counted_fields_count_apart() {
     let counts: Vec<(&str, u64)> = status.counts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     assert_eq!(counts, [("a", 1), ("none", 2), ("other", 1)]);
 }
+
+#[tokio::test]
+async fn a_page_holds_at_most_the_bytes_asked_but_at_least_one_record() {
+    let jobs = registry(JobsConfig::default());
+    let id = id_of(&jobs.start(spec(JobLimits::default()), numbered(100)).unwrap());
+    finished(&jobs, &id).await;
+    // `{"kind":"even","n":0}` and a newline: 22 bytes a record up to n = 9.
+    let page = jobs.page_within(&id, 0, 100, 22 * 3 + 5).await.unwrap();
+    assert_eq!(page.records.len(), 3);
+    let tiny = jobs.page_within(&id, page.next_cursor.unwrap(), 100, 1).await.unwrap();
+    assert_eq!(tiny.records.len(), 1);
+    assert_eq!(tiny.records[0]["n"], 3);
+}
