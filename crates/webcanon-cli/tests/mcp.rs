@@ -973,3 +973,30 @@ async fn serve_answers_mcp_and_the_api_from_one_client() {
     assert_eq!(code, Some(0), "{stderr:?}");
     std::fs::remove_dir_all(&cache).unwrap();
 }
+
+/// Under `webcanon serve`, the `map` and `crawl` tools run in the service's
+/// registry of jobs: a job started over HTTP counts against `--max-jobs`
+/// for the tools too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_runs_the_tools_jobs_in_the_services_registry() {
+    let site = site().await;
+    site.route("/slow", Route::html(200, PAGE).delay(Duration::from_secs(30)));
+    let cache = support::temp_dir("serve-jobs-cache");
+    let mut args = client_args(&cache);
+    args.extend(["--max-jobs", "1"].map(String::from));
+    let server = HttpServer::start_serve(&args);
+    let api = server.url.trim_end_matches("/mcp").to_string() + "/v1/crawl";
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let started = http.post(&api).json(&json!({"urls": [site.url("/slow")], "seeds": ["start"]})).send().await.unwrap();
+    assert_eq!(started.status(), 202);
+    let session = server.session().await;
+    let result = call(&session, "crawl", json!({"urls": [site.url("/page")], "seeds": ["start"]})).await;
+    let text = assert_error(&result, "crawl past --max-jobs");
+    assert!(text.contains("as many jobs as it takes"), "{text}");
+    assert_eq!(error_json(&result)["error"]["kind"], "overloaded");
+    session.cancel().await.unwrap();
+    let (code, _, stderr) = server.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    std::fs::remove_dir_all(&cache).unwrap();
+}
