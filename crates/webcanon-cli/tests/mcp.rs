@@ -932,7 +932,7 @@ async fn http_accepts_only_allowed_host_headers() {
 
 #[test]
 fn usage_errors_exit_with_status_2() {
-    let rows: [(&[&str], &str); 6] = [
+    let rows: [(&[&str], &str); 8] = [
         (&["mcp", "--allow-host", "mcp.test"], "--http"),
         (&["mcp", "--http", "256.0.0.1:0"], "cannot listen on `256.0.0.1:0`"),
         (&["mcp", "--timeout", "0"], "--timeout must be a number of seconds above 0"),
@@ -940,6 +940,8 @@ fn usage_errors_exit_with_status_2() {
         (&["mcp", "--timeout", "100000"], "--timeout must be a number of seconds above 0 and up to 86400"),
         (&["mcp", "--min-interval=-1"], "--min-interval must be a number of seconds from 0 to 86400"),
         (&["mcp", "--user-agent", "bad\nagent"], "not a valid header value"),
+        (&["mcp", "--max-jobs", "0"], "--max-jobs must be at least 1"),
+        (&["mcp", "--job-max-seconds", "0"], "--job-max-seconds must be a positive number of seconds"),
     ];
     for (args, expected) in rows {
         let run = support::webcanon(args);
