@@ -71,7 +71,7 @@ impl Continuations {
     pub fn issue(&self, continuation: Continuation) -> Result<String, Failure> {
         let mut bytes = [0u8; TOKEN_BYTES];
         getrandom::fill(&mut bytes)
-            .map_err(|e| Failure::other("fetch", format!("no continuation token could be drawn: {e}"), ""))?;
+            .map_err(|e| Failure::server("fetch", format!("No continuation token could be drawn: {e}.")))?;
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         self.tokens.put(token.clone(), Arc::new(continuation), 1);
         Ok(token)
