@@ -35,7 +35,10 @@ PAGE = (
 
 LONG = "".join(f"row {i:03} — ünïcödé ✓\n" for i in range(150))
 
-TOOLS = {"fetch", "check_url", "llms_txt", "sitemap_urls", "audit_site"}
+TOOLS = {"fetch", "check_url", "llms_txt", "sitemap_urls", "audit_site", "map", "crawl"}
+# The job tools start from `url` (map) or `urls` (crawl), or read on from a
+# `continuation` token: none of their arguments is required.
+JOB_TOOLS = {"map": "url", "crawl": "urls"}
 
 
 @pytest.fixture
@@ -130,8 +133,13 @@ async def test_tools_prompt_and_refusals(webcanon_bin, site, version, transport,
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(tools) == TOOLS
         for tool in tools.values():
-            assert tool.input_schema["required"] == ["url"], tool.name
-            assert "description" in tool.input_schema["properties"]["url"], tool.name
+            start = JOB_TOOLS.get(tool.name, "url")
+            if tool.name in JOB_TOOLS:
+                assert "required" not in tool.input_schema, tool.name
+                assert "description" in tool.input_schema["properties"]["continuation"], tool.name
+            else:
+                assert tool.input_schema["required"] == ["url"], tool.name
+            assert "description" in tool.input_schema["properties"][start], tool.name
             assert tool.output_schema["type"] == "object", tool.name
             assert len(tool.description) > 100, tool.name
         prompts = (await client.list_prompts()).prompts
@@ -184,6 +192,21 @@ async def test_tools_prompt_and_refusals(webcanon_bin, site, version, transport,
             {"url": site.url("/page"), "lastmod": "2024-05-01", "sitemap": site.url("/sitemap.xml")}
         ]
         assert sitemap.structured_content["next_offset"] == 1
+
+        # crawl: a page of records per call, read on with the continuation token.
+        crawled, args = [], {"urls": [site.url("/page")], "seeds": ["start"], "page_size": 1}
+        for _ in range(20):
+            part = await client.call_tool("crawl", args)
+            assert not part.is_error, text_of(part)
+            crawled += part.structured_content["records"]
+            token = part.structured_content.get("continuation")
+            if token is None:
+                break
+            args = {"continuation": token}
+        assert [record["requested_url"] for record in crawled] == [site.url("/page")]
+        assert "Hello from Python" in crawled[0]["content"]
+        stale = await client.call_tool("map", {"continuation": "nope"})
+        assert stale.is_error and "is not a continuation token" in text_of(stale)[0]
 
         audit = await client.call_tool("audit_site", {"url": site.url("/")})
         assert not audit.is_error, text_of(audit)

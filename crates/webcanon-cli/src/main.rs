@@ -18,6 +18,7 @@ mod error;
 mod fetch_cmd;
 mod file_limit;
 mod input;
+mod job_args;
 mod keys_cmd;
 mod listen_args;
 mod llms_cmd;

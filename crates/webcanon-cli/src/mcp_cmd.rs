@@ -16,10 +16,11 @@ use webcanon_server::DEFAULT_SHUTDOWN_GRACE;
 
 use crate::client_args::{ClientArgs, runtime};
 use crate::error::CliError;
+use crate::job_args::JobArgs;
 use crate::listen_args::ListenArgs;
 use crate::signal::shutdown_signal;
 
-const AFTER_HELP: &str = "Tools: fetch, check_url, llms_txt, sitemap_urls, audit_site; prompt: fetch.
+const AFTER_HELP: &str = "Tools: fetch, check_url, llms_txt, sitemap_urls, audit_site, map, crawl; prompt: fetch.
 
 User-Agent: tool calls (the model decides) send `<agent>/<version> (Autonomous; +https://github.com/webcanon/webcanon)`, \
 the fetch prompt (the user asks) `<agent>/<version> (User-Initiated; +...)`; --user-agent replaces both. robots.txt is \
@@ -41,6 +42,9 @@ pub struct McpArgs {
     /// With --http: the hosts answered and the connection and session caps.
     #[command(flatten)]
     listen_args: ListenArgs,
+    /// The jobs of the `map` and `crawl` tools.
+    #[command(flatten)]
+    jobs: JobArgs,
 }
 
 /// Runs `webcanon mcp`.
@@ -48,12 +52,13 @@ pub fn run(args: McpArgs) -> Result<ExitCode, CliError> {
     if args.http.is_none() && (!args.listen_args.allow_host.is_empty() || args.listen_args.max_connections.is_some()) {
         return Err(CliError::usage("--allow-host and --max-connections need --http"));
     }
+    let jobs = crate::job_args::registry(args.jobs.config()?)?;
     let client = args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?;
     let identity = match &args.client.user_agent {
         Some(user_agent) => Identity::with_user_agent(user_agent),
         None => Identity::default(),
     };
-    let server = WebcanonMcp::new(client, identity).map_err(|e| CliError::usage(e.to_string()))?;
+    let server = WebcanonMcp::new(client, identity).map_err(|e| CliError::usage(e.to_string()))?.with_jobs(jobs);
     let runtime = runtime()?;
     let outcome = match &args.http {
         None => runtime.block_on(webcanon_mcp::serve_stdio(server)).map_err(|e| CliError::usage(e.to_string())),

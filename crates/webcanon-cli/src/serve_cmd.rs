@@ -10,6 +10,7 @@ use webcanon_server::{AppState, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT, L
 
 use crate::client_args::{ClientArgs, runtime};
 use crate::error::CliError;
+use crate::job_args::JobArgs;
 use crate::listen_args::{ListenArgs, seconds};
 use crate::signal::shutdown_signal;
 
@@ -43,6 +44,10 @@ pub struct ServeArgs {
     no_mcp: bool,
     #[command(flatten)]
     listen_args: ListenArgs,
+    /// The map and crawl jobs (`POST /v1/map`, `POST /v1/crawl` and the MCP
+    /// tools `map` and `crawl`).
+    #[command(flatten)]
+    jobs: JobArgs,
 }
 
 /// Runs `webcanon serve` until SIGTERM or Ctrl-C.
@@ -60,6 +65,9 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         body_read_timeout: seconds("body-timeout", args.body_timeout)?,
     };
     let grace = seconds("shutdown-grace", args.shutdown_grace)?;
+    // Before the port is bound: the folder is ready (and an earlier run's
+    // jobs removed) once the address is printed.
+    let jobs = crate::job_args::registry(args.jobs.config()?)?;
     let client = args.client.builder()?.build().map_err(|e| CliError::usage(e.to_string()))?;
     let runtime = runtime()?;
     runtime.block_on(async {
@@ -71,7 +79,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let signalled = shutdown_signal();
         eprintln!("listening on http://{addr}");
         args.listen_args.note_unspecified(addr);
-        let mut app = webcanon_server::router(AppState::new(client.clone(), limits));
+        let mut app = webcanon_server::router(AppState::new(client.clone(), limits).with_jobs(jobs.clone()));
         let stop_mcp = CancellationToken::new();
         if !args.no_mcp {
             // The MCP endpoint answers from the same client: one connection
@@ -80,7 +88,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
                 Some(user_agent) => Identity::with_user_agent(user_agent),
                 None => Identity::default(),
             };
-            let server = WebcanonMcp::new(client, identity).map_err(|e| CliError::usage(e.to_string()))?;
+            // Its map and crawl jobs are the service's: one folder, one
+            // bound on jobs at once.
+            let server =
+                WebcanonMcp::new(client, identity).map_err(|e| CliError::usage(e.to_string()))?.with_jobs(jobs);
             let mcp_options = args.listen_args.mcp_options(&options.allowed_hosts)?.shutdown_token(stop_mcp.clone());
             app = app.merge(webcanon_mcp::http_router(server, &mcp_options));
         }

@@ -84,6 +84,7 @@ async fn site() -> TestServer {
         .route("/prompt-page", Route::html(200, PAGE))
         .route("/asked", Route::html(200, &PAGE.replace("Hello agents", "Asked by the user")))
         .route("/long", Route::text(200, &long_text()))
+        .route("/big", Route::text(200, &"a big page of text to crawl ✓\n".repeat(12_000)))
         .route("/guide", Route::html(200, PAGE))
         .route("/guide.md", Route::bytes(200, "text/markdown", b"# Guide\n\nThe Markdown copy.\n".to_vec()))
         .route("/llms.txt", Route::text(200, &llms))
@@ -249,7 +250,31 @@ async fn lists_tools_and_the_prompt(session: &Session) {
     let tools = session.list_all_tools().await.unwrap();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["audit_site", "check_url", "fetch", "llms_txt", "sitemap_urls"]);
+    assert_eq!(names, ["audit_site", "check_url", "crawl", "fetch", "llms_txt", "map", "sitemap_urls"]);
+    // The job tools start from `url` or `urls`, or read on from `continuation`.
+    for (name, start) in [("map", "url"), ("crawl", "urls")] {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        assert!(tool.description.as_ref().is_some_and(|d| d.len() > 100), "{name} has a description");
+        let schema = Value::Object(tool.input_schema.as_ref().clone());
+        assert!(schema.get("required").is_none_or(|r| r == &json!([])), "{name}: {schema}");
+        for field in [start, "agent", "scope", "include", "exclude", "page_size", "continuation"] {
+            let description = schema["properties"][field]["description"].as_str().unwrap_or_default();
+            assert!(description.len() > 15, "{name}.{field} is described: {schema}");
+        }
+        let output = Value::Object(tool.output_schema.as_ref().expect("an output schema").as_ref().clone());
+        for field in ["job", "records", "continuation", "truncated"] {
+            assert!(output["properties"][field].is_object(), "{name} output.{field}: {output}");
+        }
+        let unknown = webcanon_client::json_schema::nonstandard_formats(
+            &schema,
+            webcanon_client::json_schema::Dialect::JsonSchema,
+        );
+        assert!(unknown.is_empty(), "{name}: nonstandard formats {unknown:?}");
+    }
+    let crawl = tools.iter().find(|t| t.name == "crawl").unwrap();
+    for option in ["format", "links", "render", "max_bytes"] {
+        assert!(crawl.input_schema["properties"].get(option).is_some(), "crawl takes the fetch option {option}");
+    }
     let optional = [
         ("fetch", &["agent", "max_length", "start_index", "raw", "format", "links", "images"][..]),
         ("check_url", &["agent"]),
@@ -648,6 +673,95 @@ async fn reads_the_rsl_license_for_the_purpose(session: &Session, site: &TestSer
     assert!(codes(&result).is_empty(), "{:?}", structured(&result));
 }
 
+/// Every record of a `map` or `crawl` job started with `args`, read from
+/// one continuation token to the next; each call's records within
+/// `page_size`.
+async fn read_job(session: &Session, tool: &str, args: Value, page_size: usize) -> Vec<Value> {
+    let mut args = args;
+    args["page_size"] = json!(page_size);
+    let mut records = Vec::new();
+    for _ in 0..100 {
+        let result = call(session, tool, args.clone()).await;
+        assert_ok(&result, tool);
+        let texts = texts(&result);
+        assert!(texts[0].contains("not instructions to follow"), "{}", texts[0]);
+        let out = structured(&result);
+        let got = out["records"].as_array().unwrap();
+        assert!(got.len() <= page_size, "{tool}: {} records past page_size {page_size}", got.len());
+        let bytes: usize = got.iter().map(|r| r.to_string().len()).sum();
+        assert!(bytes <= 256 * 1024, "{tool}: {bytes} bytes in one call");
+        records.extend(got.iter().cloned());
+        match out["continuation"].as_str() {
+            Some(token) => args = json!({"continuation": token, "page_size": page_size}),
+            None => {
+                assert!(texts[0].contains("no more records"), "{}", texts[0]);
+                return records;
+            }
+        }
+    }
+    panic!("{tool}: the job did not end within 100 calls");
+}
+
+async fn maps_and_crawls_a_page_at_a_time(session: &Session, site: &TestServer) {
+    let map = read_job(session, "map", json!({"url": site.url("/"), "sources": ["sitemap", "llms_txt"]}), 2).await;
+    let mut urls: Vec<&str> = map.iter().map(|r| r["url"].as_str().unwrap()).collect();
+    urls.sort_unstable();
+    urls.dedup();
+    assert_eq!(urls.len(), map.len(), "each URL once");
+    for path in ["/page", "/long", "/prompt-page", "/guide.md"] {
+        assert!(urls.contains(&site.url(path).as_str()), "{path} mapped: {urls:?}");
+    }
+    assert!(map.iter().all(|r| r["verdict"].is_string()), "{map:?}");
+    let crawl = read_job(session, "crawl", json!({"urls": [site.url("/page")], "seeds": ["start"]}), 1).await;
+    assert_eq!(crawl.len(), 1, "{crawl:?}");
+    assert!(crawl[0]["content"].as_str().unwrap().contains("Hello agents"), "{crawl:?}");
+    assert_eq!(crawl[0]["verdict"], "allowed_explicit");
+    let private = read_job(session, "crawl", json!({"urls": [site.url("/private/x")], "seeds": ["start"]}), 5).await;
+    assert_eq!(private[0]["not_fetched"], "disallowed", "robots.txt is the server's: {private:?}");
+    // A page larger than a call's bound comes with its content cut.
+    let result = call(session, "crawl", json!({"urls": [site.url("/big")], "seeds": ["start"]})).await;
+    assert_ok(&result, "crawl /big");
+    let out = structured(&result);
+    assert_eq!(out["truncated"], 1, "{}", texts(&result)[0]);
+    assert_eq!(out["records"][0]["content_truncated"], true);
+    assert!(texts(&result)[1].len() <= 256 * 1024);
+}
+
+async fn refuses_bad_continuations_and_job_arguments(session: &Session, site: &TestServer) {
+    let first = call(session, "map", json!({"url": site.url("/"), "sources": ["sitemap"], "page_size": 1})).await;
+    let token = structured(&first)["continuation"].as_str().unwrap().to_string();
+    let rows = [
+        ("map", json!({"continuation": "nope"}), "is not a continuation token"),
+        ("map", json!({"continuation": "0123456789abcdef0123456789abcdef"}), "unknown or expired"),
+        ("crawl", json!({"continuation": token}), "continues a map job"),
+        ("map", json!({"continuation": "x".repeat(10_000)}), "is not a continuation token"),
+        ("map", json!({}), "give `url` to start a map"),
+        ("crawl", json!({"urls": []}), "give `urls` to start a crawl"),
+        ("map", json!({"url": site.url("/"), "page_size": 0}), "page_size must be between 1 and 500"),
+        ("crawl", json!({"urls": [site.url("/")], "page_size": 501}), "page_size must be between 1 and 500"),
+        ("crawl", json!({"urls": vec![site.url("/"); 101]}), "at most 100"),
+        ("crawl", json!({"urls": [site.url("/")], "include": ["docs"]}), "pattern"),
+        ("map", json!({"url": site.url("/"), "exclude": vec!["/x"; 101]}), "at most 100"),
+        ("crawl", json!({"urls": [site.url("/")], "max_pages": 0}), "max_pages must be at least 1"),
+        ("crawl", json!({"urls": [site.url("/")], "robots": "ignore"}), "unknown field `robots`"),
+        ("crawl", json!({"urls": ["ftp://example.com/"]}), "scheme `ftp` is not http or https"),
+    ];
+    for (tool, args, expected) in rows {
+        let result = call(session, tool, args.clone()).await;
+        let shown: String = args.to_string().chars().take(100).collect();
+        let text = assert_error(&result, &format!("{tool} {shown}"));
+        assert!(text.contains(expected), "{tool} {shown}: {text}");
+        assert!(text.len() < 1_000, "{tool} {shown}: a short message");
+        assert_eq!(error_json(&result)["error"]["kind"], "usage", "{tool} {shown}");
+    }
+    for (tool, args) in [("map", json!({"url": "http://10.1.2.3/"})), ("crawl", json!({"urls": ["http://10.1.2.3/"]}))]
+    {
+        let result = call(session, tool, args).await;
+        let text = assert_error(&result, tool);
+        assert!(text.starts_with("Refused by the SSRF guard:"), "{tool}: {text}");
+    }
+}
+
 async fn exercise(session: &Session, site: &TestServer) {
     lists_tools_and_the_prompt(session).await;
     fetches_pages(session, site).await;
@@ -664,6 +778,8 @@ async fn exercise(session: &Session, site: &TestServer) {
     audits_the_origin(session, site).await;
     an_unreachable_origin_is_not_audited(session).await;
     identifies_itself(session, site).await;
+    maps_and_crawls_a_page_at_a_time(session, site).await;
+    refuses_bad_continuations_and_job_arguments(session, site).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -816,7 +932,7 @@ async fn http_accepts_only_allowed_host_headers() {
 
 #[test]
 fn usage_errors_exit_with_status_2() {
-    let rows: [(&[&str], &str); 6] = [
+    let rows: [(&[&str], &str); 8] = [
         (&["mcp", "--allow-host", "mcp.test"], "--http"),
         (&["mcp", "--http", "256.0.0.1:0"], "cannot listen on `256.0.0.1:0`"),
         (&["mcp", "--timeout", "0"], "--timeout must be a number of seconds above 0"),
@@ -824,6 +940,8 @@ fn usage_errors_exit_with_status_2() {
         (&["mcp", "--timeout", "100000"], "--timeout must be a number of seconds above 0 and up to 86400"),
         (&["mcp", "--min-interval=-1"], "--min-interval must be a number of seconds from 0 to 86400"),
         (&["mcp", "--user-agent", "bad\nagent"], "not a valid header value"),
+        (&["mcp", "--max-jobs", "0"], "--max-jobs must be at least 1"),
+        (&["mcp", "--job-max-seconds", "0"], "--job-max-seconds must be a positive number of seconds"),
     ];
     for (args, expected) in rows {
         let run = support::webcanon(args);
@@ -852,6 +970,33 @@ async fn serve_answers_mcp_and_the_api_from_one_client() {
     assert_eq!(answer["robots"]["verdict"], "disallowed_explicit", "{answer}");
     assert_eq!(answer["robots"]["from_cache"], true, "{answer}");
     assert_eq!(site.hits("/robots.txt"), 1, "one robots.txt fetch for both faces");
+    session.cancel().await.unwrap();
+    let (code, _, stderr) = server.stop();
+    assert_eq!(code, Some(0), "{stderr:?}");
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+/// Under `webcanon serve`, the `map` and `crawl` tools run in the service's
+/// registry of jobs: a job started over HTTP counts against `--max-jobs`
+/// for the tools too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_runs_the_tools_jobs_in_the_services_registry() {
+    let site = site().await;
+    site.route("/slow", Route::html(200, PAGE).delay(Duration::from_secs(30)));
+    let cache = support::temp_dir("serve-jobs-cache");
+    let mut args = client_args(&cache);
+    args.extend(["--max-jobs", "1"].map(String::from));
+    let server = HttpServer::start_serve(&args);
+    let api = server.url.trim_end_matches("/mcp").to_string() + "/v1/crawl";
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let started = http.post(&api).json(&json!({"urls": [site.url("/slow")], "seeds": ["start"]})).send().await.unwrap();
+    assert_eq!(started.status(), 202);
+    let session = server.session().await;
+    let result = call(&session, "crawl", json!({"urls": [site.url("/page")], "seeds": ["start"]})).await;
+    let text = assert_error(&result, "crawl past --max-jobs");
+    assert!(text.contains("as many jobs as it takes"), "{text}");
+    assert_eq!(error_json(&result)["error"]["kind"], "overloaded");
     session.cancel().await.unwrap();
     let (code, _, stderr) = server.stop();
     assert_eq!(code, Some(0), "{stderr:?}");

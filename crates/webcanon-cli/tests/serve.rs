@@ -96,6 +96,98 @@ fn bad_limits_are_usage_errors() {
     }
 }
 
+#[test]
+fn bad_job_limits_are_usage_errors() {
+    let file = std::env::temp_dir().join(format!("webcanon-serve-job-dir-file-{}", std::process::id()));
+    std::fs::write(&file, "a file, not a folder").unwrap();
+    let not_a_folder = file.to_str().unwrap();
+    for (args, message) in [
+        (&["--max-jobs", "0"][..], "--max-jobs"),
+        (&["--max-kept-jobs", "0"][..], "--max-kept-jobs"),
+        (&["--max-jobs", "8", "--max-kept-jobs", "4"][..], "--max-kept-jobs"),
+        (&["--job-ttl", "0"][..], "--job-ttl"),
+        (&["--job-ttl", "NaN"][..], "--job-ttl"),
+        (&["--job-max-records", "0"][..], "--job-max-records"),
+        (&["--job-max-result-bytes", "0"][..], "--job-max-result-bytes"),
+        (&["--job-max-seconds=-1"][..], "--job-max-seconds"),
+        (&["--job-max-records", "many"][..], "--job-max-records"),
+        (&["--job-dir", not_a_folder][..], "--job-dir"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_webcanon"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn job_flags_set_the_folder_and_the_limits_of_jobs() {
+    let site = TestServer::start().await;
+    site.route("/robots.txt", Route::text(200, ""));
+    site.route("/", Route::html(200, "<p>home</p>").delay(Duration::from_secs(30)));
+    let root = std::env::temp_dir().join(format!("webcanon-serve-job-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = JobDir(root);
+    let left = dir.path().join("jobs").join("0123456789abcdef0123456789abcdef.jsonl");
+    std::fs::create_dir_all(left.parent().unwrap()).unwrap();
+    std::fs::write(&left, "{}\n").unwrap();
+    let job_dir = dir.path().to_str().unwrap();
+    let (mut served, addr) = spawn_serve(&[
+        "--allow-private",
+        "127.0.0.0/8",
+        "--no-cache",
+        "--job-dir",
+        job_dir,
+        "--max-jobs",
+        "1",
+        "--job-max-records",
+        "7",
+        "--job-max-seconds",
+        "20",
+        "--job-ttl",
+        "5",
+    ]);
+    assert!(!left.exists(), "the results an earlier run left are removed");
+    let crawl = format!(r#"{{"urls": ["{}"], "seeds": ["start"]}}"#, site.url("/"));
+    let (status, body) = request(&addr, "POST", "/v1/crawl", &crawl);
+    assert_eq!(status, 202, "{body}");
+    let started: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(started["limits"]["max_records"], 7, "{body}");
+    assert_eq!(started["limits"]["max_seconds"], 20, "{body}");
+    let id = started["id"].as_str().unwrap();
+    assert!(dir.path().join("jobs").join(format!("{id}.jsonl")).is_file());
+    assert!(dir.path().join("jobs").join(format!("{id}.work")).is_dir(), "the frontier is in the job folder");
+    let (status, body) = request(&addr, "POST", "/v1/crawl", &crawl);
+    assert_eq!(status, 429, "--max-jobs 1: {body}");
+    let map = format!(r#"{{"url": "{}", "limits": {{"max_records": 8}}}}"#, site.url("/"));
+    let (status, body) = request(&addr, "POST", "/v1/map", &map);
+    assert_eq!(status, 422, "over --job-max-records: {body}");
+    assert!(body.contains("ceiling of 7"), "{body}");
+    let (exit, rest) = served.terminate();
+    assert_eq!(exit.code(), Some(0), "{rest}");
+    assert!(dir.path().exists(), "a folder the operator named is kept");
+}
+
+/// A folder removed when the test ends.
+struct JobDir(std::path::PathBuf);
+
+impl JobDir {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for JobDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// One request with the given `Host` and optional `Origin`: the status.
 fn status_with_host(addr: &str, method: &str, path: &str, host: &str, origin: Option<&str>, body: &str) -> u16 {
     let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();

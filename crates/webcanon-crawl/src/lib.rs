@@ -21,6 +21,8 @@
 //! - [`seed_file`]: a file of start URLs, read within bounds.
 //! - [`sink`]: where the records go (JSON lines, Markdown files, Parquet
 //!   with the feature `parquet`).
+//! - [`stream`]: a crawl as a stream of records ([`crawl_stream`]), for
+//!   the faces that run it as a job.
 //!
 //! The pure modules do no I/O.
 //!
@@ -52,6 +54,7 @@ pub mod seed_file;
 pub mod seeds;
 pub mod sink;
 pub mod soft_404;
+pub mod stream;
 
 pub use frontier::{Frontier, FrontierError};
 pub use links::{FoundBy, Link, links_of};
@@ -61,3 +64,4 @@ pub use scope::{OutOfScope, Scope, ScopeConfig, ScopeError, SiteScope};
 pub use seed_file::{SeedFileError, read_seed_file};
 pub use seeds::{SeedSource, SeedSources};
 pub use sink::{JsonLines, JsonLinesFile, MarkdownFolder, RecordSink};
+pub use stream::crawl_stream;

@@ -79,14 +79,24 @@ pub enum ScopeError {
     /// nothing).
     #[error("pattern `{0}` must start with `/` or `*`")]
     Pattern(String),
+    /// A pattern longer than [`MAX_PATTERN_BYTES`] (it is not repeated in
+    /// the message).
+    #[error("a pattern of {0} bytes is longer than the {MAX_PATTERN_BYTES} bytes a pattern may have")]
+    PatternTooLong(usize),
 }
+
+/// The longest include or exclude pattern, in bytes.
+pub const MAX_PATTERN_BYTES: usize = 2_048;
 
 impl ScopeConfig {
     /// Checks the patterns: each must start with `/` or `*`, as robots.txt
-    /// rules do, and be at most 2,048 bytes.
+    /// rules do, and be at most [`MAX_PATTERN_BYTES`].
     pub fn validate(&self) -> Result<(), ScopeError> {
         for pattern in self.include.iter().chain(&self.exclude) {
-            if !(pattern.starts_with('/') || pattern.starts_with('*')) || pattern.len() > 2_048 {
+            if pattern.len() > MAX_PATTERN_BYTES {
+                return Err(ScopeError::PatternTooLong(pattern.len()));
+            }
+            if !(pattern.starts_with('/') || pattern.starts_with('*')) {
                 return Err(ScopeError::Pattern(pattern.clone()));
             }
         }

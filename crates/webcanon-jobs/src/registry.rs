@@ -18,6 +18,8 @@ use crate::{JobFailure, JobsError, results};
 const JOBS_FOLDER: &str = "jobs";
 /// The extension of a results file.
 const RESULTS_EXTENSION: &str = "jsonl";
+/// The extension of a job's work folder (a crawl's frontier).
+const WORK_EXTENSION: &str = "work";
 
 /// What a job is, before it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +61,8 @@ struct Entry {
     progress: Arc<Mutex<Progress>>,
     cancel: CancellationToken,
     path: PathBuf,
+    /// The job's work folder, when its work asked for one.
+    work_folder: Option<PathBuf>,
 }
 
 impl Jobs {
@@ -98,6 +102,28 @@ impl Jobs {
     where
         S: Stream<Item = Result<serde_json::Value, JobFailure>> + Send + 'static,
     {
+        self.admit(spec, false, |_| records)
+    }
+
+    /// Starts a job whose work keeps files of its own (a crawl's frontier):
+    /// `work` is called with an empty folder made for the job in the
+    /// registry's folder, and returns the job's records as for
+    /// [`Jobs::start`]. The folder and what the work put in it are removed
+    /// once the job stops (and, should the process end first, by the next
+    /// registry on the same folder).
+    pub fn start_in<S>(&self, spec: JobSpec, work: impl FnOnce(&Path) -> S) -> Result<JobStatus, JobsError>
+    where
+        S: Stream<Item = Result<serde_json::Value, JobFailure>> + Send + 'static,
+    {
+        self.admit(spec, true, work)
+    }
+
+    /// Starts a job, with a work folder when `with_folder` (else `work` is
+    /// given the registry's folder, to read nothing from).
+    fn admit<S>(&self, spec: JobSpec, with_folder: bool, work: impl FnOnce(&Path) -> S) -> Result<JobStatus, JobsError>
+    where
+        S: Stream<Item = Result<serde_json::Value, JobFailure>> + Send + 'static,
+    {
         let config = &self.inner.config;
         let mut entries = self.entries();
         self.sweep(&mut entries);
@@ -110,7 +136,22 @@ impl Jobs {
         }
         let id = JobId::random().map_err(|error| JobsError::Random(error.to_string()))?;
         let path = self.inner.folder.join(format!("{id}.{RESULTS_EXTENSION}"));
-        let file = tokio::fs::File::from_std(std::fs::File::create(&path)?);
+        let work_folder = match with_folder {
+            true => {
+                let folder = self.inner.folder.join(format!("{id}.{WORK_EXTENSION}"));
+                std::fs::create_dir(&folder)?;
+                Some(folder)
+            }
+            false => None,
+        };
+        let file = match std::fs::File::create(&path) {
+            Ok(file) => tokio::fs::File::from_std(file),
+            Err(error) => {
+                remove_work_folder(work_folder.as_deref());
+                return Err(error.into());
+            }
+        };
+        let records = work(work_folder.as_deref().unwrap_or(&self.inner.folder));
         let limits = spec.limits.within(config.ceiling);
         let entry = Entry {
             kind: spec.kind,
@@ -120,8 +161,14 @@ impl Jobs {
             progress: Arc::new(Mutex::new(Progress::new())),
             cancel: CancellationToken::new(),
             path,
+            work_folder: work_folder.clone(),
         };
-        tokio::spawn(runner::run(records, file, entry.progress.clone(), limits, spec.count_by, entry.cancel.clone()));
+        let run = runner::run(records, file, entry.progress.clone(), limits, spec.count_by, entry.cancel.clone());
+        tokio::spawn(async move {
+            run.await;
+            // The work (and the files it held open) is dropped by now.
+            remove_work_folder(work_folder.as_deref());
+        });
         let status = self.status_of(&id, &entry);
         entries.insert(id, entry);
         Ok(status)
@@ -149,6 +196,20 @@ impl Jobs {
     /// The page of job `id`'s records from `cursor` (0 for the first),
     /// at most `limit` of them (and [`MAX_PAGE_RECORDS`](crate::MAX_PAGE_RECORDS)).
     pub async fn page(&self, id: &JobId, cursor: u64, limit: usize) -> Result<ResultsPage, JobsError> {
+        self.page_within(id, cursor, limit, crate::MAX_PAGE_BYTES).await
+    }
+
+    /// The page of job `id`'s records from `cursor`, as [`Jobs::page`]
+    /// reads it, holding at most `max_bytes` of JSON lines (and
+    /// [`MAX_PAGE_BYTES`](crate::MAX_PAGE_BYTES)); the first record is
+    /// read whatever its size, so that every page moves on.
+    pub async fn page_within(
+        &self,
+        id: &JobId,
+        cursor: u64,
+        limit: usize,
+        max_bytes: usize,
+    ) -> Result<ResultsPage, JobsError> {
         let (path, committed, state) = {
             let mut entries = self.entries();
             self.sweep(&mut entries);
@@ -158,7 +219,7 @@ impl Jobs {
         };
         // Read after the state: a job seen finished has committed every
         // line, so an empty page at the end is the last one.
-        let (records, next) = results::read_page(&path, cursor, committed, limit).await?;
+        let (records, next) = results::read_page(&path, cursor, committed, limit, max_bytes).await?;
         let next_cursor = (!state.is_finished() || next < committed).then_some(next);
         Ok(ResultsPage { records, next_cursor, state })
     }
@@ -174,6 +235,7 @@ impl Jobs {
             let expired = lock(&entry.progress).finished.is_some_and(|at| at.elapsed() >= ttl);
             if expired {
                 remove_file(&entry.path);
+                remove_work_folder(entry.work_folder.as_deref());
             }
             !expired
         });
@@ -216,17 +278,28 @@ impl Drop for Inner {
     }
 }
 
-/// Removes the results files (named by a job id) in `folder`.
+/// Removes the results files and work folders (named by a job id) in
+/// `folder`.
 fn remove_stale_results(folder: &Path) -> std::io::Result<()> {
     for item in std::fs::read_dir(folder)? {
         let path = item?.path();
-        let is_results = path.extension().is_some_and(|e| e == RESULTS_EXTENSION)
-            && path.file_stem().and_then(|s| s.to_str()).is_some_and(|s| s.parse::<JobId>().is_ok());
-        if is_results {
-            remove_file(&path);
+        let named_by_id = path.file_stem().and_then(|s| s.to_str()).is_some_and(|s| s.parse::<JobId>().is_ok());
+        let extension = path.extension().and_then(|e| e.to_str());
+        match extension {
+            Some(RESULTS_EXTENSION) if named_by_id => remove_file(&path),
+            Some(WORK_EXTENSION) if named_by_id => remove_work_folder(Some(&path)),
+            _ => {}
         }
     }
     Ok(())
+}
+
+/// Removes a job's work folder with its files, as [`remove_file`] does a
+/// results file.
+fn remove_work_folder(folder: Option<&Path>) {
+    if let Some(folder) = folder {
+        let _ = std::fs::remove_dir_all(folder);
+    }
 }
 
 /// Removes a results file; one already gone, or that cannot be removed,

@@ -11,7 +11,8 @@ use crate::JobsError;
 use crate::limits::{MAX_PAGE_BYTES, MAX_PAGE_RECORDS};
 
 /// Records read from `path` starting at byte `cursor`, at most `limit`
-/// of them (and [`MAX_PAGE_RECORDS`]) and about [`MAX_PAGE_BYTES`], within
+/// of them (and [`MAX_PAGE_RECORDS`]) and at most `max_bytes` of lines (and
+/// [`MAX_PAGE_BYTES`]; the first record is read whatever its size), within
 /// the first `committed` bytes; with the offset after the last one read.
 ///
 /// A cursor past `committed`, or not at the start of a line, is refused:
@@ -21,6 +22,7 @@ pub(crate) async fn read_page(
     cursor: u64,
     committed: u64,
     limit: usize,
+    max_bytes: usize,
 ) -> Result<(Vec<serde_json::Value>, u64), JobsError> {
     if cursor > committed {
         return Err(JobsError::InvalidCursor { cursor });
@@ -32,14 +34,15 @@ pub(crate) async fn read_page(
             return Err(JobsError::InvalidCursor { cursor });
         }
     }
+    let max_bytes = max_bytes.min(MAX_PAGE_BYTES);
     let mut lines = BufReader::new(file.take(committed - cursor));
     let mut records = Vec::new();
     let mut read_bytes = 0usize;
     let mut line = Vec::new();
-    while records.len() < limit.clamp(1, MAX_PAGE_RECORDS) && (records.is_empty() || read_bytes < MAX_PAGE_BYTES) {
+    while records.len() < limit.clamp(1, MAX_PAGE_RECORDS) {
         line.clear();
         let length = lines.read_until(b'\n', &mut line).await?;
-        if length == 0 {
+        if length == 0 || (!records.is_empty() && read_bytes + length > max_bytes) {
             break;
         }
         let record = serde_json::from_slice(&line).map_err(|error| JobsError::CorruptResults(error.to_string()))?;

@@ -23,8 +23,11 @@ const FLUSH_BYTES: usize = 64 * 1024;
 /// Distinct values of the counted field kept; the rest count under [`OTHER`].
 const MAX_COUNTED_VALUES: usize = 64;
 /// The count of values past [`MAX_COUNTED_VALUES`], and of records whose
-/// counted field is missing or not a string.
+/// counted field is missing or neither a string nor null.
 const OTHER: &str = "other";
+/// The count of records whose counted field is null (a crawl's page with
+/// content has no `not_fetched` reason).
+const NULL: &str = "none";
 
 /// What readers see of a running job, updated by its runner.
 #[derive(Debug)]
@@ -57,7 +60,11 @@ impl Progress {
 
     fn count(&mut self, record: &serde_json::Value, field: Option<&str>) {
         let Some(field) = field else { return };
-        let value = record.get(field).and_then(serde_json::Value::as_str).unwrap_or(OTHER);
+        let value = match record.get(field) {
+            Some(serde_json::Value::String(value)) => value.as_str(),
+            Some(serde_json::Value::Null) => NULL,
+            _ => OTHER,
+        };
         let key = if self.counts.contains_key(value) || self.counts.len() < MAX_COUNTED_VALUES { value } else { OTHER };
         *self.counts.entry(key.to_string()).or_default() += 1;
     }

@@ -69,8 +69,10 @@ pub struct JobStatus {
     pub records: u64,
     /// Bytes of results written.
     pub result_bytes: u64,
-    /// Records counted by the value of their field named by the job
-    /// (a map counts by `verdict`, a crawl by `outcome`).
+    /// Records counted by the value of their field named by the job (a
+    /// map counts by `verdict`, a crawl by `not_fetched`); a null value
+    /// counts as `none` (a crawl's pages with content), a missing one as
+    /// `other`, as do values past the 64 first.
     pub counts: BTreeMap<String, u64>,
     /// Seconds since the Unix epoch at its start.
     pub started_at: u64,

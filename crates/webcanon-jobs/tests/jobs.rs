@@ -241,3 +241,68 @@ async fn a_new_registry_removes_the_results_left_in_its_folder_and_a_dropped_one
     drop(jobs);
     assert!(!root.exists(), "the registry's own temporary folder is removed");
 }
+
+#[tokio::test]
+async fn a_jobs_work_folder_lives_while_it_runs_and_is_removed_when_it_stops() {
+    let jobs = registry(JobsConfig::default());
+    let dropped = Arc::new(AtomicBool::new(false));
+    let mut given = None;
+    let started = jobs
+        .start_in(spec(JobLimits::default()), |folder| {
+            std::fs::write(folder.join("frontier"), b"state").unwrap();
+            given = Some(folder.to_path_buf());
+            endless(dropped.clone())
+        })
+        .unwrap();
+    let folder = given.unwrap();
+    assert_eq!(folder.parent(), Some(jobs.folder()));
+    assert!(folder.join("frontier").is_file());
+    jobs.cancel(&id_of(&started)).unwrap();
+    for _ in 0..100 {
+        if !folder.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(!folder.exists(), "the work folder is removed once the job stops");
+    assert!(dropped.load(Ordering::SeqCst));
+    assert_eq!(std::fs::read_dir(jobs.folder()).unwrap().count(), 1, "the results stay until the job expires");
+}
+
+#[tokio::test]
+async fn a_new_registry_removes_work_folders_left_in_its_folder() {
+    let jobs = registry(JobsConfig::default());
+    let root = jobs.folder().parent().unwrap().to_path_buf();
+    let left = jobs.folder().join("0123456789abcdef0123456789abcdef.work");
+    std::fs::create_dir(&left).unwrap();
+    std::fs::write(left.join("frontier"), b"state").unwrap();
+    let kept = jobs.folder().join("notes.work");
+    std::fs::create_dir(&kept).unwrap();
+    let reopened = registry(JobsConfig { data_dir: Some(root), ..JobsConfig::default() });
+    assert!(!left.exists());
+    assert!(kept.exists(), "only folders named by a job id are removed");
+    drop(reopened);
+}
+
+#[tokio::test]
+async fn null_and_missing_counted_fields_count_apart() {
+    let jobs = registry(JobsConfig::default());
+    let records = stream::iter([json!({"kind": null}), json!({"kind": "a"}), json!({}), json!({"kind": null})].map(Ok));
+    let id = id_of(&jobs.start(spec(JobLimits::default()), records.boxed()).unwrap());
+    let status = finished(&jobs, &id).await;
+    let counts: Vec<(&str, u64)> = status.counts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(counts, [("a", 1), ("none", 2), ("other", 1)]);
+}
+
+#[tokio::test]
+async fn a_page_holds_at_most_the_bytes_asked_but_at_least_one_record() {
+    let jobs = registry(JobsConfig::default());
+    let id = id_of(&jobs.start(spec(JobLimits::default()), numbered(100)).unwrap());
+    finished(&jobs, &id).await;
+    // `{"kind":"even","n":0}` and a newline: 22 bytes a record up to n = 9.
+    let page = jobs.page_within(&id, 0, 100, 22 * 3 + 5).await.unwrap();
+    assert_eq!(page.records.len(), 3);
+    let tiny = jobs.page_within(&id, page.next_cursor.unwrap(), 100, 1).await.unwrap();
+    assert_eq!(tiny.records.len(), 1);
+    assert_eq!(tiny.records[0]["n"], 3);
+}

@@ -53,3 +53,25 @@ pub(crate) fn optional_agent<'de, D: Deserializer<'de>>(deserializer: D) -> Resu
 pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_input::<T>().unwrap_or_else(|e| panic!("invalid input schema for `{}`: {e}", std::any::type_name::<T>()))
 }
+
+/// The schema of a scope (`origin`, `domain`, `prefix`), as serde reads
+/// [`Scope`](webcanon_crawl::Scope).
+pub(crate) fn scope_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    use webcanon_crawl::Scope::{Domain, Origin, Prefix};
+    string_enum(&[Origin, Domain, Prefix])
+}
+
+/// The schema of a list of map sources (`sitemap`, `llms_txt`, `link`), as
+/// serde reads [`MapSource`](webcanon_crawl::map::MapSource).
+pub(crate) fn map_sources_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    use webcanon_crawl::map::MapSource::{Link, LlmsTxt, Sitemap};
+    let item = string_enum(&[Sitemap, LlmsTxt, Link]);
+    schemars::json_schema!({ "type": ["array", "null"], "items": item })
+}
+
+/// A string schema listing `values` by their serde names: schemas list
+/// what deserialisation takes, never a second copy of the names.
+fn string_enum<T: serde::Serialize>(values: &[T]) -> schemars::Schema {
+    let names: Vec<serde_json::Value> = values.iter().filter_map(|value| serde_json::to_value(value).ok()).collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
+}

@@ -7,8 +7,8 @@
 //! share one client: one robots.txt cache, one SSRF guard, one set of
 //! connections.
 //!
-//! Tools (each takes the target as `url` and an optional `agent` product
-//! token):
+//! Tools (each takes the target as `url`, `crawl` its start URLs as
+//! `urls`, and an optional `agent` product token):
 //!
 //! | tool | what it returns |
 //! |---|---|
@@ -17,6 +17,8 @@
 //! | `llms_txt` | a site's llms.txt, parsed: title, summary, sections with links, optional links |
 //! | `sitemap_urls` | URLs found in the site's sitemaps, with lastmod, paged |
 //! | `audit_site` | the audit summary of an origin: score, checks, top findings with fixes |
+//! | `map` | a site's URLs with their robots verdicts, a page of records per call with a continuation token |
+//! | `crawl` | a site crawled breadth first, a page of page records per call with a continuation token |
 //!
 //! and one prompt, `fetch`, for pages the user asks for.
 //!
@@ -24,6 +26,11 @@
 //! with `isError: true` that say why, quoting only the matched robots.txt
 //! rule. Page text is returned as content, in its own content item, never
 //! as instructions.
+//!
+//! `map` and `crawl` run as jobs in a [`webcanon_jobs::Jobs`] registry
+//! ([`WebcanonMcp::with_jobs`]): the work goes on between calls, its
+//! records wait on disk, and each call reads a bounded page of them with
+//! an opaque continuation token for the next (see DESIGN.md).
 //!
 //! Transports: [`serve_stdio`] (one client on standard input and output) and
 //! [`http_router`], the streamable HTTP endpoint at `/mcp` as an axum
@@ -41,6 +48,7 @@
 //! ```
 
 mod arguments;
+mod continuation;
 mod identity;
 mod output;
 mod page_cache;
@@ -53,6 +61,7 @@ mod tools;
 mod transport;
 mod ttl_cache;
 
+pub use continuation::{MAX_TOKENS, TOKEN_TTL};
 pub use identity::{Identity, Initiator};
 pub use server::{MAX_FETCH_LENGTH, MAX_SITEMAP_LIMIT, WebcanonMcp};
 pub use transport::{

@@ -276,3 +276,38 @@ pub(crate) struct AuditOutput {
     /// All findings, counted.
     pub findings_total: usize,
 }
+
+/// One call's page of a `map` or `crawl` job's records.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub(crate) struct JobPageOutput {
+    /// The job, as it stood when the page was read.
+    pub job: JobOutput,
+    /// The records of this call, in the order the job wrote them: a map's
+    /// URL records, or a crawl's page records (the `webcanon crawl` JSON
+    /// lines).
+    pub records: Vec<serde_json::Value>,
+    /// Records whose `content` was cut so that the call stays within its
+    /// byte bound (they have `content_truncated: true`; fetch the URL for
+    /// the whole page).
+    pub truncated: usize,
+    /// The token to pass as `continuation` for the next records; absent
+    /// once the job has finished and every record was returned.
+    pub continuation: Option<String>,
+}
+
+/// A job's state and counts.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub(crate) struct JobOutput {
+    /// `map` or `crawl`.
+    pub kind: String,
+    /// `running`, `completed`, `limit_reached`, `cancelled` or `failed`.
+    pub state: String,
+    /// The limit it stopped at (`records`, `result_bytes`, `duration`), when `state` is `limit_reached`.
+    pub limit: Option<String>,
+    /// Records written so far.
+    pub records: u64,
+    /// Records counted by verdict (map) or by `not_fetched` reason (crawl; `none` for pages with content).
+    pub counts: std::collections::BTreeMap<String, u64>,
+    /// Why it failed, when `state` is `failed`.
+    pub error: Option<serde_json::Value>,
+}

@@ -42,6 +42,13 @@ impl Failure {
         Failure { body, text }
     }
 
+    /// A call the server cannot take now (too many jobs) or could not
+    /// complete on its side (its disk): kind `overloaded` or `fetch`, the
+    /// CLI's exit status 5, with no URL.
+    pub fn server(kind: &'static str, text: String) -> Failure {
+        Failure { body: Box::new(ErrorBody::new(kind, code::FETCH, text.clone())), text }
+    }
+
     /// A failure of the retrieval layer for `url`, requested as `agent`.
     pub fn from_client(err: &Error, url: &str, agent: &str) -> Failure {
         match err {

@@ -183,3 +183,62 @@ pub enum ScopeName {
     /// The start URL's origin, under the folder of its path.
     Prefix,
 }
+
+/// `POST /v1/crawl`: a site read breadth first from its start URLs, as a
+/// job whose records are the `PageRecord`s `webcanon crawl` writes.
+///
+/// Every request goes through the service's client: its robots mode, SSRF
+/// guard and pacing, which no field here can loosen. The fetch options
+/// (`max_bytes` per page, `format`, `render`, ...) are those of
+/// `POST /v1/fetch`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CrawlRequest {
+    /// The start URLs (absolute, http or https), at most 100; their sites are the crawl's scope.
+    #[schema(min_items = 1, max_items = 100, example = json!(["https://example.com/docs/"]))]
+    pub urls: Vec<WebUrl>,
+    /// The product token matched against robots.txt (default: the service's `--agent`).
+    pub agent: Option<ProductToken>,
+    /// Which URLs are followed: the start URLs' origins (default), their registrable domains, or their origins under each start URL's folder.
+    #[serde(default)]
+    pub scope: ScopeName,
+    /// Only URLs whose path matches one of these robots.txt patterns (`/docs/`, `/*.html$`).
+    #[serde(default)]
+    #[schema(max_items = 100)]
+    pub include: Vec<String>,
+    /// URLs whose path matches one of these robots.txt patterns are left out.
+    #[serde(default)]
+    #[schema(max_items = 100)]
+    pub exclude: Vec<String>,
+    /// Where the crawl starts (default: all three): the start URLs, their sites' sitemaps, their llms.txt.
+    pub seeds: Option<Vec<SeedName>>,
+    /// The deepest link depth followed (start URLs are 0; default: no limit).
+    pub max_depth: Option<u32>,
+    /// The most pages requested; more than the job's `max_records` is lowered to it (each page is a record).
+    #[schema(minimum = 1)]
+    pub max_pages: Option<u64>,
+    /// The most body bytes received, all pages together (the per-page limit is `max_bytes`).
+    #[schema(minimum = 1)]
+    pub max_total_bytes: Option<u64>,
+    /// The most pages requested from one host.
+    #[schema(minimum = 1)]
+    pub max_pages_per_host: Option<u64>,
+    /// What the job may produce (`max_records` is the most records, pages and URLs not fetched together).
+    #[serde(default)]
+    pub limits: JobLimitsRequest,
+    /// What this crawl changes of the service's fetch options, as in `POST /v1/fetch`.
+    #[serde(flatten)]
+    pub options: FetchOverrides,
+}
+
+/// A source of a crawl's first URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedName {
+    /// The start URLs themselves.
+    Start,
+    /// The URLs the start sites' sitemaps list.
+    Sitemap,
+    /// The links of the start sites' llms.txt.
+    Llms,
+}

@@ -72,14 +72,18 @@ pub mod reason {
 }
 
 /// The `reason` of a body whose JSON does not fit the request: the checked
-/// field that refused its value (`url`, `agent`), or the shape itself.
+/// field that refused its value (`url`, an item of `urls`, `agent`), or the
+/// shape itself.
 fn data_error_reason(error: &JsonDataError) -> &'static str {
     let mut source = std::error::Error::source(error);
     while let Some(error) = source {
         if let Some(located) = error.downcast_ref::<serde_path_to_error::Error<serde_json::Error>>() {
-            return match located.path().iter().next_back() {
-                Some(Segment::Map { key }) if key == "url" => reason::INVALID_URL,
-                Some(Segment::Map { key }) if key == "agent" => reason::INVALID_AGENT,
+            let mut path = located.path().iter().rev();
+            return match (path.next(), path.next()) {
+                (Some(Segment::Map { key }), _) if key == "url" => reason::INVALID_URL,
+                (Some(Segment::Map { key }), _) if key == "agent" => reason::INVALID_AGENT,
+                // A start URL of a crawl (`urls[3]`).
+                (Some(Segment::Seq { .. }), Some(Segment::Map { key })) if key == "urls" => reason::INVALID_URL,
                 _ => reason::INVALID_BODY,
             };
         }

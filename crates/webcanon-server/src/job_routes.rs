@@ -108,10 +108,32 @@ where
 {
     let spec = JobSpec { kind, limits, count_by: Some(count_by) };
     let status = state.jobs()?.start(spec, records).map_err(|error| jobs_error(&error))?;
+    accepted(status)
+}
+
+/// 202 with a started job's status and its `Location`.
+fn accepted(status: JobStatus) -> Result<Response, ApiError> {
     let location = HeaderValue::from_str(&format!("/v1/jobs/{}", status.id)).map_err(|_| {
         ApiError::usage(StatusCode::INTERNAL_SERVER_ERROR, reason::LOCAL, "the job's location could not be written")
     })?;
     Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(status)).into_response())
+}
+
+/// Starts a job of `kind` whose work needs a folder of its own (`work` is
+/// given it): 202 with its status and its `Location`.
+pub(crate) fn start_in<S>(
+    state: &AppState,
+    kind: &'static str,
+    count_by: &'static str,
+    limits: JobLimits,
+    work: impl FnOnce(&std::path::Path) -> S,
+) -> Result<Response, ApiError>
+where
+    S: Stream<Item = Result<serde_json::Value, JobFailure>> + Send + 'static,
+{
+    let spec = JobSpec { kind, limits, count_by: Some(count_by) };
+    let status = state.jobs()?.start_in(spec, work).map_err(|error| jobs_error(&error))?;
+    accepted(status)
 }
 
 /// The limits a job request asks for, each at most the service's ceiling;

@@ -13,6 +13,7 @@
 //! | `POST /v1/robots/eval` | `{agent?, urls}` | `{agent, results: [{url, allowed, verdict, recommendation, rule} or {url, error}]}` |
 //! | `POST /v1/audit` | `{url, agent?}` | the report of `webcanon audit --json` |
 //! | `POST /v1/map` | `{url, agent?, scope?, include?, exclude?, sources?, max_links?, limits?}` | 202 and a job: the site's URLs with their robots verdicts |
+//! | `POST /v1/crawl` | `{urls, agent?, scope?, include?, exclude?, seeds?, max_depth?, max_pages?, max_total_bytes?, max_pages_per_host?, limits?, ...fetch options}` | 202 and a job: a `PageRecord` per URL, as `webcanon crawl` writes them |
 //! | `GET /v1/jobs/{id}` | | a map or crawl job's status and counts |
 //! | `GET /v1/jobs/{id}/results?cursor=&limit=` | | a page of its records, read from disk, and the next cursor |
 //! | `DELETE /v1/jobs/{id}` | | cancels it; its records stay readable until it expires |
@@ -67,7 +68,7 @@ pub use listen::{
     AllowedHosts, DEFAULT_HEADER_READ_TIMEOUT, FALLBACK_MAX_CONNECTIONS, ServeOptions, default_max_connections,
     reason as host_reason, serve_with,
 };
-pub use site_jobs::{MAX_MAP_LINKS, MAX_SCOPE_PATTERNS};
+pub use site_jobs::{MAX_CRAWL_STARTS, MAX_MAP_LINKS, MAX_SCOPE_PATTERNS};
 pub use state::{
     AGENT_PATTERN, AppState, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_REQUEST_TIMEOUT, Limits, MAX_AGENT_LEN, MAX_EVAL_URLS,
@@ -87,6 +88,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/robots/eval", post(handlers::robots_eval))
         .route("/v1/audit", post(handlers::audit))
         .route("/v1/map", post(site_jobs::map))
+        .route("/v1/crawl", post(site_jobs::crawl))
         .route("/v1/jobs/{id}", get(job_routes::status).delete(job_routes::cancel))
         .route("/v1/jobs/{id}/results", get(job_routes::results))
         .route_layer(from_fn_with_state(state.clone(), limits::guard));

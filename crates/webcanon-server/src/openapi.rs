@@ -21,6 +21,7 @@ use utoipa::OpenApi;
         crate::handlers::robots_eval,
         crate::handlers::audit,
         crate::site_jobs::map,
+        crate::site_jobs::crawl,
         crate::job_routes::status,
         crate::job_routes::results,
         crate::job_routes::cancel,
@@ -28,7 +29,7 @@ use utoipa::OpenApi;
         crate::handlers::metrics,
         openapi,
     ),
-    components(schemas(webcanon_crawl::map::MapRecord))
+    components(schemas(webcanon_crawl::map::MapRecord, webcanon_client::PageRecord))
 )]
 pub struct ApiDoc;
 

@@ -128,6 +128,12 @@ impl Client {
         self.inner.mode
     }
 
+    /// The per-host pacing the client was built with (a crawl schedules
+    /// hosts by it).
+    pub fn pacing(&self) -> crate::PacingConfig {
+        self.inner.http.pacing.pacer.config()
+    }
+
     /// Cache counters (hits, misses, robots fetches).
     pub fn cache_stats(&self) -> CacheStats {
         self.inner.cache.stats()

@@ -3,9 +3,17 @@
 
 pub(crate) mod audit;
 pub(crate) mod check;
+pub(crate) mod crawl;
 pub(crate) mod fetch;
+mod job_pages;
 pub(crate) mod llms;
+pub(crate) mod map;
 pub(crate) mod sitemap;
+
+use std::sync::Mutex;
+
+use webcanon_crawl::{Scope, ScopeConfig};
+use webcanon_jobs::{Jobs, JobsConfig};
 
 use webcanon_client::{BuildError, Client};
 
@@ -45,6 +53,12 @@ pub(crate) struct Shared {
     pub pages: PageCache<crate::output::PageMeta>,
     /// What `sitemap_urls` discovered per origin, kept briefly for paging.
     pub sitemaps: crate::sitemap_cache::SitemapCache,
+    /// The map and crawl jobs: given by
+    /// [`WebcanonMcp::with_jobs`](crate::WebcanonMcp::with_jobs), or a
+    /// registry with the default settings made at the first job.
+    jobs: Mutex<Option<Jobs>>,
+    /// The continuation tokens of `map` and `crawl`.
+    pub continuations: crate::continuation::Continuations,
 }
 
 impl Shared {
@@ -61,7 +75,27 @@ impl Shared {
             user_initiated,
             pages: PageCache::new(PAGE_TTL),
             sitemaps: crate::sitemap_cache::SitemapCache::new(),
+            jobs: Mutex::new(None),
+            continuations: crate::continuation::Continuations::new(),
         })
+    }
+
+    /// Makes `jobs` the registry of the map and crawl jobs.
+    pub fn set_jobs(&self, jobs: Jobs) {
+        *self.jobs.lock().unwrap_or_else(|p| p.into_inner()) = Some(jobs);
+    }
+
+    /// The registry of the map and crawl jobs (one with the default
+    /// settings, in a temporary folder, when none was given).
+    pub fn jobs(&self) -> Result<Jobs, Failure> {
+        let mut jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(jobs) = jobs.as_ref() {
+            return Ok(jobs.clone());
+        }
+        let made = Jobs::new(JobsConfig::default())
+            .map_err(|e| Failure::server("fetch", format!("The server's job store cannot be made: {e}.")))?;
+        *jobs = Some(made.clone());
+        Ok(made)
     }
 
     /// The client for a call: the server's own agent when `agent` is absent
@@ -91,4 +125,36 @@ impl Shared {
 pub(crate) fn parse_http_url(input: &str) -> Result<url::Url, Failure> {
     webcanon_client::web_url::parse(input.trim())
         .map_err(|e| Failure::usage(format!("invalid URL `{input}`: {e}"), Some(input)))
+}
+
+/// The most include and exclude patterns a `map` or `crawl` call takes.
+pub(crate) const MAX_SCOPE_PATTERNS: usize = 100;
+
+/// The scope of a `map` or `crawl` call, its patterns checked.
+pub(crate) fn scope_config(
+    scope: Scope,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    max_depth: Option<u32>,
+) -> Result<ScopeConfig, Failure> {
+    let patterns = include.len() + exclude.len();
+    if patterns > MAX_SCOPE_PATTERNS {
+        return Err(Failure::usage(
+            format!("{patterns} include and exclude patterns given; a call takes at most {MAX_SCOPE_PATTERNS}"),
+            None,
+        ));
+    }
+    let config = ScopeConfig { scope, include, exclude, max_depth };
+    config.validate().map_err(|e| Failure::usage(e.to_string(), None))?;
+    Ok(config)
+}
+
+/// A count of records asked for (`name`), at least 1 and lowered to the
+/// server's per-job `ceiling`.
+pub(crate) fn records_within(asked: Option<u64>, ceiling: u64, name: &str) -> Result<u64, Failure> {
+    match asked {
+        Some(0) => Err(Failure::usage(format!("{name} must be at least 1"), None)),
+        Some(n) => Ok(n.min(ceiling)),
+        None => Ok(ceiling),
+    }
 }
