@@ -169,14 +169,18 @@ fn comments(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     string_enum(&[Auto, Include, Exclude])
 }
 
-/// The schema of a render mode: a boolean, or `off`, `on`, `auto`.
+/// The schema of a render mode: a boolean, or `off`, `on`, `auto`, or
+/// null for the default, as every other optional field takes.
 #[cfg(feature = "json-schema")]
 fn render_mode(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let spellings = RenderMode::SPELLINGS;
-    schemars::json_schema!({ "oneOf": [{ "type": "boolean" }, { "type": "string", "enum": spellings }] })
+    schemars::json_schema!({
+        "oneOf": [{ "type": "boolean" }, { "type": "string", "enum": spellings }, { "type": "null" }]
+    })
 }
 
-/// The OpenAPI schema of a render mode: a boolean, or `off`, `on`, `auto`.
+/// The OpenAPI schema of a render mode: a boolean, or `off`, `on`, `auto`,
+/// or null for the default, as every other optional field takes.
 #[cfg(feature = "openapi")]
 fn openapi_render_mode() -> utoipa::openapi::schema::Schema {
     use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
@@ -185,6 +189,7 @@ fn openapi_render_mode() -> utoipa::openapi::schema::Schema {
     OneOfBuilder::new()
         .item(ObjectBuilder::new().schema_type(Type::Boolean))
         .item(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(spellings)))
+        .item(ObjectBuilder::new().schema_type(Type::Null))
         .build()
         .into()
 }

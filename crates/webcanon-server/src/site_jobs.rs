@@ -111,8 +111,12 @@ pub async fn crawl(
         ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_OPTION, error.message(error.option))
     })?;
     let scope = scope_config(request.scope, request.include, request.exclude, request.max_depth)?;
+    // The counts are `int64` in the OpenAPI document (1 to 2^63 - 1), the
+    // integers most JSON clients can write: larger ones are refused, as
+    // the document says, rather than read as "no limit".
     let positive = |name: &str, value: Option<u64>| match value {
         Some(0) => Err(invalid_option(format!("{name} must be at least 1"))),
+        Some(n) if i64::try_from(n).is_err() => Err(invalid_option(format!("{name} must be at most {}", i64::MAX))),
         other => Ok(other),
     };
     let max_records = limits.max_records;
@@ -164,6 +168,10 @@ fn scope_config(
         return Err(invalid_option(format!(
             "{patterns} include and exclude patterns given; a request takes at most {MAX_SCOPE_PATTERNS}"
         )));
+    }
+    // `int32` in the OpenAPI document, as for the counts of a crawl.
+    if let Some(depth) = max_depth.filter(|depth| i32::try_from(*depth).is_err()) {
+        return Err(invalid_option(format!("max_depth {depth} is over the most, {}", i32::MAX)));
     }
     let scope = match scope {
         ScopeName::Origin => Scope::Origin,

@@ -252,8 +252,11 @@ async fn hostile_crawl_requests_are_refused_or_clamped_cheaply() {
         (json!({"urls": [url], "exclude": vec!["/x"; 101]}), "invalid_option", "at most 100"),
         (json!({"urls": [url], "limits": {"max_records": u64::MAX}}), "invalid_option", "ceiling"),
         (json!({"urls": [url], "max_pages": 0}), "invalid_option", "max_pages"),
+        (json!({"urls": [url], "max_pages": u64::MAX}), "invalid_option", "max_pages must be at most"),
+        (json!({"urls": [url], "max_total_bytes": 1u64 << 63}), "invalid_option", "max_total_bytes must be at most"),
         (json!({"urls": [url], "max_bytes": 0}), "invalid_option", "max_bytes"),
         (json!({"urls": [url], "max_depth": -1}), "invalid_body", "max_depth"),
+        (json!({"urls": [url], "max_depth": 1u64 << 31}), "invalid_option", "max_depth"),
         (json!({"urls": [url], "robots": "ignore"}), "invalid_body", "robots"),
         (json!({"urls": [url], "ssrf": "allow"}), "invalid_body", "ssrf"),
         (json!({"urls": ["file:///etc/passwd"]}), "invalid_url", ""),
@@ -269,7 +272,7 @@ async fn hostile_crawl_requests_are_refused_or_clamped_cheaply() {
         assert!(began.elapsed() < Duration::from_secs(2), "{head}: {:?}", began.elapsed());
     }
     assert_eq!(site.requests().len(), 0, "nothing is asked of a site for a refused request");
-    let (code, started) = service.post("/v1/crawl", &json!({"urls": [url], "max_pages": u64::MAX})).await;
+    let (code, started) = service.post("/v1/crawl", &json!({"urls": [url], "max_pages": i64::MAX})).await;
     assert_eq!(code, 202, "{started}");
     let ceiling = service.state.jobs().unwrap().ceiling();
     assert_eq!(started["limits"]["max_records"], ceiling.max_records, "{started}");
