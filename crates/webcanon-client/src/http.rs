@@ -95,12 +95,12 @@ impl Pacing {
 /// Whether a request waits for its host's pacing slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pace {
-    /// Pages, Markdown copies, and what callers of `Client::get` ask for.
+    /// Every request but robots.txt: pages, llms.txt and RSL files,
+    /// Markdown copies, and what callers of `Client::get` ask for.
     Paced,
-    /// The files a site publishes for agents to read first (robots.txt,
-    /// llms.txt): loaded at most once per cache period, and needed before
-    /// the `Crawl-delay` they may carry is even known. Pacing them would make
-    /// a single fetch wait the whole delay between robots.txt and the page.
+    /// robots.txt: the file that carries the `Crawl-delay`, so it is read
+    /// before the delay is known, at most once per cache period, and the
+    /// delay counts between the requests it governs.
     Exempt,
 }
 

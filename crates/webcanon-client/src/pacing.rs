@@ -1,13 +1,14 @@
 //! Per-host pacing: a minimum interval between requests to one host, and
 //! the robots.txt `Crawl-delay` of the agent's group honoured up to a cap.
 //!
-//! Every content request the client sends (pages, Markdown alternatives,
-//! redirect hops, what `Client::get` is asked for) first reserves a slot for
-//! its host: at least its interval after the slot reserved before it. The
-//! files a site publishes for agents to read first, robots.txt and llms.txt,
-//! are loaded at most once per cache period and are not paced; otherwise a
-//! single fetch would wait the whole `Crawl-delay` between robots.txt and
-//! the page. The interval of a
+//! Every request the client sends but robots.txt (pages, the llms.txt
+//! files looked for on a page's path, Markdown alternatives, RSL files,
+//! redirect hops, what `Client::get` is asked for) first reserves a slot
+//! for its host: at least its interval after the slot reserved before it,
+//! so a server's log shows no two requests closer than its `Crawl-delay`.
+//! robots.txt alone is not paced: it carries the delay, is read before the
+//! delay is known and at most once per cache period, and the delay governs
+//! the requests it admits, not the file itself. The interval of a
 //! request is the larger of [`PacingConfig::min_interval`] and the
 //! `Crawl-delay` that its origin's robots.txt gives the client's agent (cut
 //! to [`PacingConfig::max_crawl_delay`]); a robots.txt not loaded yet, or

@@ -1,6 +1,14 @@
 //! The crawl: breadth first from the seeds, every request through
 //! [`Client::fetch_with`], one record per URL streamed to a sink, the
 //! frontier's transaction after each page.
+//!
+//! A page and the Markdown copy of it that an llms.txt lists are one
+//! document, requested once (DESIGN.md, "Crawl: a page and its llms.txt
+//! copy are requested once"): before a page is requested its copy is
+//! looked up, and the page is fetched through its copy (the copy's own
+//! URL then recorded `duplicate`, without a request), unless the crawl
+//! fetched the copy already as a page of its own (then the page is the
+//! one recorded `duplicate`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -8,9 +16,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::task::JoinSet;
 use url::Url;
 use webcanon_client::error::Error;
-use webcanon_client::{Client, ContentHash, FetchOptions, FetchResult, NotFetchedReason, PacingConfig, PageRecord};
+use webcanon_client::{
+    Alternative, Client, ContentHash, FetchOptions, FetchResult, NotFetchedReason, PacingConfig, PageRecord, SkipReason,
+};
 
-use crate::frontier::{Batch, Frontier, FrontierError, Lease, NewUrl};
+use crate::frontier::{Batch, Frontier, FrontierError, Lease, NewUrl, UrlState};
 use crate::links::links_of;
 use crate::normalize::NormalizedUrl;
 use crate::scope::{OutOfScope, ScopeConfig, SiteScope};
@@ -126,11 +136,29 @@ pub struct Crawler {
 }
 
 /// What a fetch task hands back.
+enum Done {
+    /// The page was requested (or its request failed).
+    Fetched(Fetched),
+    /// An llms.txt lists a Markdown copy of the page, and nothing is
+    /// requested yet: the frontier decides whether the page is.
+    CopyListed {
+        /// The page's lease.
+        lease: Lease,
+        /// What the soft-404 probe found, when it was asked.
+        probe: Option<Option<ContentHash>>,
+        /// The copy.
+        copy: NormalizedUrl,
+    },
+}
+
+/// A requested page.
 struct Fetched {
     lease: Lease,
     probe: Option<Option<ContentHash>>,
     outcome: Result<FetchResult, Error>,
     crawl_delay: Option<f64>,
+    /// The llms.txt copy the page was fetched through, if it has one.
+    copy: Option<NormalizedUrl>,
 }
 
 const COUNT_RECORDS: &str = "records";
@@ -173,7 +201,7 @@ impl Crawler {
             self.seed(&normalized, &scope, frontier, sink, observer, &mut summary).await?;
         }
         let concurrency = self.config.concurrency.max(1);
-        let mut tasks: JoinSet<Fetched> = JoinSet::new();
+        let mut tasks: JoinSet<Done> = JoinSet::new();
         let mut stopping = false;
         loop {
             while !stopping && tasks.len() < concurrency {
@@ -211,8 +239,16 @@ impl Crawler {
                 _ => tasks.join_next().await,
             };
             if let Some(joined) = joined {
-                let fetched = joined.map_err(|e| std::io::Error::other(format!("a fetch task failed: {e}")))?;
-                self.finish_page(fetched, &scope, frontier, sink, observer, &mut summary)?;
+                match joined.map_err(|e| std::io::Error::other(format!("a fetch task failed: {e}")))? {
+                    Done::Fetched(fetched) => self.finish_page(fetched, &scope, frontier, sink, observer, &mut summary)?,
+                    Done::CopyListed { lease, probe, copy } => match frontier.state_of(&copy)? {
+                        UrlState::Taken => self.finish_as_copy(lease, probe, &copy, frontier, sink, observer, &mut summary)?,
+                        UrlState::New | UrlState::Queued { .. } => {
+                            let request = request(self.client.clone(), self.options, lease, probe, Some(copy));
+                            tasks.spawn(async move { Done::Fetched(request.await) });
+                        }
+                    },
+                }
             }
         }
         self.drain(frontier, sink, observer, &mut summary)?;
@@ -274,6 +310,31 @@ impl Crawler {
         })
     }
 
+    /// Records a page whose llms.txt copy the crawl fetched already as a
+    /// page of its own: a `duplicate` naming the copy, without a request.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_as_copy(
+        &self,
+        lease: Lease,
+        probe: Option<Option<ContentHash>>,
+        copy: &NormalizedUrl,
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+        summary: &mut CrawlSummary,
+    ) -> Result<(), CrawlError> {
+        let mut record = PageRecord::not_fetched(&lease.url, NotFetchedReason::Duplicate);
+        record.error = Some(format!("its Markdown copy {}, which llms.txt lists, was fetched as a page", copy.as_str()));
+        let record = position(record, &lease);
+        self.commit(frontier, sink, observer, summary, vec![record], |batch| {
+            batch.finish(&lease, now_ms(), false)?;
+            if let Some(hash) = probe {
+                batch.set_probe(&lease.host, hash)?;
+            }
+            Ok(Vec::new())
+        })
+    }
+
     /// Records a fetched page (or its failure), and queues its links.
     fn finish_page(
         &self,
@@ -284,18 +345,19 @@ impl Crawler {
         observer: &mut dyn CrawlObserver,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
-        let Fetched { lease, probe, outcome, crawl_delay } = fetched;
+        let Fetched { lease, probe, outcome, crawl_delay, copy } = fetched;
         let ready_at = now_ms() + self.config.pacing.interval(crawl_delay).as_millis() as i64;
         let soft_404 = match probe {
             Some(hash) => hash,
             None => frontier.probe_of(&lease.host)?.flatten(),
         };
-        let (record, links) = match outcome {
+        let (record, links, copy_outcome) = match outcome {
             Ok(page) => {
                 let links = links_of(&page);
-                (PageRecord::from_result(page), links)
+                let copy_outcome = copy.and_then(|copy| copy_record(&page.alternatives, copy, &lease.url));
+                (PageRecord::from_result(page), links, copy_outcome)
             }
-            Err(error) => (PageRecord::from_error(&lease.url, &error), Vec::new()),
+            Err(error) => (PageRecord::from_error(&lease.url, &error), Vec::new(), None),
         };
         let bytes = record.bytes.unwrap_or(0);
         let mut record = position(record, &lease);
@@ -332,6 +394,9 @@ impl Crawler {
                     }
                     out.extend(admit(batch, &normalized, depth, Some(&url), verdict)?);
                 }
+            }
+            if let Some((copy, copy_record)) = copy_outcome {
+                out.extend(settle_copy(batch, &copy, copy_record, depth, &url)?);
             }
             out.insert(0, record);
             Ok(out)
@@ -406,19 +471,82 @@ impl Crawler {
     }
 }
 
-/// Fetches one leased URL (after the host's soft-404 probe when asked),
-/// and reads the `Crawl-delay` its robots.txt gives the agent.
-async fn fetch(client: Client, options: FetchOptions, lease: Lease, probe: bool) -> Fetched {
+/// Takes one leased URL: the host's soft-404 probe when asked, then the
+/// Markdown copy an llms.txt lists for it (when the options look for
+/// alternatives), handed back for the frontier to decide on; failing
+/// that, the page itself.
+async fn fetch(client: Client, options: FetchOptions, lease: Lease, probe: bool) -> Done {
     let probe = match probe {
         true => Some(soft_404::probe(&client, &options, &lease.url).await),
         false => None,
     };
+    if options.alternatives
+        && let Ok(page) = Url::parse(&lease.url)
+        && let Some(copy) = client.llms_markdown_copy(&page).await
+        && let Ok(copy) = NormalizedUrl::new(&copy)
+    {
+        return Done::CopyListed { lease, probe, copy };
+    }
+    Done::Fetched(request(client, options, lease, probe, None).await)
+}
+
+/// Requests one leased URL (through `copy`, its llms.txt copy, when it
+/// has one: the client tries it first), and reads the `Crawl-delay` its
+/// robots.txt gives the agent.
+async fn request(
+    client: Client,
+    options: FetchOptions,
+    lease: Lease,
+    probe: Option<Option<ContentHash>>,
+    copy: Option<NormalizedUrl>,
+) -> Fetched {
     let outcome = client.fetch_with(lease.url.as_str(), &options).await;
     let crawl_delay = match client.robots_txt(lease.url.as_str()).await {
         Ok(robots) => robots.rules_for(client.agent()).and_then(|rules| rules.crawl_delay()),
         Err(_) => None,
     };
-    Fetched { lease, probe, outcome, crawl_delay }
+    Fetched { lease, probe, outcome, crawl_delay, copy }
+}
+
+/// The record of `copy` once `page` was fetched through it: a `duplicate`
+/// naming the page when its content is the page's, the failure when it
+/// was requested and failed; `None` when it was not requested (robots.txt
+/// or the SSRF guard refused it), so that it keeps its own turn.
+fn copy_record(alternatives: &[Alternative], copy: NormalizedUrl, page: &str) -> Option<(NormalizedUrl, PageRecord)> {
+    let tried = alternatives.iter().find(|a| NormalizedUrl::parse(&a.url).is_ok_and(|url| url.key() == copy.key()))?;
+    let (reason, error) = match tried.skipped_reason {
+        None => (NotFetchedReason::Duplicate, format!("fetched as the Markdown copy of {page}")),
+        Some(SkipReason::Robots | SkipReason::Ssrf) => return None,
+        Some(SkipReason::HttpStatus) => (NotFetchedReason::HttpStatus, describe(tried, page)),
+        Some(SkipReason::NotMarkdown) => (NotFetchedReason::UnsupportedContent, describe(tried, page)),
+        Some(_) => (NotFetchedReason::FetchFailed, describe(tried, page)),
+    };
+    let mut record = PageRecord::not_fetched(copy.as_str(), reason);
+    record.error = Some(error);
+    Some((copy, record))
+}
+
+fn describe(tried: &Alternative, page: &str) -> String {
+    let detail = tried.detail.as_deref().unwrap_or("no detail");
+    format!("requested as the Markdown copy of {page}: {detail}")
+}
+
+/// Takes `copy`, requested as the Markdown copy of `page`, out of the
+/// crawl's way with its `record`: at its own place when it was queued,
+/// one level below the page when it was new; nothing when it has a
+/// record already.
+fn settle_copy(
+    batch: &mut Batch<'_>,
+    copy: &NormalizedUrl,
+    record: PageRecord,
+    depth: u32,
+    page: &str,
+) -> Result<Option<PageRecord>, FrontierError> {
+    Ok(match batch.settle(copy)? {
+        UrlState::New => Some(record.with_crawl_position(depth, Some(page.to_string()))),
+        UrlState::Queued { depth, parent } => Some(record.with_crawl_position(depth, parent)),
+        UrlState::Taken => None,
+    })
 }
 
 /// The record of a URL met at `depth` from `parent`: queued when new and

@@ -5,7 +5,6 @@ use std::ops::ControlFlow;
 
 use url::Url;
 use webcanon_client::{Client, DiscoveryConfig, DiscoveryEvent};
-use webcanon_core::llms::LlmsTxt;
 
 /// Which sources seed a crawl.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,13 +77,10 @@ pub async fn sitemap_urls(client: &Client, site: &Url, max_urls: usize) -> Vec<(
 }
 
 /// The links of the llms.txt of `site`, resolved against the file, at
-/// most `max_urls`. A missing or refused llms.txt gives none.
+/// most `max_urls`. A missing or refused llms.txt gives none. The file is
+/// read through the client's llms.txt cache, which the Markdown copies of
+/// the crawl's pages are looked for in too: one request for both.
 pub async fn llms_urls(client: &Client, site: &Url, max_urls: usize) -> Vec<String> {
-    let Ok(answer) = client.llms_txt(site.as_str()).await else { return Vec::new() };
-    if !answer.is_success() || webcanon_core::sniff::looks_like_html(&answer.body) {
-        return Vec::new();
-    }
-    let Ok(file_url) = Url::parse(&answer.final_url) else { return Vec::new() };
-    let file = LlmsTxt::parse(&answer.body);
-    file.links().filter_map(|l| file_url.join(l.link.url.trim()).ok()).map(String::from).take(max_urls).collect()
+    let file = webcanon_client::llms_txt_url(site);
+    client.llms_txt_links(&file).await.into_iter().take(max_urls).map(String::from).collect()
 }
