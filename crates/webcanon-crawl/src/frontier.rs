@@ -257,7 +257,8 @@ impl Frontier {
 /// waiting URLs, through the host index.
 fn state_of(connection: &Connection, url: &NormalizedUrl) -> rusqlite::Result<UrlState> {
     let seen: bool =
-        connection.query_row("SELECT EXISTS (SELECT 1 FROM seen WHERE key = ?1)", [url.key() as i64], |row| row.get(0))?;
+        connection
+            .query_row("SELECT EXISTS (SELECT 1 FROM seen WHERE key = ?1)", [url.key() as i64], |row| row.get(0))?;
     if !seen {
         return Ok(UrlState::New);
     }
@@ -360,7 +361,10 @@ impl Batch<'_> {
             }
             UrlState::Queued { .. } => {
                 self.tx
-                    .execute("DELETE FROM queue WHERE host = ?1 AND url = ?2 AND in_flight = 0", [url.host(), url.as_str()])
+                    .execute(
+                        "DELETE FROM queue WHERE host = ?1 AND url = ?2 AND in_flight = 0",
+                        [url.host(), url.as_str()],
+                    )
                     .map_err(|e| self.fail(e))?;
                 self.tx
                     .execute("UPDATE hosts SET queued = queued - 1 WHERE host = ?1", [url.host()])

@@ -138,17 +138,18 @@ pub struct Crawler {
 /// What a fetch task hands back.
 enum Done {
     /// The page was requested (or its request failed).
-    Fetched(Fetched),
+    Fetched(Box<Fetched>),
     /// An llms.txt lists a Markdown copy of the page, and nothing is
     /// requested yet: the frontier decides whether the page is.
-    CopyListed {
-        /// The page's lease.
-        lease: Lease,
-        /// What the soft-404 probe found, when it was asked.
-        probe: Option<Option<ContentHash>>,
-        /// The copy.
-        copy: NormalizedUrl,
-    },
+    CopyListed(CopyListed),
+}
+
+/// A leased page whose llms.txt lists a Markdown copy of it.
+struct CopyListed {
+    lease: Lease,
+    /// What the soft-404 probe found, when it was asked.
+    probe: Option<Option<ContentHash>>,
+    copy: NormalizedUrl,
 }
 
 /// A requested page.
@@ -240,12 +241,15 @@ impl Crawler {
             };
             if let Some(joined) = joined {
                 match joined.map_err(|e| std::io::Error::other(format!("a fetch task failed: {e}")))? {
-                    Done::Fetched(fetched) => self.finish_page(fetched, &scope, frontier, sink, observer, &mut summary)?,
-                    Done::CopyListed { lease, probe, copy } => match frontier.state_of(&copy)? {
-                        UrlState::Taken => self.finish_as_copy(lease, probe, &copy, frontier, sink, observer, &mut summary)?,
+                    Done::Fetched(fetched) => {
+                        self.finish_page(*fetched, &scope, frontier, sink, observer, &mut summary)?;
+                    }
+                    Done::CopyListed(listed) => match frontier.state_of(&listed.copy)? {
+                        UrlState::Taken => self.finish_as_copy(listed, frontier, sink, observer, &mut summary)?,
                         UrlState::New | UrlState::Queued { .. } => {
+                            let CopyListed { lease, probe, copy } = listed;
                             let request = request(self.client.clone(), self.options, lease, probe, Some(copy));
-                            tasks.spawn(async move { Done::Fetched(request.await) });
+                            tasks.spawn(async move { Done::Fetched(Box::new(request.await)) });
                         }
                     },
                 }
@@ -312,19 +316,18 @@ impl Crawler {
 
     /// Records a page whose llms.txt copy the crawl fetched already as a
     /// page of its own: a `duplicate` naming the copy, without a request.
-    #[allow(clippy::too_many_arguments)]
     fn finish_as_copy(
         &self,
-        lease: Lease,
-        probe: Option<Option<ContentHash>>,
-        copy: &NormalizedUrl,
+        listed: CopyListed,
         frontier: &mut Frontier,
         sink: &mut dyn RecordSink,
         observer: &mut dyn CrawlObserver,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
+        let CopyListed { lease, probe, copy } = listed;
         let mut record = PageRecord::not_fetched(&lease.url, NotFetchedReason::Duplicate);
-        record.error = Some(format!("its Markdown copy {}, which llms.txt lists, was fetched as a page", copy.as_str()));
+        record.error =
+            Some(format!("its Markdown copy {}, which llms.txt lists, was fetched as a page", copy.as_str()));
         let record = position(record, &lease);
         self.commit(frontier, sink, observer, summary, vec![record], |batch| {
             batch.finish(&lease, now_ms(), false)?;
@@ -485,9 +488,9 @@ async fn fetch(client: Client, options: FetchOptions, lease: Lease, probe: bool)
         && let Some(copy) = client.llms_markdown_copy(&page).await
         && let Ok(copy) = NormalizedUrl::new(&copy)
     {
-        return Done::CopyListed { lease, probe, copy };
+        return Done::CopyListed(CopyListed { lease, probe, copy });
     }
-    Done::Fetched(request(client, options, lease, probe, None).await)
+    Done::Fetched(Box::new(request(client, options, lease, probe, None).await))
 }
 
 /// Requests one leased URL (through `copy`, its llms.txt copy, when it
