@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use futures_util::stream::{self, StreamExt};
 use tokio::task::JoinSet;
 use url::Url;
 use webcanon_client::error::Error;
@@ -24,7 +25,7 @@ use crate::frontier::{Batch, Frontier, FrontierError, Lease, NewUrl, UrlState};
 use crate::links::links_of;
 use crate::normalize::NormalizedUrl;
 use crate::scope::{OutOfScope, ScopeConfig, SiteScope};
-use crate::seeds::{SeedSources, llms_urls, sitemap_urls};
+use crate::seeds::{Seed, SeedSources, seeds_of};
 use crate::sink::RecordSink;
 use crate::soft_404;
 
@@ -278,28 +279,21 @@ impl Crawler {
         observer: &mut dyn CrawlObserver,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
-        let mut found: Vec<(String, u32, Option<String>)> = Vec::new();
-        let sources = self.config.seeds;
-        for start in starts {
-            if sources.start {
-                found.push((start.as_str().to_string(), 0, None));
-            }
-            if sources.sitemap {
-                let listed = sitemap_urls(&self.client, start.url(), self.config.limits.max_sitemap_urls).await;
-                found.extend(listed.into_iter().map(|(url, sitemap)| (url, 1, Some(sitemap))));
-            }
-            if sources.llms {
-                let listed = llms_urls(&self.client, start.url(), self.config.limits.max_sitemap_urls).await;
-                let file = webcanon_client::llms_txt_url(start.url()).to_string();
-                found.extend(listed.into_iter().map(|url| (url, 1, Some(file.clone()))));
-            }
-        }
+        // Sites are read side by side, as many at once as are crawled, and
+        // their seeds queued in the order of the starts.
+        let (sources, max_listed) = (self.config.seeds, self.config.limits.max_sitemap_urls);
+        let found: Vec<Seed> = stream::iter(starts)
+            .map(|start| seeds_of(&self.client, start.url(), sources, max_listed))
+            .buffered(self.config.concurrency.max(1))
+            .flat_map(stream::iter)
+            .collect()
+            .await;
         let mut records = Vec::new();
         let mut pushes = Vec::new();
-        for (text, depth, parent) in found {
-            match NormalizedUrl::parse(&text) {
-                Ok(url) => pushes.push((url, depth, parent)),
-                Err(e) => records.push(invalid(&text, depth, parent, &e.to_string())),
+        for Seed { url, depth, listed_in } in found {
+            match NormalizedUrl::parse(&url) {
+                Ok(normalized) => pushes.push((normalized, depth, listed_in)),
+                Err(e) => records.push(invalid(&url, depth, listed_in, &e.to_string())),
             }
         }
         self.commit(frontier, sink, observer, summary, records, |batch| {

@@ -59,6 +59,37 @@ pub enum SeedSource {
     LlmsTxt,
 }
 
+/// A URL a crawl starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seed {
+    /// The URL, as given or listed.
+    pub url: String,
+    /// 0 for a start URL, 1 for a URL its site lists.
+    pub depth: u32,
+    /// The sitemap or llms.txt that listed it.
+    pub listed_in: Option<String>,
+}
+
+/// The seeds of one start URL from `sources`, in order: the URL itself,
+/// what its site's sitemaps list, then its llms.txt's links, at most
+/// `max_listed` of each.
+pub async fn seeds_of(client: &Client, start: &Url, sources: SeedSources, max_listed: usize) -> Vec<Seed> {
+    let mut seeds = Vec::new();
+    if sources.start {
+        seeds.push(Seed { url: start.to_string(), depth: 0, listed_in: None });
+    }
+    if sources.sitemap {
+        let listed = sitemap_urls(client, start, max_listed).await;
+        seeds.extend(listed.into_iter().map(|(url, sitemap)| Seed { url, depth: 1, listed_in: Some(sitemap) }));
+    }
+    if sources.llms {
+        let file = webcanon_client::llms_txt_url(start).to_string();
+        let listed = llms_urls(client, start, max_listed).await;
+        seeds.extend(listed.into_iter().map(|url| Seed { url, depth: 1, listed_in: Some(file.clone()) }));
+    }
+    seeds
+}
+
 /// The URLs the sitemaps of `site` list, at most `max_urls`, each with
 /// the sitemap that listed it. Sitemap failures are not errors: a site
 /// without sitemaps gives none.
