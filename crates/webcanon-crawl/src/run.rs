@@ -168,6 +168,14 @@ const COUNT_REQUESTED: &str = "requested";
 const COUNT_FETCHED: &str = "fetched";
 const COUNT_BYTES: &str = "bytes";
 const SEEDED: &str = "seeded";
+/// How many start sites have their seeds queued.
+const SEEDED_SITES: &str = "seeded_sites";
+/// The start sites read for seeds at once (at most the crawl's
+/// concurrency): each holds the URLs its sitemaps list, at most
+/// [`CrawlLimits::max_sitemap_urls`], until its turn to be queued, so
+/// seeding holds at most this many sites' lists whatever the number of
+/// sites.
+const SEED_SITES_AT_ONCE: usize = 4;
 /// The URLs turned into `limit` records per transaction once the crawl
 /// stops.
 const DRAIN_BATCH: usize = 1_000;
@@ -269,7 +277,8 @@ impl Crawler {
     }
 
     /// Puts the start URLs and the sites' sitemap and llms.txt URLs in the
-    /// frontier, in one transaction.
+    /// frontier, one transaction a site, in the order of the starts. A
+    /// resumed crawl goes on from the first site not queued.
     async fn seed(
         &self,
         starts: &[NormalizedUrl],
@@ -279,18 +288,33 @@ impl Crawler {
         observer: &mut dyn CrawlObserver,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
-        // Sites are read side by side, as many at once as are crawled, and
-        // their seeds queued in the order of the starts.
         let (sources, max_listed) = (self.config.seeds, self.config.limits.max_sitemap_urls);
-        let found: Vec<Seed> = stream::iter(starts)
+        let queued = usize::try_from(frontier.counter(SEEDED_SITES)?).unwrap_or(usize::MAX);
+        let mut sites = stream::iter(starts.iter().skip(queued))
             .map(|start| seeds_of(&self.client, start.url(), sources, max_listed))
-            .buffered(self.config.concurrency.max(1))
-            .flat_map(stream::iter)
-            .collect()
-            .await;
+            .buffered(SEED_SITES_AT_ONCE.min(self.config.concurrency.max(1)));
+        while let Some(seeds) = sites.next().await {
+            self.queue_seeds(seeds, scope, frontier, sink, observer, summary)?;
+        }
+        self.commit(frontier, sink, observer, summary, Vec::new(), |batch| {
+            batch.add_to_counter(SEEDED, 1)?;
+            Ok(Vec::new())
+        })
+    }
+
+    /// Queues the seeds of one site, in one transaction.
+    fn queue_seeds(
+        &self,
+        seeds: Vec<Seed>,
+        scope: &SiteScope,
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+        summary: &mut CrawlSummary,
+    ) -> Result<(), CrawlError> {
         let mut records = Vec::new();
         let mut pushes = Vec::new();
-        for Seed { url, depth, listed_in } in found {
+        for Seed { url, depth, listed_in } in seeds {
             match NormalizedUrl::parse(&url) {
                 Ok(normalized) => pushes.push((normalized, depth, listed_in)),
                 Err(e) => records.push(invalid(&url, depth, listed_in, &e.to_string())),
@@ -303,7 +327,7 @@ impl Crawler {
                 let verdict = if *depth == 0 { Ok(()) } else { scope.check(url.url(), *depth) };
                 out.extend(admit(batch, url, *depth, parent.as_deref(), verdict)?);
             }
-            batch.add_to_counter(SEEDED, 1)?;
+            batch.add_to_counter(SEEDED_SITES, 1)?;
             Ok(out)
         })
     }
