@@ -90,6 +90,14 @@ impl Pacing {
         let interval = self.pacer.config().interval(self.robots.crawl_delay(&origin, &self.agent));
         self.pacer.wait(host, interval).await;
     }
+
+    /// Notes that the request to `url` ended: the host's next interval
+    /// counts from now.
+    fn after(&self, url: &Url) {
+        if let Some(host) = url.host_str() {
+            self.pacer.finished(host);
+        }
+    }
 }
 
 /// Whether a request waits for its host's pacing slot.
@@ -201,6 +209,9 @@ impl Http {
             Ok(result) => result,
             Err(_) => Err(FetchError::Timeout { url: url.to_string(), after: started.elapsed() }),
         };
+        if pace == Pace::Paced {
+            self.pacing.after(url);
+        }
         // A body read to its end over a connection the server keeps open
         // goes back to the pool; a cut one, an error or `close` does not.
         let reusable = result.as_ref().is_ok_and(|answer| {
