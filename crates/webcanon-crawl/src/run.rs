@@ -290,8 +290,12 @@ impl Crawler {
     ) -> Result<(), CrawlError> {
         let (sources, max_listed) = (self.config.seeds, self.config.limits.max_sitemap_urls);
         let queued = usize::try_from(frontier.counter(SEEDED_SITES)?).unwrap_or(usize::MAX);
-        let mut sites = stream::iter(starts.iter().skip(queued))
-            .map(|start| seeds_of(&self.client, start.url(), sources, max_listed))
+        // Owned URLs: a stream over borrowed ones is not `Send` for every
+        // lifetime, which a spawned crawl needs.
+        let pending: Vec<Url> = starts.iter().skip(queued).map(|start| start.url().clone()).collect();
+        let client = &self.client;
+        let mut sites = stream::iter(pending)
+            .map(|start| async move { seeds_of(client, &start, sources, max_listed).await })
             .buffered(SEED_SITES_AT_ONCE.min(self.config.concurrency.max(1)));
         while let Some(seeds) = sites.next().await {
             self.queue_seeds(seeds, scope, frontier, sink, observer, summary)?;
