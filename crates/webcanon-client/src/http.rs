@@ -90,17 +90,25 @@ impl Pacing {
         let interval = self.pacer.config().interval(self.robots.crawl_delay(&origin, &self.agent));
         self.pacer.wait(host, interval).await;
     }
+
+    /// Notes that the request to `url` ended: the host's next interval
+    /// counts from now.
+    fn after(&self, url: &Url) {
+        if let Some(host) = url.host_str() {
+            self.pacer.finished(host);
+        }
+    }
 }
 
 /// Whether a request waits for its host's pacing slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pace {
-    /// Pages, Markdown copies, and what callers of `Client::get` ask for.
+    /// Every request but robots.txt: pages, llms.txt and RSL files,
+    /// Markdown copies, and what callers of `Client::get` ask for.
     Paced,
-    /// The files a site publishes for agents to read first (robots.txt,
-    /// llms.txt): loaded at most once per cache period, and needed before
-    /// the `Crawl-delay` they may carry is even known. Pacing them would make
-    /// a single fetch wait the whole delay between robots.txt and the page.
+    /// robots.txt: the file that carries the `Crawl-delay`, so it is read
+    /// before the delay is known, at most once per cache period, and the
+    /// delay counts between the requests it governs.
     Exempt,
 }
 
@@ -201,6 +209,9 @@ impl Http {
             Ok(result) => result,
             Err(_) => Err(FetchError::Timeout { url: url.to_string(), after: started.elapsed() }),
         };
+        if pace == Pace::Paced {
+            self.pacing.after(url);
+        }
         // A body read to its end over a connection the server keeps open
         // goes back to the pool; a cut one, an error or `close` does not.
         let reusable = result.as_ref().is_ok_and(|answer| {

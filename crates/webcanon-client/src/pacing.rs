@@ -1,13 +1,15 @@
 //! Per-host pacing: a minimum interval between requests to one host, and
 //! the robots.txt `Crawl-delay` of the agent's group honoured up to a cap.
 //!
-//! Every content request the client sends (pages, Markdown alternatives,
-//! redirect hops, what `Client::get` is asked for) first reserves a slot for
-//! its host: at least its interval after the slot reserved before it. The
-//! files a site publishes for agents to read first, robots.txt and llms.txt,
-//! are loaded at most once per cache period and are not paced; otherwise a
-//! single fetch would wait the whole `Crawl-delay` between robots.txt and
-//! the page. The interval of a
+//! Every request the client sends but robots.txt (pages, the llms.txt
+//! files looked for on a page's path, Markdown alternatives, RSL files,
+//! redirect hops, what `Client::get` is asked for) first reserves a slot
+//! for its host: at least its interval after the slot reserved before it
+//! and after the end of the request before it, so a server's log shows no
+//! two requests closer than its `Crawl-delay`.
+//! robots.txt alone is not paced: it carries the delay, is read before the
+//! delay is known and at most once per cache period, and the delay governs
+//! the requests it admits, not the file itself. The interval of a
 //! request is the larger of [`PacingConfig::min_interval`] and the
 //! `Crawl-delay` that its origin's robots.txt gives the client's agent (cut
 //! to [`PacingConfig::max_crawl_delay`]); a robots.txt not loaded yet, or
@@ -116,7 +118,20 @@ impl Pacer {
         wait
     }
 
-    /// Reserves the slot and returns the wait until it.
+    /// Notes that a paced request to `host` ended now: the next one's
+    /// interval counts from its end rather than from its slot. A request
+    /// slow to go out (a new connection, a busy machine) then cannot
+    /// arrive less than the interval before the next one, as a server's
+    /// log would show. Local slots only: a fleet's shared slots count from
+    /// their reservation.
+    pub fn finished(&self, host: &str) {
+        let now = Instant::now();
+        let mut local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(last) = local.get_mut(host) {
+            *last = (*last).max(now);
+        }
+    }
+
     /// Reserves the local slot (after the shared one, when the store gave
     /// one) and returns the wait until it.
     fn reserve(&self, host: &str, interval: Duration, shared: Option<Duration>) -> Duration {
@@ -186,6 +201,20 @@ mod tests {
         times.sort();
         let expected: Vec<Duration> = (0..5).map(|i| interval * i).collect();
         assert_eq!(times, expected);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_interval_counts_from_the_end_of_the_request_before() {
+        let pacer = Pacer::new(config(0, 10_000), Arc::new(MemoryStore::new()));
+        let interval = Duration::from_millis(60);
+        assert_eq!(pacer.wait("a.test", interval).await, Duration::ZERO);
+        // The request takes 30 ms to go out and be answered.
+        tokio::time::advance(Duration::from_millis(30)).await;
+        pacer.finished("a.test");
+        assert_eq!(pacer.wait("a.test", interval).await, interval);
+        // A host never paced has nothing to count from.
+        pacer.finished("b.test");
+        assert_eq!(pacer.wait("b.test", interval).await, Duration::ZERO);
     }
 
     #[tokio::test(start_paused = true)]

@@ -63,6 +63,23 @@ pub struct NewUrl<'a> {
     pub parent: Option<&'a str>,
 }
 
+/// Where a URL stands in the frontier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlState {
+    /// Never met.
+    New,
+    /// Waiting in its host's queue, at this depth, from this parent.
+    Queued {
+        /// Its depth.
+        depth: u32,
+        /// The page that linked to it.
+        parent: Option<String>,
+    },
+    /// Met and no longer waiting: in flight, fetched, or recorded without
+    /// a request.
+    Taken,
+}
+
 /// The frontier file.
 pub struct Frontier {
     connection: Connection,
@@ -186,6 +203,11 @@ impl Frontier {
             .map_err(|e| self.fail(e))
     }
 
+    /// Where `url` stands: new, waiting in its queue, or taken.
+    pub fn state_of(&self, url: &NormalizedUrl) -> Result<UrlState, FrontierError> {
+        state_of(&self.connection, url).map_err(|e| self.fail(e))
+    }
+
     /// Whether any URL is queued or in flight.
     pub fn has_work(&self) -> Result<bool, FrontierError> {
         self.connection.query_row("SELECT EXISTS (SELECT 1 FROM queue)", [], |row| row.get(0)).map_err(|e| self.fail(e))
@@ -228,6 +250,26 @@ impl Frontier {
             .map_err(|e| self.fail(e))?;
         Ok(rows)
     }
+}
+
+/// Where `url` stands, read through `connection` (the frontier's own, or
+/// its open transaction). A queued URL is looked for among its host's
+/// waiting URLs, through the host index.
+fn state_of(connection: &Connection, url: &NormalizedUrl) -> rusqlite::Result<UrlState> {
+    let seen: bool =
+        connection
+            .query_row("SELECT EXISTS (SELECT 1 FROM seen WHERE key = ?1)", [url.key() as i64], |row| row.get(0))?;
+    if !seen {
+        return Ok(UrlState::New);
+    }
+    let queued = connection
+        .query_row(
+            "SELECT depth, parent FROM queue WHERE host = ?1 AND in_flight = 0 AND url = ?2 LIMIT 1",
+            [url.host(), url.as_str()],
+            |row| Ok(UrlState::Queued { depth: row.get(0)?, parent: row.get(1)? }),
+        )
+        .optional()?;
+    Ok(queued.unwrap_or(UrlState::Taken))
 }
 
 /// The name of the output-length counter.
@@ -306,6 +348,31 @@ impl Batch<'_> {
             )
             .map_err(|e| self.fail(e))?;
         Ok(true)
+    }
+
+    /// Takes `url` out of the crawl's way without a request: a new URL
+    /// is marked seen, a queued one leaves its queue. Returns where it
+    /// stood before; a [`UrlState::Taken`] URL is left as it is.
+    pub fn settle(&mut self, url: &NormalizedUrl) -> Result<UrlState, FrontierError> {
+        let state = state_of(&self.tx, url).map_err(|e| self.fail(e))?;
+        match state {
+            UrlState::New => {
+                self.see(url)?;
+            }
+            UrlState::Queued { .. } => {
+                self.tx
+                    .execute(
+                        "DELETE FROM queue WHERE host = ?1 AND url = ?2 AND in_flight = 0",
+                        [url.host(), url.as_str()],
+                    )
+                    .map_err(|e| self.fail(e))?;
+                self.tx
+                    .execute("UPDATE hosts SET queued = queued - 1 WHERE host = ?1", [url.host()])
+                    .map_err(|e| self.fail(e))?;
+            }
+            UrlState::Taken => {}
+        }
+        Ok(state)
     }
 
     /// Notes a link not followed for `nofollow` (once per URL).

@@ -1,20 +1,31 @@
 //! The crawl: breadth first from the seeds, every request through
 //! [`Client::fetch_with`], one record per URL streamed to a sink, the
 //! frontier's transaction after each page.
+//!
+//! A page and the Markdown copy of it that an llms.txt lists are one
+//! document, requested once (DESIGN.md, "Crawl: a page and its llms.txt
+//! copy are requested once"): before a page is requested its copy is
+//! looked up, and the page is fetched through its copy (the copy's own
+//! URL then recorded `duplicate`, without a request), unless the crawl
+//! fetched the copy already as a page of its own (then the page is the
+//! one recorded `duplicate`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use futures_util::stream::{self, StreamExt};
 use tokio::task::JoinSet;
 use url::Url;
 use webcanon_client::error::Error;
-use webcanon_client::{Client, ContentHash, FetchOptions, FetchResult, NotFetchedReason, PacingConfig, PageRecord};
+use webcanon_client::{
+    Alternative, Client, ContentHash, FetchOptions, FetchResult, NotFetchedReason, PacingConfig, PageRecord, SkipReason,
+};
 
-use crate::frontier::{Batch, Frontier, FrontierError, Lease, NewUrl};
+use crate::frontier::{Batch, Frontier, FrontierError, Lease, NewUrl, UrlState};
 use crate::links::links_of;
 use crate::normalize::NormalizedUrl;
 use crate::scope::{OutOfScope, ScopeConfig, SiteScope};
-use crate::seeds::{SeedSources, llms_urls, sitemap_urls};
+use crate::seeds::{Seed, SeedSources, seeds_of};
 use crate::sink::RecordSink;
 use crate::soft_404;
 
@@ -126,11 +137,30 @@ pub struct Crawler {
 }
 
 /// What a fetch task hands back.
+enum Done {
+    /// The page was requested (or its request failed).
+    Fetched(Box<Fetched>),
+    /// An llms.txt lists a Markdown copy of the page, and nothing is
+    /// requested yet: the frontier decides whether the page is.
+    CopyListed(CopyListed),
+}
+
+/// A leased page whose llms.txt lists a Markdown copy of it.
+struct CopyListed {
+    lease: Lease,
+    /// What the soft-404 probe found, when it was asked.
+    probe: Option<Option<ContentHash>>,
+    copy: NormalizedUrl,
+}
+
+/// A requested page.
 struct Fetched {
     lease: Lease,
     probe: Option<Option<ContentHash>>,
     outcome: Result<FetchResult, Error>,
     crawl_delay: Option<f64>,
+    /// The llms.txt copy the page was fetched through, if it has one.
+    copy: Option<NormalizedUrl>,
 }
 
 const COUNT_RECORDS: &str = "records";
@@ -138,6 +168,14 @@ const COUNT_REQUESTED: &str = "requested";
 const COUNT_FETCHED: &str = "fetched";
 const COUNT_BYTES: &str = "bytes";
 const SEEDED: &str = "seeded";
+/// How many start sites have their seeds queued.
+const SEEDED_SITES: &str = "seeded_sites";
+/// The start sites read for seeds at once (at most the crawl's
+/// concurrency): each holds the URLs its sitemaps list, at most
+/// [`CrawlLimits::max_sitemap_urls`], until its turn to be queued, so
+/// seeding holds at most this many sites' lists whatever the number of
+/// sites.
+const SEED_SITES_AT_ONCE: usize = 4;
 /// The URLs turned into `limit` records per transaction once the crawl
 /// stops.
 const DRAIN_BATCH: usize = 1_000;
@@ -173,7 +211,7 @@ impl Crawler {
             self.seed(&normalized, &scope, frontier, sink, observer, &mut summary).await?;
         }
         let concurrency = self.config.concurrency.max(1);
-        let mut tasks: JoinSet<Fetched> = JoinSet::new();
+        let mut tasks: JoinSet<Done> = JoinSet::new();
         let mut stopping = false;
         loop {
             while !stopping && tasks.len() < concurrency {
@@ -211,8 +249,19 @@ impl Crawler {
                 _ => tasks.join_next().await,
             };
             if let Some(joined) = joined {
-                let fetched = joined.map_err(|e| std::io::Error::other(format!("a fetch task failed: {e}")))?;
-                self.finish_page(fetched, &scope, frontier, sink, observer, &mut summary)?;
+                match joined.map_err(|e| std::io::Error::other(format!("a fetch task failed: {e}")))? {
+                    Done::Fetched(fetched) => {
+                        self.finish_page(*fetched, &scope, frontier, sink, observer, &mut summary)?;
+                    }
+                    Done::CopyListed(listed) => match frontier.state_of(&listed.copy)? {
+                        UrlState::Taken => self.finish_as_copy(listed, frontier, sink, observer, &mut summary)?,
+                        UrlState::New | UrlState::Queued { .. } => {
+                            let CopyListed { lease, probe, copy } = listed;
+                            let request = request(self.client.clone(), self.options, lease, probe, Some(copy));
+                            tasks.spawn(async move { Done::Fetched(Box::new(request.await)) });
+                        }
+                    },
+                }
             }
         }
         self.drain(frontier, sink, observer, &mut summary)?;
@@ -228,7 +277,8 @@ impl Crawler {
     }
 
     /// Puts the start URLs and the sites' sitemap and llms.txt URLs in the
-    /// frontier, in one transaction.
+    /// frontier, one transaction a site, in the order of the starts. A
+    /// resumed crawl goes on from the first site not queued.
     async fn seed(
         &self,
         starts: &[NormalizedUrl],
@@ -238,28 +288,40 @@ impl Crawler {
         observer: &mut dyn CrawlObserver,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
-        let mut found: Vec<(String, u32, Option<String>)> = Vec::new();
-        let sources = self.config.seeds;
-        for start in starts {
-            if sources.start {
-                found.push((start.as_str().to_string(), 0, None));
-            }
-            if sources.sitemap {
-                let listed = sitemap_urls(&self.client, start.url(), self.config.limits.max_sitemap_urls).await;
-                found.extend(listed.into_iter().map(|(url, sitemap)| (url, 1, Some(sitemap))));
-            }
-            if sources.llms {
-                let listed = llms_urls(&self.client, start.url(), self.config.limits.max_sitemap_urls).await;
-                let file = webcanon_client::llms_txt_url(start.url()).to_string();
-                found.extend(listed.into_iter().map(|url| (url, 1, Some(file.clone()))));
-            }
+        let (sources, max_listed) = (self.config.seeds, self.config.limits.max_sitemap_urls);
+        let queued = usize::try_from(frontier.counter(SEEDED_SITES)?).unwrap_or(usize::MAX);
+        // Owned URLs: a stream over borrowed ones is not `Send` for every
+        // lifetime, which a spawned crawl needs.
+        let pending: Vec<Url> = starts.iter().skip(queued).map(|start| start.url().clone()).collect();
+        let client = &self.client;
+        let mut sites = stream::iter(pending)
+            .map(|start| async move { seeds_of(client, &start, sources, max_listed).await })
+            .buffered(SEED_SITES_AT_ONCE.min(self.config.concurrency.max(1)));
+        while let Some(seeds) = sites.next().await {
+            self.queue_seeds(seeds, scope, frontier, sink, observer, summary)?;
         }
+        self.commit(frontier, sink, observer, summary, Vec::new(), |batch| {
+            batch.add_to_counter(SEEDED, 1)?;
+            Ok(Vec::new())
+        })
+    }
+
+    /// Queues the seeds of one site, in one transaction.
+    fn queue_seeds(
+        &self,
+        seeds: Vec<Seed>,
+        scope: &SiteScope,
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+        summary: &mut CrawlSummary,
+    ) -> Result<(), CrawlError> {
         let mut records = Vec::new();
         let mut pushes = Vec::new();
-        for (text, depth, parent) in found {
-            match NormalizedUrl::parse(&text) {
-                Ok(url) => pushes.push((url, depth, parent)),
-                Err(e) => records.push(invalid(&text, depth, parent, &e.to_string())),
+        for Seed { url, depth, listed_in } in seeds {
+            match NormalizedUrl::parse(&url) {
+                Ok(normalized) => pushes.push((normalized, depth, listed_in)),
+                Err(e) => records.push(invalid(&url, depth, listed_in, &e.to_string())),
             }
         }
         self.commit(frontier, sink, observer, summary, records, |batch| {
@@ -269,8 +331,32 @@ impl Crawler {
                 let verdict = if *depth == 0 { Ok(()) } else { scope.check(url.url(), *depth) };
                 out.extend(admit(batch, url, *depth, parent.as_deref(), verdict)?);
             }
-            batch.add_to_counter(SEEDED, 1)?;
+            batch.add_to_counter(SEEDED_SITES, 1)?;
             Ok(out)
+        })
+    }
+
+    /// Records a page whose llms.txt copy the crawl fetched already as a
+    /// page of its own: a `duplicate` naming the copy, without a request.
+    fn finish_as_copy(
+        &self,
+        listed: CopyListed,
+        frontier: &mut Frontier,
+        sink: &mut dyn RecordSink,
+        observer: &mut dyn CrawlObserver,
+        summary: &mut CrawlSummary,
+    ) -> Result<(), CrawlError> {
+        let CopyListed { lease, probe, copy } = listed;
+        let mut record = PageRecord::not_fetched(&lease.url, NotFetchedReason::Duplicate);
+        record.error =
+            Some(format!("its Markdown copy {}, which llms.txt lists, was fetched as a page", copy.as_str()));
+        let record = position(record, &lease);
+        self.commit(frontier, sink, observer, summary, vec![record], |batch| {
+            batch.finish(&lease, now_ms(), false)?;
+            if let Some(hash) = probe {
+                batch.set_probe(&lease.host, hash)?;
+            }
+            Ok(Vec::new())
         })
     }
 
@@ -284,18 +370,19 @@ impl Crawler {
         observer: &mut dyn CrawlObserver,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
-        let Fetched { lease, probe, outcome, crawl_delay } = fetched;
+        let Fetched { lease, probe, outcome, crawl_delay, copy } = fetched;
         let ready_at = now_ms() + self.config.pacing.interval(crawl_delay).as_millis() as i64;
         let soft_404 = match probe {
             Some(hash) => hash,
             None => frontier.probe_of(&lease.host)?.flatten(),
         };
-        let (record, links) = match outcome {
+        let (record, links, copy_outcome) = match outcome {
             Ok(page) => {
                 let links = links_of(&page);
-                (PageRecord::from_result(page), links)
+                let copy_outcome = copy.and_then(|copy| copy_record(&page.alternatives, copy, &lease.url));
+                (PageRecord::from_result(page), links, copy_outcome)
             }
-            Err(error) => (PageRecord::from_error(&lease.url, &error), Vec::new()),
+            Err(error) => (PageRecord::from_error(&lease.url, &error), Vec::new(), None),
         };
         let bytes = record.bytes.unwrap_or(0);
         let mut record = position(record, &lease);
@@ -332,6 +419,9 @@ impl Crawler {
                     }
                     out.extend(admit(batch, &normalized, depth, Some(&url), verdict)?);
                 }
+            }
+            if let Some((copy, copy_record)) = copy_outcome {
+                out.extend(settle_copy(batch, &copy, copy_record, depth, &url)?);
             }
             out.insert(0, record);
             Ok(out)
@@ -406,19 +496,82 @@ impl Crawler {
     }
 }
 
-/// Fetches one leased URL (after the host's soft-404 probe when asked),
-/// and reads the `Crawl-delay` its robots.txt gives the agent.
-async fn fetch(client: Client, options: FetchOptions, lease: Lease, probe: bool) -> Fetched {
+/// Takes one leased URL: the host's soft-404 probe when asked, then the
+/// Markdown copy an llms.txt lists for it (when the options look for
+/// alternatives), handed back for the frontier to decide on; failing
+/// that, the page itself.
+async fn fetch(client: Client, options: FetchOptions, lease: Lease, probe: bool) -> Done {
     let probe = match probe {
         true => Some(soft_404::probe(&client, &options, &lease.url).await),
         false => None,
     };
+    if options.alternatives
+        && let Ok(page) = Url::parse(&lease.url)
+        && let Some(copy) = client.llms_markdown_copy(&page).await
+        && let Ok(copy) = NormalizedUrl::new(&copy)
+    {
+        return Done::CopyListed(CopyListed { lease, probe, copy });
+    }
+    Done::Fetched(Box::new(request(client, options, lease, probe, None).await))
+}
+
+/// Requests one leased URL (through `copy`, its llms.txt copy, when it
+/// has one: the client tries it first), and reads the `Crawl-delay` its
+/// robots.txt gives the agent.
+async fn request(
+    client: Client,
+    options: FetchOptions,
+    lease: Lease,
+    probe: Option<Option<ContentHash>>,
+    copy: Option<NormalizedUrl>,
+) -> Fetched {
     let outcome = client.fetch_with(lease.url.as_str(), &options).await;
     let crawl_delay = match client.robots_txt(lease.url.as_str()).await {
         Ok(robots) => robots.rules_for(client.agent()).and_then(|rules| rules.crawl_delay()),
         Err(_) => None,
     };
-    Fetched { lease, probe, outcome, crawl_delay }
+    Fetched { lease, probe, outcome, crawl_delay, copy }
+}
+
+/// The record of `copy` once `page` was fetched through it: a `duplicate`
+/// naming the page when its content is the page's, the failure when it
+/// was requested and failed; `None` when it was not requested (robots.txt
+/// or the SSRF guard refused it), so that it keeps its own turn.
+fn copy_record(alternatives: &[Alternative], copy: NormalizedUrl, page: &str) -> Option<(NormalizedUrl, PageRecord)> {
+    let tried = alternatives.iter().find(|a| NormalizedUrl::parse(&a.url).is_ok_and(|url| url.key() == copy.key()))?;
+    let (reason, error) = match tried.skipped_reason {
+        None => (NotFetchedReason::Duplicate, format!("fetched as the Markdown copy of {page}")),
+        Some(SkipReason::Robots | SkipReason::Ssrf) => return None,
+        Some(SkipReason::HttpStatus) => (NotFetchedReason::HttpStatus, describe(tried, page)),
+        Some(SkipReason::NotMarkdown) => (NotFetchedReason::UnsupportedContent, describe(tried, page)),
+        Some(_) => (NotFetchedReason::FetchFailed, describe(tried, page)),
+    };
+    let mut record = PageRecord::not_fetched(copy.as_str(), reason);
+    record.error = Some(error);
+    Some((copy, record))
+}
+
+fn describe(tried: &Alternative, page: &str) -> String {
+    let detail = tried.detail.as_deref().unwrap_or("no detail");
+    format!("requested as the Markdown copy of {page}: {detail}")
+}
+
+/// Takes `copy`, requested as the Markdown copy of `page`, out of the
+/// crawl's way with its `record`: at its own place when it was queued,
+/// one level below the page when it was new; nothing when it has a
+/// record already.
+fn settle_copy(
+    batch: &mut Batch<'_>,
+    copy: &NormalizedUrl,
+    record: PageRecord,
+    depth: u32,
+    page: &str,
+) -> Result<Option<PageRecord>, FrontierError> {
+    Ok(match batch.settle(copy)? {
+        UrlState::New => Some(record.with_crawl_position(depth, Some(page.to_string()))),
+        UrlState::Queued { depth, parent } => Some(record.with_crawl_position(depth, parent)),
+        UrlState::Taken => None,
+    })
 }
 
 /// The record of a URL met at `depth` from `parent`: queued when new and

@@ -5,7 +5,6 @@ use std::ops::ControlFlow;
 
 use url::Url;
 use webcanon_client::{Client, DiscoveryConfig, DiscoveryEvent};
-use webcanon_core::llms::LlmsTxt;
 
 /// Which sources seed a crawl.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +59,37 @@ pub enum SeedSource {
     LlmsTxt,
 }
 
+/// A URL a crawl starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seed {
+    /// The URL, as given or listed.
+    pub url: String,
+    /// 0 for a start URL, 1 for a URL its site lists.
+    pub depth: u32,
+    /// The sitemap or llms.txt that listed it.
+    pub listed_in: Option<String>,
+}
+
+/// The seeds of one start URL from `sources`, in order: the URL itself,
+/// what its site's sitemaps list, then its llms.txt's links, at most
+/// `max_listed` of each.
+pub async fn seeds_of(client: &Client, start: &Url, sources: SeedSources, max_listed: usize) -> Vec<Seed> {
+    let mut seeds = Vec::new();
+    if sources.start {
+        seeds.push(Seed { url: start.to_string(), depth: 0, listed_in: None });
+    }
+    if sources.sitemap {
+        let listed = sitemap_urls(client, start, max_listed).await;
+        seeds.extend(listed.into_iter().map(|(url, sitemap)| Seed { url, depth: 1, listed_in: Some(sitemap) }));
+    }
+    if sources.llms {
+        let file = webcanon_client::llms_txt_url(start).to_string();
+        let listed = llms_urls(client, start, max_listed).await;
+        seeds.extend(listed.into_iter().map(|url| Seed { url, depth: 1, listed_in: Some(file.clone()) }));
+    }
+    seeds
+}
+
 /// The URLs the sitemaps of `site` list, at most `max_urls`, each with
 /// the sitemap that listed it. Sitemap failures are not errors: a site
 /// without sitemaps gives none.
@@ -78,13 +108,10 @@ pub async fn sitemap_urls(client: &Client, site: &Url, max_urls: usize) -> Vec<(
 }
 
 /// The links of the llms.txt of `site`, resolved against the file, at
-/// most `max_urls`. A missing or refused llms.txt gives none.
+/// most `max_urls`. A missing or refused llms.txt gives none. The file is
+/// read through the client's llms.txt cache, which the Markdown copies of
+/// the crawl's pages are looked for in too: one request for both.
 pub async fn llms_urls(client: &Client, site: &Url, max_urls: usize) -> Vec<String> {
-    let Ok(answer) = client.llms_txt(site.as_str()).await else { return Vec::new() };
-    if !answer.is_success() || webcanon_core::sniff::looks_like_html(&answer.body) {
-        return Vec::new();
-    }
-    let Ok(file_url) = Url::parse(&answer.final_url) else { return Vec::new() };
-    let file = LlmsTxt::parse(&answer.body);
-    file.links().filter_map(|l| file_url.join(l.link.url.trim()).ok()).map(String::from).take(max_urls).collect()
+    let file = webcanon_client::llms_txt_url(site);
+    client.llms_txt_links(&file).await.into_iter().take(max_urls).map(String::from).collect()
 }

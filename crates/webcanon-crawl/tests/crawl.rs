@@ -29,9 +29,25 @@ fn page(title: &str, body: &str) -> Route {
 }
 
 async fn crawl(server: &TestServer, config: CrawlConfig) -> Vec<PageRecord> {
+    crawl_with(client(), server, config).await
+}
+
+/// A client that keeps robots.txt and llms.txt in memory, as `webcanon
+/// crawl` does by default.
+fn caching_client() -> Client {
+    Client::builder()
+        .agent("TestBot")
+        .timeout(Duration::from_secs(5))
+        .ssrf_policy(SsrfPolicy::default().allow_private("127.0.0.0/8".parse().unwrap()))
+        .build()
+        .unwrap()
+}
+
+async fn crawl_with(client: Client, server: &TestServer, config: CrawlConfig) -> Vec<PageRecord> {
     let mut frontier = Frontier::in_memory().unwrap();
     let mut out = Vec::new();
-    let crawler = Crawler::new(client(), *client().fetch_options(), config);
+    let options = *client.fetch_options();
+    let crawler = Crawler::new(client, options, config);
     let start = Url::parse(&server.url("/")).unwrap();
     crawler.run(&[start], &mut frontier, &mut JsonLines::new(&mut out), &mut ()).await.unwrap();
     String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
@@ -241,4 +257,83 @@ async fn a_page_that_says_nofollow_gives_no_link() {
     assert_eq!(reason_of(&records, "/from-meta"), Some("nofollow"));
     assert_eq!(reason_of(&records, "/from-header"), Some("nofollow"));
     assert_eq!(server.hits("/from-meta") + server.hits("/from-header"), 0);
+}
+
+/// A docs site: pages in folders (so that llms.txt is looked for in each),
+/// an llms.txt listing the Markdown copies of two of them, a sitemap
+/// listing one of those pages, and the home page linking the other.
+async fn docs_site(robots: &str) -> TestServer {
+    let server = TestServer::start().await;
+    server.route("/robots.txt", Route::text(200, &format!("{robots}\nSitemap: {}\n", server.url("/sitemap.xml"))));
+    server.route(
+        "/sitemap.xml",
+        Route::bytes(
+            200,
+            "application/xml",
+            webcanon_test::urlset([format!("<url><loc>{}</loc></url>", server.url("/docs/b"))]).into_bytes(),
+        ),
+    );
+    server.route(
+        "/llms.txt",
+        Route::text(200, "# Docs\n\n> The docs.\n\n## Pages\n\n- [A](/docs/a.md): page a\n- [B](/docs/b.md): page b\n"),
+    );
+    server.route("/", page("Home", "<a href=/docs/a>A</a> <a href=/docs/guide/c>C</a>"));
+    for name in ["a", "b"] {
+        server.route(&format!("/docs/{name}"), page(&format!("Page {name}"), "<a href=/>Home</a>"));
+        let markdown =
+            format!("# Page {name}\n\nPage {name}: a page with enough words of its own to be a page.\n\n[Home](/)\n");
+        server.route(&format!("/docs/{name}.md"), Route::bytes(200, "text/markdown", markdown.into_bytes()));
+    }
+    server.route("/docs/guide/c", page("Page c", "<a href=/docs/a>A</a>"));
+    server
+}
+
+#[tokio::test]
+async fn a_page_and_its_llms_txt_copy_are_requested_once_whichever_comes_first() {
+    let server = docs_site("User-agent: *\nAllow: /").await;
+    let config = CrawlConfig { seeds: SeedSources::default(), ..config() };
+    let records = crawl_with(caching_client(), &server, config).await;
+    let requests = server.requests();
+    let mut paths: Vec<&str> = requests.iter().map(|r| r.path_and_query.as_str()).collect();
+    paths.sort_unstable();
+    let before = paths.len();
+    paths.dedup();
+    assert_eq!(paths.len(), before, "a URL was requested twice: {requests:#?}");
+    // The llms.txt read for the seeds is the one the copies are found in.
+    assert_eq!(server.hits("/llms.txt"), 1);
+    // The copy of a, listed by llms.txt, is queued before the home page's
+    // link to a: it is fetched as a page, and a is not requested.
+    assert_eq!((server.hits("/docs/a.md"), server.hits("/docs/a")), (1, 0));
+    assert_eq!(reason_of(&records, "/docs/a.md"), None);
+    assert_eq!(reason_of(&records, "/docs/a"), Some("duplicate"));
+    // b, listed by the sitemap, comes before its copy: it is fetched
+    // through the copy, and the copy's own record names it.
+    assert_eq!((server.hits("/docs/b"), server.hits("/docs/b.md")), (0, 1));
+    let b = records.iter().find(|r| r.requested_url.ends_with("/docs/b")).unwrap();
+    assert!(b.is_fetched() && b.content.as_deref().is_some_and(|c| c.contains("Page b:")), "{b:#?}");
+    let copy = records.iter().find(|r| r.requested_url.ends_with("/docs/b.md")).unwrap();
+    assert_eq!(copy.not_fetched.map(|r| r.as_str()), Some("duplicate"));
+    assert!(copy.error.as_deref().is_some_and(|e| e.contains("/docs/b")), "{copy:#?}");
+    assert_eq!(records.iter().filter(|r| r.requested_url.ends_with("/docs/b.md")).count(), 1, "{records:#?}");
+}
+
+#[tokio::test]
+async fn every_request_but_robots_txt_keeps_the_crawl_delay() {
+    let delay = Duration::from_millis(250);
+    let server = docs_site(&format!("User-agent: *\nAllow: /\nCrawl-delay: {}", delay.as_secs_f64())).await;
+    let config = CrawlConfig { seeds: SeedSources::default(), probe_soft_404: true, ..config() };
+    let records = crawl_with(caching_client(), &server, config).await;
+    assert!(records.iter().filter(|r| r.is_fetched()).count() >= 4, "{records:#?}");
+    let times: Vec<_> =
+        server.requests_with_times().into_iter().filter(|(_, r)| r.path_and_query != "/robots.txt").collect();
+    // Sitemap, probe, the llms.txt files looked for in each folder, pages
+    // and copies: all of them paced.
+    assert!(times.len() >= 8, "{times:#?}");
+    assert!(times.iter().any(|(_, r)| r.path_and_query == "/docs/guide/llms.txt"), "{times:#?}");
+    // The server stamps arrivals and the client its sends: a little slack.
+    let slack = Duration::from_millis(25);
+    for pair in times.windows(2) {
+        let gap = pair[1].0 - pair[0].0;
+        assert!(gap + slack >= delay, "{} came {gap:?} after {}", pair[1].1.path_and_query, pair[0].1.path_and_query);
+    }
 }

@@ -84,14 +84,40 @@ impl Client {
         Some(Candidate { url, source: AlternativeSource::LlmsTxt, llms_txt: Some(loaded.url.clone()) })
     }
 
+    /// The Markdown copy of `page` that the llms.txt covering it lists: the
+    /// candidate [`Client::fetch`] tries before the page itself, found the
+    /// same way (the files read through the client's llms.txt cache, each
+    /// request paced and admitted by robots.txt). `None` when no llms.txt
+    /// on the page's path lists one, or when the page has a query.
+    ///
+    /// A crawler asks this before fetching a page so that a copy it also
+    /// has queued is requested once, not once as a page and once as the
+    /// page's alternative.
+    pub async fn llms_markdown_copy(&self, page: &Url) -> Option<Url> {
+        self.llms_candidate(page).await.map(|candidate| candidate.url)
+    }
+
+    /// The links of the llms.txt at `file_url`, resolved against it, in
+    /// file order: read through the same cache as the Markdown copies
+    /// [`Client::fetch`] looks for, so that reading a site's llms.txt for
+    /// its links and then fetching its pages requests the file once. None
+    /// when there is no llms.txt there (a 4xx, a refusal, a body that is
+    /// not llms.txt Markdown).
+    pub async fn llms_txt_links(&self, file_url: &Url) -> Vec<Url> {
+        let loaded = self.load_llms(file_url).await;
+        let Some(file) = &loaded.file else { return Vec::new() };
+        file.links().filter_map(|link| loaded.url.join(link.link.url.trim()).ok()).collect()
+    }
+
     /// The llms.txt at `url`, through the cache. Loading it is a request
-    /// like any other: guarded, and skipped unless robots.txt permits it.
+    /// like any other: guarded, paced, and skipped unless robots.txt
+    /// permits it.
     async fn load_llms(&self, url: &Url) -> Arc<LoadedLlms> {
         let inner = &self.inner;
         inner
             .llms
             .get(url, || async {
-                match self.fetch_strict(url, LLMS_ACCEPT, LLMS_MAX_BYTES, Pace::Exempt).await {
+                match self.fetch_strict(url, LLMS_ACCEPT, LLMS_MAX_BYTES, Pace::Paced).await {
                     Ok((answer, _, _)) if (200..300).contains(&answer.status) => LlmsFetched::Found(answer.body),
                     Ok((answer, _, _)) if answer.status >= 500 || answer.status == 429 => {
                         LlmsFetched::Failed(format!("HTTP {}", answer.status))

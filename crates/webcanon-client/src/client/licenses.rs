@@ -92,13 +92,13 @@ impl Client {
     }
 
     /// The RSL document at `url`, through the cache. Loading it is a
-    /// request like any other: guarded, and skipped unless robots.txt
-    /// permits it.
+    /// request like any other: guarded, paced, and skipped unless
+    /// robots.txt permits it.
     async fn load_rsl(&self, url: &Url) -> Arc<LoadedRsl> {
         self.inner
             .licenses
             .get(url, || async {
-                match self.fetch_strict(url, RSL_ACCEPT, RSL_MAX_BYTES, Pace::Exempt).await {
+                match self.fetch_strict(url, RSL_ACCEPT, RSL_MAX_BYTES, Pace::Paced).await {
                     Ok((answer, _, _)) if (200..300).contains(&answer.status) => RslFetched::Found(answer.body),
                     Ok((answer, _, _)) if answer.status >= 500 || answer.status == 429 => {
                         RslFetched::Failed(format!("HTTP {}", answer.status))

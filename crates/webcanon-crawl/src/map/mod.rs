@@ -14,8 +14,10 @@
 //! Memory stays bounded whatever the sitemaps list: records go to the
 //! caller as they are decided; the seen set holds 8 bytes a URL reported
 //! (at most [`MapConfig::max_urls`]); the small sources are bounded; the
-//! sitemap reader holds one sitemap (at most 50,000 URLs) at a time.
+//! sitemap reader holds one sitemap (at most 50,000 URLs) at a time, and is
+//! held back while 10,000 of its URLs wait to be decided.
 
+mod backlog;
 mod found;
 mod record;
 mod stream;
@@ -232,16 +234,18 @@ impl Run<'_> {
 
     /// Reads the sitemaps and reports their URLs as they come. The reader
     /// hands over each sitemap's URLs once it is parsed; they are decided
-    /// while it fetches the next one.
+    /// while it fetches the next one, and it fetches none while the
+    /// hand-over is full ([`backlog`]).
     async fn read_sitemaps<F>(&mut self, start: &Url, config: &DiscoveryConfig, report: &mut F) -> ControlFlow<()>
     where
         F: FnMut(MapRecord) -> ControlFlow<()>,
     {
-        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<FoundUrl>();
+        let (sender, receiver) = backlog::handoff::<FoundUrl>();
+        let gate = sender.gate();
         let stop = Arc::new(AtomicBool::new(false));
         let reader_stop = stop.clone();
         let client = self.client;
-        let reader = async move {
+        let reader = gate.hold_back(async move {
             let summary = client
                 .discover_sitemaps(start.as_str(), config, move |event| {
                     if let DiscoveryEvent::UrlFound(found) = event
@@ -253,9 +257,12 @@ impl Run<'_> {
                 })
                 .await;
             summary.map_or((0, 0), |s| (s.sitemaps_read, s.skipped))
-        };
+        });
         let client_start = start.clone();
         let decider = async {
+            // Owned here, so that a decider that stops drops its end and the
+            // reader, held back or not, runs on to see it.
+            let mut receiver = receiver;
             while let Some(found) = receiver.recv().await {
                 let Some(url) = self.admit(&found.url, Some(&client_start), FOUND_DEPTH) else { continue };
                 let sources = match self.found.take(&url, MapSource::Sitemap) {
