@@ -362,10 +362,15 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
     tables::read_tables(&doc);
     // The extractor takes the tree; the marked body is kept as HTML.
     let marked = prose::marked_body(&doc).map(|m| (m.node.html(), m.prose));
-    let article = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
+    let parsed = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
         .ok()
-        .and_then(|mut r| r.parse().ok())
-        .filter(|a| a.text_content.trim().chars().count() >= limits.min_article_chars);
+        .and_then(|mut r| r.parse().ok());
+    // An article under the length the extractor is trusted at is kept
+    // aside for the rule of the short post (below).
+    let (article, short_article) = match parsed {
+        Some(a) if a.text_content.trim().chars().count() >= limits.min_article_chars => (Some(a), None),
+        short => (None, short),
+    };
     if let Some(article) = article
         && let Ok(markdown) = converter.convert(&article.content)
     {
@@ -407,11 +412,33 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
         Ok(markdown) => absolutize_links((tidy::tidy(markdown.trim()) + &comments_markdown).trim(), base),
         Err(_) => return (strip_tags(html), Method::TextOnly),
     };
+    if let Some(short) = short_article
+        && let Ok(markdown) = converter.convert(&short.content)
+    {
+        let markdown = absolutize_links((tidy::tidy(markdown.trim()) + &comments_markdown).trim(), base);
+        if short_post_stands(&markdown, &whole_body) {
+            return (markdown, Method::Article);
+        }
+    }
     match page_text(html, &doc, base) {
         Some(text) if !holds_text(&whole_body) => (text, Method::PageText),
         // Text, or no text anywhere: what the body shows (images, maybe).
         _ => (whole_body, Method::WholeBody),
     }
+}
+
+/// The rule of the **short post over link lists**: the extractor's
+/// article, too short to be trusted alone, stands for the page when it
+/// holds text and what the whole body adds to it is mostly links (at least
+/// half of its visible characters): a post of three lines beside an
+/// archive, a category list and a blogroll is the page's text, and they
+/// are not.
+fn short_post_stands(short: &str, whole_body: &str) -> bool {
+    let (short_text, _) = syntax::text_and_link_chars(short);
+    let short_chars = syntax::visible(&short_text);
+    let (body_text, body_links) = syntax::text_and_link_chars(whole_body);
+    let rest = syntax::visible(&body_text).saturating_sub(short_chars);
+    short_chars > 0 && body_links * 2 >= rest
 }
 
 /// What [`Method::PageText`] leaves out: what is never text.
