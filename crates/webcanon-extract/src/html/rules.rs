@@ -47,6 +47,10 @@ pub(super) const SHORT_LABEL_WORDS: usize = 6;
 /// Tidy: a teaser's label (`**Read more:** [Headline](…)`) has at most
 /// this many words.
 pub(super) const TEASER_LABEL_WORDS: usize = 5;
+/// Tidy: a cut teaser (`Auskunft über vergangenes Wetter… [mehr](…)`) has
+/// at most this many words before its link: an excerpt, not a paragraph
+/// that ends on a link.
+pub(super) const CUT_TEASER_WORDS: usize = 40;
 
 #[cfg(test)]
 mod tests {
