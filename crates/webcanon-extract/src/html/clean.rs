@@ -236,6 +236,19 @@ pub(crate) fn clean(doc: &Document) {
     }
 }
 
+/// The text under `node` that a reader is shown, its runs apart by a
+/// space: the text of scripts and styles is not shown.
+pub(crate) fn shown_text(node: &NodeRef<'_>) -> String {
+    let mut text = String::new();
+    for run in node.descendants_it().filter(NodeRef::is_text) {
+        if !run.parent().and_then(|p| p.node_name()).is_some_and(|name| matches!(&*name, "script" | "style")) {
+            text.push_str(&run.text());
+            text.push(' ');
+        }
+    }
+    text
+}
+
 /// Whether an element is a field for an address, a password, a search or
 /// a message: what sign-up, login, search and comment forms ask for, and
 /// an order form does not.

@@ -361,7 +361,14 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
     clean::clean(&doc);
     tables::read_tables(&doc);
     // The extractor takes the tree; the marked body is kept as HTML.
-    let marked = prose::marked_body(&doc).map(|m| (m.node.html(), m.prose));
+    let structure = prose::page_structure(&doc);
+    let marked = structure.marked.map(|m| (m.node.html(), m.prose));
+    let headline_block = structure.headline_block.map(|node| (node.html(), node.text()));
+    let shown_page = headline_block
+        .as_ref()
+        .and_then(|_| clean::body(&doc))
+        .map(|body| clean::shown_text(&body))
+        .unwrap_or_default();
     let parsed = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
         .ok()
         .and_then(|mut r| r.parse().ok());
@@ -371,13 +378,20 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
         Some(a) if a.text_content.trim().chars().count() >= limits.min_article_chars => (Some(a), None),
         short => (None, short),
     };
-    if let Some(article) = article
-        && let Ok(markdown) = converter.convert(&article.content)
+    // The rule of the headline block (see `headline_block_wins`).
+    let article = article.map(|a| match headline_block {
+        Some((html, text)) if headline_block_wins(&a.text_content, &text, &shown_page) => {
+            (html.to_string(), text.to_string())
+        }
+        _ => (a.content.to_string(), a.text_content.to_string()),
+    });
+    if let Some((article_html, article_text)) = article
+        && let Ok(markdown) = converter.convert(&article_html)
     {
         let mut markdown = tidy::tidy(markdown.trim());
         // The marked body is read only when it holds more prose than the
         // extractor's whole article: otherwise it has nothing to add.
-        let article_chars = article.text_content.chars().filter(|c| !c.is_whitespace()).count();
+        let article_chars = article_text.chars().filter(|c| !c.is_whitespace()).count();
         if let Some((marked_html, prose)) = &marked
             && *prose > article_chars
             && let Ok(marked) = converter.convert(marked_html)
@@ -439,6 +453,32 @@ fn short_post_stands(short: &str, whole_body: &str) -> bool {
     let (body_text, body_links) = syntax::text_and_link_chars(whole_body);
     let rest = syntax::visible(&body_text).saturating_sub(short_chars);
     short_chars > 0 && body_links * 2 >= rest
+}
+
+/// The rule of the **headline block**: a short article (under
+/// [`rules::SHORT_ARTICLE_CHARS`] visible characters) that stands apart
+/// from the block around the page's one `<h1>` (the block does not hold
+/// the article's opening words), holds less text than that block, and
+/// opens in the second half of the page's text (where footers and
+/// sidebars stand, not the text under a headline) is not the page's
+/// text: the extractor took a footer's blurb on a page whose own text is
+/// a few rows of data beside its heading. The headline block is taken
+/// instead.
+fn headline_block_wins(article_text: &str, block_text: &str, page_text: &str) -> bool {
+    let article_chars = article_text.chars().filter(|c| !c.is_whitespace()).count();
+    let block_chars = block_text.chars().filter(|c| !c.is_whitespace()).count();
+    if article_chars >= rules::SHORT_ARTICLE_CHARS || block_chars <= article_chars {
+        return false;
+    }
+    let opening: Vec<&str> = article_text.split_whitespace().take(8).collect();
+    let opens_at = |text: &str| {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        (words.windows(opening.len()).position(|w| w == opening.as_slice()), words.len())
+    };
+    if opening.is_empty() || opens_at(block_text).0.is_some() {
+        return false;
+    }
+    matches!(opens_at(page_text), (Some(at), words) if at * 4 > words * 3)
 }
 
 /// What [`Method::PageText`] leaves out: what is never text.

@@ -32,6 +32,13 @@ pub(super) const PARAGRAPH_IN_HEADING_CHARS: usize = 100;
 /// characters, links at most half of them.
 pub(super) const PROSE_PARAGRAPH_CHARS: usize = 30;
 
+/// Headline block: the block around the page's `<h1>` holds at least
+/// this many visible characters besides the heading's.
+pub(super) const HEADLINE_BLOCK_CHARS: usize = 200;
+/// Headline block: an extractor's article under this many visible
+/// characters (about 150 words) is short, and weighed against it.
+pub(super) const SHORT_ARTICLE_CHARS: usize = 1000;
+
 /// Merge: the fewest visible characters of a paragraph put back, links
 /// at most half of them.
 pub(super) const MERGED_PARAGRAPH_CHARS: usize = 150;
