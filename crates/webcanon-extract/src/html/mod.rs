@@ -14,12 +14,36 @@
 //! (`prose`: `<article>`, `itemprop="articleBody"`, `entry-content`, …)
 //! holds more prose than the extractor kept, the paragraphs of prose the
 //! extractor dropped from inside the article are put back in place
-//! (`merge`). When the article is too short, the rule of the **marked
-//! short post** holds: the element the page marks as its article's body
-//! (`prose`), when there is one with text, is converted instead, since on
-//! a page whose own text is a few sentences a sidebar's "About me", a
-//! promotion or the footer's links outweigh the post in the whole body.
-//! Only without one is the whole cleaned body
+//! (`merge`).
+//!
+//! **Short pages: the candidate choice, by named rule.** A short page's
+//! own text is a few sentences, and a sidebar's "About me", a footer's
+//! blurb or a list of archive links can outweigh it; the page's structure
+//! decides instead (each rule measured on both page sets of
+//! `benches/extraction`, none keyed to a site):
+//! - **headline block**: when the extractor's article is short (under
+//!   [`rules::SHORT_ARTICLE_CHARS`] visible characters), holds less text
+//!   than the block around the page's one `<h1>` (its nearest ancestor
+//!   with [`rules::HEADLINE_BLOCK_CHARS`] characters besides the
+//!   heading), is not in that block, and opens in the last quarter of the
+//!   page's shown text (where footers stand), the headline block is the
+//!   article (`prose::page_structure`; a product or data page whose text
+//!   is rows beside its heading, whose only prose is the footer's);
+//! - **marked short post**: when the extractor's article is too short
+//!   ([`HtmlLimits::min_article_chars`]), the element the page marks as
+//!   its article's body (`prose`), when there is one with text, is
+//!   converted instead;
+//! - **short post over link lists**: without one, the extractor's short
+//!   article stands when what the whole body adds to it is mostly links
+//!   (an archive, a category list, a blogroll beside a post of three
+//!   lines);
+//! - in the cleaning (`clean`): a **form inside the article** that holds
+//!   prose and asks for no text is the article's (a shop's description in
+//!   its order form), and ruby readings (`<rt>`) are not the text; in the
+//!   tidy pass (`tidy`): a **cut teaser** (an excerpt breaking off with an
+//!   ellipsis before a link to the rest) goes with its label.
+//!
+//! Only without any of these is the whole cleaned body
 //! (minus scripts, navigation, headers, footers, asides and forms)
 //! converted instead; and when that holds no text either (a page whose
 //! words all stand in its navigation, header or footer), the page's text
