@@ -467,8 +467,8 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
 
 /// The rule of the **short post over link lists**: the extractor's
 /// article, too short to be trusted alone, stands for the page when it
-/// holds text and what the whole body adds to it is mostly links (at least
-/// half of its visible characters): a post of three lines beside an
+/// holds text and the whole body adds to it, mostly links (at least half
+/// of the added visible characters): a post of three lines beside an
 /// archive, a category list and a blogroll is the page's text, and they
 /// are not.
 fn short_post_stands(short: &str, whole_body: &str) -> bool {
@@ -476,7 +476,7 @@ fn short_post_stands(short: &str, whole_body: &str) -> bool {
     let short_chars = syntax::visible(&short_text);
     let (body_text, body_links) = syntax::text_and_link_chars(whole_body);
     let rest = syntax::visible(&body_text).saturating_sub(short_chars);
-    short_chars > 0 && body_links * 2 >= rest
+    short_chars > 0 && rest > 0 && body_links * 2 >= rest
 }
 
 /// The rule of the **headline block**: a short article (under
