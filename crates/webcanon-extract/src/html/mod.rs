@@ -387,12 +387,7 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
     // The extractor takes the tree; the marked body is kept as HTML.
     let structure = prose::page_structure(&doc);
     let marked = structure.marked.map(|m| (m.node.html(), m.prose));
-    let headline_block = structure.headline_block.map(|node| (node.html(), node.text()));
-    let shown_page = headline_block
-        .as_ref()
-        .and_then(|_| clean::body(&doc))
-        .map(|body| clean::shown_text(&body))
-        .unwrap_or_default();
+    let has_headline_block = structure.headline_block.is_some();
     let parsed = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
         .ok()
         .and_then(|mut r| r.parse().ok());
@@ -402,12 +397,16 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
         Some(a) if a.text_content.trim().chars().count() >= limits.min_article_chars => (Some(a), None),
         short => (None, short),
     };
-    // The rule of the headline block (see `headline_block_wins`).
-    let article = article.map(|a| match headline_block {
-        Some((html, text)) if headline_block_wins(&a.text_content, &text, &shown_page) => {
-            (html.to_string(), text.to_string())
+    // The rule of the headline block (see `headline_block_wins`), weighed
+    // for a short article only.
+    let article = article.map(|a| {
+        let short = a.text_content.chars().filter(|c| !c.is_whitespace()).count() < rules::SHORT_ARTICLE_CHARS;
+        match (has_headline_block && short).then(|| headline_block_of(html, comments)).flatten() {
+            Some((block_html, block_text, shown)) if headline_block_wins(&a.text_content, &block_text, &shown) => {
+                (block_html, block_text)
+            }
+            _ => (a.content.to_string(), a.text_content.to_string()),
         }
-        _ => (a.content.to_string(), a.text_content.to_string()),
     });
     if let Some((article_html, article_text)) = article
         && let Ok(markdown) = converter.convert(&article_html)
@@ -477,6 +476,19 @@ fn short_post_stands(short: &str, whole_body: &str) -> bool {
     let (body_text, body_links) = syntax::text_and_link_chars(whole_body);
     let rest = syntax::visible(&body_text).saturating_sub(short_chars);
     short_chars > 0 && rest > 0 && body_links * 2 >= rest
+}
+
+/// The headline block's HTML and text and the page's shown text, from
+/// the page parsed and cleaned again: only a short article is weighed
+/// against them, so no other page pays for serialising them.
+fn headline_block_of(html: &str, comments: Comments) -> Option<(String, String, String)> {
+    let doc = dom_query::Document::from(html);
+    comments::prepare(&doc, comments);
+    clean::clean(&doc);
+    tables::read_tables(&doc);
+    let block = prose::page_structure(&doc).headline_block?;
+    let shown = clean::body(&doc).map(|body| clean::shown_text(&body)).unwrap_or_default();
+    Some((block.html().to_string(), block.text().to_string(), shown))
 }
 
 /// The rule of the **headline block**: a short article (under
