@@ -175,3 +175,85 @@ fn a_question_page_keeps_its_answers_and_exclude_keeps_the_question_alone() {
     );
     assert_eq!(corpus_page(key, url, Comments::Include), auto, "a thread's posts are its content already");
 }
+
+#[test]
+fn forum_threads_whose_posts_are_article_elements_keep_their_first_post_under_exclude() {
+    // Forum software that marks each post `<article class="message">`:
+    // a snippet of the first post, then snippets of later posts.
+    let threads = [
+        (
+            "85babb043958a964",
+            "https://www.katzen-forum.net/threads/jede-nacht-verliert-pepe-soviel-dreck-aus-dem-fell.230143/",
+            "auf seiner beigefarbenen",
+            ["Hat er evtl. Milben in den Ohren?", "Eine unserer ersten Katzen hatte auch mal"],
+        ),
+        (
+            "b26adaad6d357bcc",
+            "https://villagersandheroes.com/forums/threads/patchnotes-4-47-4-tagundnachtgleiche-bugfix-build.3976/",
+            "Die Farbe der Spawn-Ankündigungen wurde geändert auf orange",
+            ["zum Schaden aber nur begrenzt beitragen", "Was jeder von Euch daraus nun"],
+        ),
+    ];
+    for (key, url, first, later) in threads {
+        let auto = corpus_page(key, url, Comments::Auto);
+        let exclude = corpus_page(key, url, Comments::Exclude);
+        assert!(auto.contains(first) && exclude.contains(first), "{key}: first post lost:\n{auto}\n---\n{exclude}");
+        for reply in later {
+            assert!(auto.contains(reply), "{key}: {reply} is the thread's content under auto:\n{auto}");
+            assert!(!exclude.contains(reply), "{key}: {reply} kept under exclude:\n{exclude}");
+        }
+    }
+}
+
+/// A blog's index: each `post` block a teaser headed by a link to the
+/// post's own page.
+fn blog_index(headline: &str) -> String {
+    let teaser = |n: usize, text: &str| {
+        format!("<div class=\"post\"><h2><a href=\"/2024/{n}\">{headline} {n}</a></h2><p>{text}</p></div>")
+    };
+    format!(
+        "<html><head><title>Garden notes</title></head><body><main><h1>Garden notes</h1><div class=posts>{}{}{}</div>\
+         </main></body></html>",
+        teaser(1, OPENING),
+        teaser(2, REPLY_ONE),
+        teaser(3, REPLY_TWO)
+    )
+}
+
+#[test]
+fn a_listing_of_teasers_is_not_a_thread() {
+    let listing = blog_index("Pumps after the winter, part");
+    let text = extracted(&listing, Comments::Exclude);
+    for teaser in [OPENING, REPLY_ONE, REPLY_TWO] {
+        assert!(text.contains(teaser), "{teaser} dropped: {text}");
+    }
+    // Headed by an author's name, the same blocks are a thread's posts.
+    let thread = blog_index("Gardener");
+    let text = extracted(&thread, Comments::Exclude);
+    assert!(text.contains(OPENING) && !text.contains(REPLY_ONE), "{text}");
+}
+
+#[test]
+fn teaser_checks_cost_linear_time() {
+    // Post blocks whose headings hold many links, none a headline, and a
+    // page of headlines nested as deep as the caps allow.
+    let links = "<a href=/u>name</a>".repeat(10_000);
+    let wide =
+        format!("<body><div>{}</div></body>", format!("<div class=post><h4>{links}</h4><p>Text.</p></div>").repeat(4));
+    let deep = format!(
+        "<body><div>{}</div></body>",
+        format!(
+            "<div class=post><h2>{}<a href=/p>A long headline here</a>{}</h2></div>",
+            "<span>".repeat(400),
+            "</span>".repeat(400)
+        )
+        .repeat(50)
+    );
+    for page in [wide, deep] {
+        for comments in [Comments::Auto, Comments::Exclude] {
+            let started = Instant::now();
+            extracted(&page, comments);
+            assert!(started.elapsed() < Duration::from_secs(20), "{comments:?}: {:?}", started.elapsed());
+        }
+    }
+}

@@ -60,6 +60,35 @@ fn hostile() -> Vec<(&'static str, Build, Option<OverLimit>)> {
             None,
         ),
         (
+            "rows beside one headline, a blurb at the end (the headline block)",
+            || {
+                let rows = "<div class=row><div>Label</div><div>A value of a few words</div></div>".repeat(7_500);
+                page(&format!("<div><h1>A product</h1>{rows}</div><footer><p>{}</p></footer>", "A blurb. ".repeat(30)))
+            },
+            None,
+        ),
+        (
+            "a short post beside an archive of links (the short post over link lists)",
+            || {
+                let archive = "<li><a href=/m>A month</a></li>".repeat(10_000);
+                page(&format!("<div class=post><p>Three short lines.</p></div><ul>{archive}</ul>"))
+            },
+            None,
+        ),
+        (
+            "cut teasers",
+            || page(&"<p>The opening words of another story… <a href=/s>more</a></p>".repeat(10_000)),
+            None,
+        ),
+        (
+            "forms holding prose inside the article",
+            || {
+                let form = format!("<form><select></select><p>{}</p></form>", "Words of a description. ".repeat(12));
+                page(&format!("<article><h1>T</h1>{}</article>", form.repeat(5_000)))
+            },
+            None,
+        ),
+        (
             "an ordinary page just within the caps",
             || {
                 page(

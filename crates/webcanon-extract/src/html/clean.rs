@@ -13,14 +13,21 @@
 //!
 //! Removed: elements hidden from readers (`hidden`, `aria-hidden`,
 //! `display:none`, screen-reader-only text); navigation, banners, dialogs
-//! and forms by ARIA role or element; buttons and inputs; figure captions
-//! and photo credits; blocks whose class or id names sharing, related
+//! and forms by ARIA role or element; buttons and inputs; ruby
+//! annotations (`<rt>`, `<rp>`); figure captions and photo credits; blocks whose class or id names sharing, related
 //! stories, newsletters, promotions, advertising, bylines and dates,
 //! comments, tags or cookie notices. A block is kept, whatever its name, when it holds the
 //! page's heading or its marked main content (`<article>`, `<main>`,
 //! `itemprop="articleBody"`), or more than half of the page's text: a
 //! wrapper named `has-social-bar` is not boilerplate, and a page that
 //! lives inside one `<form>` (ASP.NET Web Forms) keeps its text.
+//!
+//! **Form inside the article**: a `<form>` inside the page's marked
+//! article that holds prose of its own and asks for no text (no address,
+//! password, search or message field: not a sign-up, a login, a search or
+//! a comment form) is the article's text: a shop's product page wraps its
+//! description in the order form. It becomes a plain block (its controls
+//! are gone).
 //!
 //! Lazy-loaded images get their real address: the first candidate of
 //! `data-srcset`/`srcset` or `data-src` when `src` is missing or a
@@ -120,8 +127,11 @@ const BOILERPLATE_ROLES: &[&str] = &[
 /// Forms) wrap the whole page in one `<form>`.
 const GUARDED_ELEMENTS: &[&str] = &["form", "dialog"];
 
-/// Elements removed wherever they are.
-const BOILERPLATE_ELEMENTS: &[&str] = &["button", "figcaption", "input", "select", "template", "textarea"];
+/// Elements removed wherever they are: controls, captions, templates, and
+/// ruby annotations (`<rt>`, `<rp>`: the reading printed above a word, as
+/// Japanese pages gloss their kanji), which a reader reads past and which
+/// would split every glossed word of the text in two.
+const BOILERPLATE_ELEMENTS: &[&str] = &["button", "figcaption", "input", "rp", "rt", "select", "template", "textarea"];
 
 /// The document's `<body>`, found without a selector walk.
 pub(crate) fn body(doc: &Document) -> Option<NodeRef<'_>> {
@@ -160,6 +170,14 @@ pub(crate) fn clean(doc: &Document) {
             candidates.push((node, kind));
         }
     }
+    // Read before the controls go. Forms do not nest in a parsed page, so
+    // each element is looked at once.
+    let asking_forms: FxHashSet<dom_query::NodeId> = candidates
+        .iter()
+        .filter(|(node, _)| node.node_name().as_deref() == Some("form"))
+        .filter(|(node, _)| node.descendants_it().any(|d| asks_for_text(&d)))
+        .map(|(node, _)| node.id)
+        .collect();
     for node in boilerplate {
         node.remove_from_parent();
     }
@@ -199,12 +217,48 @@ pub(crate) fn clean(doc: &Document) {
         if block.main || block.chars * 2 > body_chars || (kind == Kind::Named && block.holds_prose()) {
             continue;
         }
+        // Rule "form inside the article"; the prose is checked first, so
+        // only forms holding prose walk their ancestors.
+        if block.holds_prose()
+            && node.node_name().as_deref() == Some("form")
+            && !asking_forms.contains(&node.id)
+            && node.ancestors_it(None).any(|a| marks_article(&a))
+        {
+            node.rename("div");
+            continue;
+        }
         // A dateline or a credit run into a paragraph is part of its text.
         if kind == Kind::Named && inside_paragraph(&node, &mut paragraphs_with_text) {
             continue;
         }
         removed.insert(node.id);
         node.remove_from_parent();
+    }
+}
+
+/// The text under `node` that a reader is shown, its runs apart by a
+/// space: the text of scripts and styles is not shown.
+pub(crate) fn shown_text(node: &NodeRef<'_>) -> String {
+    let mut text = String::new();
+    for run in node.descendants_it().filter(NodeRef::is_text) {
+        if !run.parent().and_then(|p| p.node_name()).is_some_and(|name| matches!(&*name, "script" | "style")) {
+            text.push_str(&run.text());
+            text.push(' ');
+        }
+    }
+    text
+}
+
+/// Whether an element is a field for an address, a password, a search or
+/// a message: what sign-up, login, search and comment forms ask for, and
+/// an order form does not.
+fn asks_for_text(node: &NodeRef<'_>) -> bool {
+    match node.node_name().as_deref() {
+        Some("textarea") => true,
+        Some("input") => node
+            .attr("type")
+            .is_some_and(|t| ["email", "password", "search"].iter().any(|kind| t.trim().eq_ignore_ascii_case(kind))),
+        _ => false,
     }
 }
 
@@ -556,6 +610,46 @@ mod tests {
             assert!(!text.contains(words), "{boilerplate} kept: {text}");
             assert!(text.contains("main text of the story"), "{boilerplate} took the content: {text}");
         }
+    }
+
+    #[test]
+    fn ruby_annotations_are_not_the_text() {
+        let html = "<body><article><h1>T</h1><p><ruby>法律<rp>(</rp><rt>ほうりつ</rt><rp>)</rp></ruby>では</p></article></body>";
+        assert_eq!(cleaned(html), "T法律では");
+    }
+
+    #[test]
+    fn a_form_inside_the_article_holding_prose_is_its_text() {
+        let prose = "<p>A warm blanket of two layers, embroidered with your cat's name and a portrait of its \
+                     breed, washable at forty degrees and sewn by hand in a small workshop near the coast, where \
+                     the same family has made blankets and quilts for three generations.</p>";
+        let order = format!("<form><select><option>Blue</option></select>{prose}<input type=text value=1></form>");
+        let sign_up = format!("<form><input type=email>{prose}</form>");
+        let rows: &[(String, bool)] = &[
+            (format!("<article><h1>T</h1>{order}</article>"), true),
+            (format!("<main><h1>T</h1>{order}</main>"), true),
+            (format!("<article><h1>T</h1>{sign_up}</article>"), false),
+            (format!("<article><h1>T</h1><form><textarea></textarea>{prose}</form></article>"), false),
+            (format!("<h1>T</h1><div>{order}</div>"), false),
+        ];
+        // The rest of the page outweighs the form.
+        let rest = "<p>The rest of the page, which outweighs the form.</p>".repeat(8);
+        for (body, kept) in rows {
+            let html = format!("<body>{body}{rest}</body>");
+            assert_eq!(cleaned(&html).contains("warm blanket"), *kept, "{html}");
+        }
+    }
+
+    #[test]
+    fn many_forms_inside_an_article_cost_linear_time() {
+        let prose = "Words of a product's description, long enough to be prose of its own. ".repeat(4);
+        let forms = format!("<form><input type=text><p>{prose}</p></form>").repeat(5_000);
+        let deep = format!("{}{forms}{}", "<div>".repeat(400), "</div>".repeat(400));
+        let html = format!("<body><article><h1>Title</h1>{deep}</article></body>");
+        let started = std::time::Instant::now();
+        let text = cleaned(&html);
+        assert_eq!(text.matches("description").count(), 5_000 * 4, "the forms' prose stays");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
     }
 
     #[test]

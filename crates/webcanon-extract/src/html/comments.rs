@@ -8,10 +8,20 @@
 //!   `Question` or `Answer`, or a JSON-LD block names a
 //!   `DiscussionForumPosting` or a `QAPage`;
 //! - **thread by repetition**: the page is a thread when three or more
-//!   sibling blocks (not `<article>`s) whose class names a post (`post`,
-//!   `message`, `reply`, `answer`) hold more than half of the body's text,
-//!   and every element marking an article (`<article>`, `<main>`,
-//!   `articleBody`) is inside them or around them;
+//!   sibling blocks alike (the same first class token) whose class names
+//!   a post (`post`, `message`, `reply`, `answer`; `<article
+//!   class="message">` included, as forum software marks each post) hold
+//!   more than half of the text the body shows (scripts and styles are
+//!   not shown), and every
+//!   element marking an article (`<article>`, `<main>`, `articleBody`) is
+//!   inside them or around them;
+//! - **a listing is not a thread**: repeated post blocks of which more
+//!   than half are teasers, each headed by a link to another page of at
+//!   least [`TEASER_HEADLINE_WORDS`] words (`<h2><a href="/2024/pumps">How
+//!   to prime a pump</a></h2>`), are a blog's or a site's index of posts,
+//!   not a thread's replies: no rule of threads applies to them. A forum
+//!   post's heading is its author's name (one or two words) or a link to
+//!   the post itself (`#p123`);
 //! - **comments under an article**: on any other page, schema.org
 //!   `Comment` items and blocks whose class or id names `comment(s)` are
 //!   comments, not content.
@@ -80,6 +90,10 @@ const POST_WORDS: &[&str] = &["answer", "message", "post", "reply"];
 const COMMENT_WORDS: &[&str] = &["comment", "comments"];
 /// The fewest repeated post blocks that make a thread.
 const MIN_REPEATED_POSTS: usize = 3;
+/// The fewest words of a teaser's headline link (rule "a listing is not a
+/// thread"): a headline says what the post is about; a forum post's
+/// heading names its author.
+const TEASER_HEADLINE_WORDS: usize = 3;
 
 /// Applies `choice` to `doc` before it is cleaned. Returns the HTML of an
 /// article's comments, taken out of the page, when they are to follow its
@@ -143,36 +157,63 @@ fn json_ld_names_a_thread(doc: &Document) -> bool {
     })
 }
 
-/// Whether an element's class names a post.
-fn names_a_post(node: &NodeRef<'_>) -> bool {
-    node.node_name().is_some_and(|name| &*name != "article")
-        && node.attr("class").is_some_and(|class| words(&class).any(|word| listed(POST_WORDS, word)))
+/// The kind of post an element is, when its class names a post: its
+/// first class token (`message` of `message message--post js-post`). The
+/// posts of a thread are alike; the parts of one post (`post-header`,
+/// `post-body`, `post-footer`) are not.
+fn post_kind(node: &NodeRef<'_>) -> Option<String> {
+    let class = node.attr("class")?;
+    if !words(&class).any(|word| listed(POST_WORDS, word)) {
+        return None;
+    }
+    class.split_ascii_whitespace().next().map(str::to_ascii_lowercase)
+}
+
+/// Whether a post block is a teaser (rule "a listing is not a thread"):
+/// a heading in it holds a link to another page (not a `#` fragment of
+/// this one) whose text has at least [`TEASER_HEADLINE_WORDS`] words.
+fn is_teaser(post: &NodeRef<'_>) -> bool {
+    post.descendants_it().any(|node| {
+        node.node_name().is_some_and(|name| matches!(&*name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+            && node.descendants_it().any(|link| {
+                link.node_name().is_some_and(|name| &*name == "a")
+                    && link.attr("href").is_some_and(|href| !href.trim().is_empty() && !href.trim().starts_with('#'))
+                    && link.text().split_whitespace().count() >= TEASER_HEADLINE_WORDS
+            })
+    })
 }
 
 /// The repeated post blocks of the rule "thread by repetition", or none.
 fn repeated_posts(doc: &Document) -> Vec<NodeRef<'_>> {
     let body = doc.select("body");
     let Some(body_node) = body.nodes().first() else { return Vec::new() };
-    // One pass: post blocks counted under their parent, article marks counted.
-    let mut counts: FxHashMap<dom_query::NodeId, (usize, NodeRef<'_>)> = FxHashMap::default();
+    // One pass: post blocks counted under their parent by their first
+    // class word (a thread's posts are alike), article marks counted.
+    let mut counts: FxHashMap<(dom_query::NodeId, String), (usize, NodeRef<'_>)> = FxHashMap::default();
     let mut article_marks = 0;
     for node in body_node.descendants_it().filter(NodeRef::is_element) {
         if marks_article(&node) {
             article_marks += 1;
         }
-        if names_a_post(&node)
+        if let Some(kind) = post_kind(&node)
             && let Some(parent) = node.parent()
         {
-            counts.entry(parent.id).or_insert((0, parent)).0 += 1;
+            counts.entry((parent.id, kind)).or_insert((0, parent)).0 += 1;
         }
     }
-    let Some((count, parent)) = counts.into_values().max_by_key(|(count, _)| *count) else { return Vec::new() };
+    let Some(((_, kind), (count, parent))) = counts.into_iter().max_by_key(|(_, (count, _))| *count) else {
+        return Vec::new();
+    };
     if count < MIN_REPEATED_POSTS {
         return Vec::new();
     }
-    let posts: Vec<NodeRef<'_>> = parent.element_children().into_iter().filter(names_a_post).collect();
-    let post_chars: usize = posts.iter().map(|post| visible_chars(&post.text())).sum();
-    if post_chars * 2 <= visible_chars(&body.text()) {
+    let posts: Vec<NodeRef<'_>> =
+        parent.element_children().into_iter().filter(|child| post_kind(child).as_ref() == Some(&kind)).collect();
+    if posts.iter().filter(|post| is_teaser(post)).count() * 2 > posts.len() {
+        return Vec::new();
+    }
+    let post_chars: usize = posts.iter().map(shown_chars).sum();
+    if post_chars * 2 <= shown_chars(body_node) {
         return Vec::new();
     }
     let around = parent.ancestors_it(None).filter(marks_article).count();
@@ -182,6 +223,19 @@ fn repeated_posts(doc: &Document) -> Vec<NodeRef<'_>> {
         return Vec::new();
     }
     posts
+}
+
+/// The visible characters of the text under `node` that a reader is
+/// shown: the text of scripts and styles is not (a forum's page carries
+/// more of it than of posts).
+fn shown_chars(node: &NodeRef<'_>) -> usize {
+    node.descendants_it()
+        .filter(|child| child.is_text())
+        .filter(|text| {
+            !text.parent().and_then(|p| p.node_name()).is_some_and(|name| matches!(&*name, "script" | "style"))
+        })
+        .map(|text| visible_chars(&text.text()))
+        .sum()
 }
 
 fn marks_article(node: &NodeRef<'_>) -> bool {

@@ -14,12 +14,36 @@
 //! (`prose`: `<article>`, `itemprop="articleBody"`, `entry-content`, …)
 //! holds more prose than the extractor kept, the paragraphs of prose the
 //! extractor dropped from inside the article are put back in place
-//! (`merge`). When the article is too short, the rule of the **marked
-//! short post** holds: the element the page marks as its article's body
-//! (`prose`), when there is one with text, is converted instead, since on
-//! a page whose own text is a few sentences a sidebar's "About me", a
-//! promotion or the footer's links outweigh the post in the whole body.
-//! Only without one is the whole cleaned body
+//! (`merge`).
+//!
+//! **Short pages: the candidate choice, by named rule.** A short page's
+//! own text is a few sentences, and a sidebar's "About me", a footer's
+//! blurb or a list of archive links can outweigh it; the page's structure
+//! decides instead (each rule measured on both page sets of
+//! `benches/extraction`, none keyed to a site):
+//! - **headline block**: when the extractor's article is short (under
+//!   [`rules::SHORT_ARTICLE_CHARS`] visible characters), holds less text
+//!   than the block around the page's one `<h1>` (its nearest ancestor
+//!   with [`rules::HEADLINE_BLOCK_CHARS`] characters besides the
+//!   heading), is not in that block, and opens in the last quarter of the
+//!   page's shown text (where footers stand), the headline block is the
+//!   article (`prose::page_structure`; a product or data page whose text
+//!   is rows beside its heading, whose only prose is the footer's);
+//! - **marked short post**: when the extractor's article is too short
+//!   ([`HtmlLimits::min_article_chars`]), the element the page marks as
+//!   its article's body (`prose`), when there is one with text, is
+//!   converted instead;
+//! - **short post over link lists**: without one, the extractor's short
+//!   article stands when what the whole body adds to it is mostly links
+//!   (an archive, a category list, a blogroll beside a post of three
+//!   lines);
+//! - in the cleaning (`clean`): a **form inside the article** that holds
+//!   prose and asks for no text is the article's (a shop's description in
+//!   its order form), and ruby readings (`<rt>`) are not the text; in the
+//!   tidy pass (`tidy`): a **cut teaser** (an excerpt breaking off with an
+//!   ellipsis before a link to the rest) goes with its label.
+//!
+//! Only without any of these is the whole cleaned body
 //! (minus scripts, navigation, headers, footers, asides and forms)
 //! converted instead; and when that holds no text either (a page whose
 //! words all stand in its navigation, header or footer), the page's text
@@ -361,18 +385,36 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
     clean::clean(&doc);
     tables::read_tables(&doc);
     // The extractor takes the tree; the marked body is kept as HTML.
-    let marked = prose::marked_body(&doc).map(|m| (m.node.html(), m.prose));
-    let article = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
+    let structure = prose::page_structure(&doc);
+    let marked = structure.marked.map(|m| (m.node.html(), m.prose));
+    let has_headline_block = structure.headline_block.is_some();
+    let parsed = dom_smoothie::Readability::with_document(doc, Some(base.as_str()), Some(config))
         .ok()
-        .and_then(|mut r| r.parse().ok())
-        .filter(|a| a.text_content.trim().chars().count() >= limits.min_article_chars);
-    if let Some(article) = article
-        && let Ok(markdown) = converter.convert(&article.content)
+        .and_then(|mut r| r.parse().ok());
+    // An article under the length the extractor is trusted at is kept
+    // aside for the rule of the short post (below).
+    let (article, short_article) = match parsed {
+        Some(a) if a.text_content.trim().chars().count() >= limits.min_article_chars => (Some(a), None),
+        short => (None, short),
+    };
+    // The rule of the headline block (see `headline_block_wins`), weighed
+    // for a short article only.
+    let article = article.map(|a| {
+        let short = a.text_content.chars().filter(|c| !c.is_whitespace()).count() < rules::SHORT_ARTICLE_CHARS;
+        match (has_headline_block && short).then(|| headline_block_of(html, comments)).flatten() {
+            Some((block_html, block_text, shown)) if headline_block_wins(&a.text_content, &block_text, &shown) => {
+                (block_html, block_text)
+            }
+            _ => (a.content.to_string(), a.text_content.to_string()),
+        }
+    });
+    if let Some((article_html, article_text)) = article
+        && let Ok(markdown) = converter.convert(&article_html)
     {
         let mut markdown = tidy::tidy(markdown.trim());
         // The marked body is read only when it holds more prose than the
         // extractor's whole article: otherwise it has nothing to add.
-        let article_chars = article.text_content.chars().filter(|c| !c.is_whitespace()).count();
+        let article_chars = article_text.chars().filter(|c| !c.is_whitespace()).count();
         if let Some((marked_html, prose)) = &marked
             && *prose > article_chars
             && let Ok(marked) = converter.convert(marked_html)
@@ -407,11 +449,72 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
         Ok(markdown) => absolutize_links((tidy::tidy(markdown.trim()) + &comments_markdown).trim(), base),
         Err(_) => return (strip_tags(html), Method::TextOnly),
     };
+    if let Some(short) = short_article
+        && let Ok(markdown) = converter.convert(&short.content)
+    {
+        let markdown = absolutize_links((tidy::tidy(markdown.trim()) + &comments_markdown).trim(), base);
+        if short_post_stands(&markdown, &whole_body) {
+            return (markdown, Method::Article);
+        }
+    }
     match page_text(html, &doc, base) {
         Some(text) if !holds_text(&whole_body) => (text, Method::PageText),
         // Text, or no text anywhere: what the body shows (images, maybe).
         _ => (whole_body, Method::WholeBody),
     }
+}
+
+/// The rule of the **short post over link lists**: the extractor's
+/// article, too short to be trusted alone, stands for the page when it
+/// holds text and the whole body adds to it, mostly links (at least half
+/// of the added visible characters): a post of three lines beside an
+/// archive, a category list and a blogroll is the page's text, and they
+/// are not.
+fn short_post_stands(short: &str, whole_body: &str) -> bool {
+    let (short_text, _) = syntax::text_and_link_chars(short);
+    let short_chars = syntax::visible(&short_text);
+    let (body_text, body_links) = syntax::text_and_link_chars(whole_body);
+    let rest = syntax::visible(&body_text).saturating_sub(short_chars);
+    short_chars > 0 && rest > 0 && body_links * 2 >= rest
+}
+
+/// The headline block's HTML and text and the page's shown text, from
+/// the page parsed and cleaned again: only a short article is weighed
+/// against them, so no other page pays for serialising them.
+fn headline_block_of(html: &str, comments: Comments) -> Option<(String, String, String)> {
+    let doc = dom_query::Document::from(html);
+    comments::prepare(&doc, comments);
+    clean::clean(&doc);
+    tables::read_tables(&doc);
+    let block = prose::page_structure(&doc).headline_block?;
+    let shown = clean::body(&doc).map(|body| clean::shown_text(&body)).unwrap_or_default();
+    Some((block.html().to_string(), block.text().to_string(), shown))
+}
+
+/// The rule of the **headline block**: a short article (under
+/// [`rules::SHORT_ARTICLE_CHARS`] visible characters) that stands apart
+/// from the block around the page's one `<h1>` (the block does not hold
+/// the article's opening words), holds less text than that block, and
+/// opens in the second half of the page's text (where footers and
+/// sidebars stand, not the text under a headline) is not the page's
+/// text: the extractor took a footer's blurb on a page whose own text is
+/// a few rows of data beside its heading. The headline block is taken
+/// instead.
+fn headline_block_wins(article_text: &str, block_text: &str, page_text: &str) -> bool {
+    let article_chars = article_text.chars().filter(|c| !c.is_whitespace()).count();
+    let block_chars = block_text.chars().filter(|c| !c.is_whitespace()).count();
+    if article_chars >= rules::SHORT_ARTICLE_CHARS || block_chars <= article_chars {
+        return false;
+    }
+    let opening: Vec<&str> = article_text.split_whitespace().take(8).collect();
+    let opens_at = |text: &str| {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        (words.windows(opening.len()).position(|w| w == opening.as_slice()), words.len())
+    };
+    if opening.is_empty() || opens_at(block_text).0.is_some() {
+        return false;
+    }
+    matches!(opens_at(page_text), (Some(at), words) if at * 4 > words * 3)
 }
 
 /// What [`Method::PageText`] leaves out: what is never text.

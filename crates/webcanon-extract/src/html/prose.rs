@@ -79,11 +79,34 @@ pub(crate) struct MarkedBody<'a> {
     pub prose: usize,
 }
 
-/// The element the page marks as its article's body, or `None` when no
-/// marked element holds prose.
-pub(crate) fn marked_body(doc: &Document) -> Option<MarkedBody<'_>> {
-    let body = super::clean::body(doc)?;
-    let (counts, marked) = count(body);
+/// What the page's own structure says of its main text, read in one pass.
+pub(crate) struct PageStructure<'a> {
+    /// The element the page marks as its article's body.
+    pub marked: Option<MarkedBody<'a>>,
+    /// The block around the page's one `<h1>`: its nearest ancestor
+    /// holding at least [`rules::HEADLINE_BLOCK_CHARS`] visible characters
+    /// besides the heading's (`None` without exactly one `<h1>`, or when
+    /// only `<body>` holds that much).
+    pub headline_block: Option<NodeRef<'a>>,
+}
+
+/// The page's structure: its marked body and its headline block.
+pub(crate) fn page_structure(doc: &Document) -> PageStructure<'_> {
+    let Some(body) = super::clean::body(doc) else { return PageStructure { marked: None, headline_block: None } };
+    let (counts, marked, headings) = count(body);
+    let of = |node: &NodeRef<'_>| counts.get(&node.id).copied().unwrap_or_default();
+    let headline_block = match headings.as_slice() {
+        [h1] => {
+            let wanted = of(h1).chars + rules::HEADLINE_BLOCK_CHARS;
+            h1.ancestors_it(None).take_while(|a| a.id != body.id).find(|a| of(a).chars >= wanted)
+        }
+        _ => None,
+    };
+    PageStructure { marked: best_marked(&counts, marked), headline_block }
+}
+
+/// Of the marked elements, the one with the most prose and the least other text.
+fn best_marked<'a>(counts: &FxHashMap<NodeId, Count>, marked: Vec<NodeRef<'a>>) -> Option<MarkedBody<'a>> {
     let of = |node: &NodeRef<'_>| counts.get(&node.id).copied().unwrap_or_default();
     // Prose counts for the element, every other character against it.
     let score = |c: &Count| c.prose as i64 - (c.chars - c.prose) as i64;
@@ -110,6 +133,8 @@ enum Facts {
         block: bool,
         /// An element that marks an article's body.
         marks: bool,
+        /// An `<h1>`.
+        headline: bool,
     },
     /// Anything else (comments, …).
     Other,
@@ -129,19 +154,20 @@ fn facts(node: &NodeRef<'_>) -> Facts {
                     "class" | "id" => names_body(&attr.value),
                     _ => false,
                 });
-            Facts::Element { link: name == "a", block: BLOCKS.contains(&name), marks }
+            Facts::Element { link: name == "a", block: BLOCKS.contains(&name), marks, headline: name == "h1" }
         }
         _ => Facts::Other,
     })
 }
 
 /// Counts every node under `body`, leaves first, and lists the elements
-/// that mark an article's body, in document order.
-fn count(body: NodeRef<'_>) -> (FxHashMap<NodeId, Count>, Vec<NodeRef<'_>>) {
+/// that mark an article's body and the `<h1>`s, in document order.
+fn count(body: NodeRef<'_>) -> (FxHashMap<NodeId, Count>, Vec<NodeRef<'_>>, Vec<NodeRef<'_>>) {
     let mut nodes: Vec<NodeRef<'_>> = vec![body];
     nodes.extend(body.descendants_it());
     let mut counts: FxHashMap<NodeId, Count> = FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
     let mut marked = Vec::new();
+    let mut headings = Vec::new();
     // In document order a node comes before everything under it, so in
     // reverse its children are done before it.
     for node in nodes.iter().rev() {
@@ -151,7 +177,10 @@ fn count(body: NodeRef<'_>) -> (FxHashMap<NodeId, Count>, Vec<NodeRef<'_>>) {
                 own.loose = chars;
                 own.chars = chars;
             }
-            Facts::Element { link, block, marks } => {
+            Facts::Element { link, block, marks, headline } => {
+                if headline {
+                    headings.push(*node);
+                }
                 if link {
                     own.loose_links = own.loose;
                 }
@@ -180,7 +209,8 @@ fn count(body: NodeRef<'_>) -> (FxHashMap<NodeId, Count>, Vec<NodeRef<'_>>) {
         }
     }
     marked.reverse();
-    (counts, marked)
+    headings.reverse();
+    (counts, marked, headings)
 }
 
 /// First words of the class or id word pairs that name an article's body
@@ -222,7 +252,7 @@ mod tests {
 
     fn found(html: &str) -> Option<String> {
         let doc = Document::from(html);
-        marked_body(&doc).map(|b| b.node.attr("id").map(|id| id.to_string()).unwrap_or_default())
+        page_structure(&doc).marked.map(|b| b.node.attr("id").map(|id| id.to_string()).unwrap_or_default())
     }
 
     const PARA: &str = "<p>A paragraph of the article with enough words to count as prose.</p>";

@@ -32,6 +32,13 @@ pub(super) const PARAGRAPH_IN_HEADING_CHARS: usize = 100;
 /// characters, links at most half of them.
 pub(super) const PROSE_PARAGRAPH_CHARS: usize = 30;
 
+/// Headline block: the block around the page's `<h1>` holds at least
+/// this many visible characters besides the heading's.
+pub(super) const HEADLINE_BLOCK_CHARS: usize = 200;
+/// Headline block: an extractor's article under this many visible
+/// characters (about 150 words) is short, and weighed against it.
+pub(super) const SHORT_ARTICLE_CHARS: usize = 1000;
+
 /// Merge: the fewest visible characters of a paragraph put back, links
 /// at most half of them.
 pub(super) const MERGED_PARAGRAPH_CHARS: usize = 150;
@@ -47,6 +54,10 @@ pub(super) const SHORT_LABEL_WORDS: usize = 6;
 /// Tidy: a teaser's label (`**Read more:** [Headline](…)`) has at most
 /// this many words.
 pub(super) const TEASER_LABEL_WORDS: usize = 5;
+/// Tidy: a cut teaser (`Auskunft über vergangenes Wetter… [mehr](…)`) has
+/// at most this many words before its link: an excerpt, not a paragraph
+/// that ends on a link.
+pub(super) const CUT_TEASER_WORDS: usize = 40;
 
 #[cfg(test)]
 mod tests {

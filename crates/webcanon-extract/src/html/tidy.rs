@@ -5,6 +5,11 @@
 //!   gallery, a pull quote) is dropped;
 //! - a related-story teaser, a paragraph that is a short label and one link
 //!   (`**Read more:** [Headline](…)`), is dropped;
+//! - a **cut teaser**, a paragraph of at most [`rules::CUT_TEASER_WORDS`]
+//!   words that breaks off with an ellipsis before a link to the rest
+//!   (`Auskunft über vergangenes Wetter… [mehr](…)`), is the opening of
+//!   another page, and goes with the short label that names it (a label
+//!   is not a sentence: it ends without `.`, `!` or `?`);
 //! - a run of two or more lines that are each nothing but a link (a "more
 //!   on this" list), and the short heading or label that introduces it,
 //!   are dropped, and so is a run of two or more paragraphs that are each
@@ -70,6 +75,22 @@ fn is_teaser(block: &Block<'_>) -> bool {
     (1..=rules::TEASER_LABEL_WORDS).contains(&words) && label.ends_with(':') && is_link_line(&line[link..])
 }
 
+/// A cut teaser: one line of at most [`rules::CUT_TEASER_WORDS`] words
+/// whose text before its last link ends with an ellipsis, the link being
+/// the rest of the line.
+fn is_cut_teaser(block: &Block<'_>) -> bool {
+    if block.code || block.lines.len() != 1 {
+        return false;
+    }
+    let line = bare(block.lines[0]).trim_end();
+    let Some(link) = line.rfind('[') else { return false };
+    let excerpt = line[..link].trim_end().trim_end_matches(['*', '_']);
+    (excerpt.ends_with('…') || excerpt.ends_with("..."))
+        && excerpt.split_whitespace().count() <= rules::CUT_TEASER_WORDS
+        && line.ends_with(')')
+        && is_link_line(&line[link..])
+}
+
 fn is_link_list(block: &Block<'_>) -> bool {
     !block.code && block.lines.len() >= 2 && block.lines.iter().all(|l| is_link_line(l))
 }
@@ -120,6 +141,15 @@ pub(crate) fn tidy(markdown: &str) -> String {
         }
         if is_teaser(block) {
             keep[i] = false;
+            continue;
+        }
+        if is_cut_teaser(block) {
+            keep[i] = false;
+            // Its label is a name, not a sentence.
+            let sentence = |b: &Block<'_>| b.lines[0].trim_end().ends_with(['.', '!', '?']);
+            if i > 0 && keep[i - 1] && is_short_label(&blocks[i - 1]) && !sentence(&blocks[i - 1]) {
+                keep[i - 1] = false;
+            }
             continue;
         }
         if is_link_list(block) {
@@ -180,6 +210,12 @@ mod tests {
                 "The story ends with a sentence of more than six words.\n\n[Sign the petition](https://x.test/p)\n\n[Donate](https://x.test/d)",
                 "The story ends with a sentence of more than six words.",
             ),
+            // Cut teasers and their labels.
+            (
+                "Para one.\n\nWettergutachten\n\nAuskunft über vergangenes Wetter… [mehr •••](https://x.test/w)\n\nPara two.",
+                "Para one.\n\nPara two.",
+            ),
+            ("Para one.\n\nThe first words of a story... [Read on](https://x.test/s)", "Para one."),
             // A trailing empty section and rule.
             ("Para one.\n\n* * *\n\n## Related", "Para one."),
             // An empty section between two others.
