@@ -22,9 +22,9 @@
 //! decides instead (each rule measured on both page sets of
 //! `benches/extraction`, none keyed to a site):
 //! - **headline block**: when the extractor's article is short (under
-//!   [`rules::SHORT_ARTICLE_CHARS`] visible characters), holds less text
+//!   1,000 visible characters, `SHORT_ARTICLE_CHARS` in `rules.rs`), holds less text
 //!   than the block around the page's one `<h1>` (its nearest ancestor
-//!   with [`rules::HEADLINE_BLOCK_CHARS`] characters besides the
+//!   with 200 characters, `HEADLINE_BLOCK_CHARS`, besides the
 //!   heading), is not in that block, and opens in the last quarter of the
 //!   page's shown text (where footers stand), the headline block is the
 //!   article (`prose::page_structure`; a product or data page whose text
