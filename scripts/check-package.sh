@@ -90,6 +90,10 @@ done <<<"$published"
 # The repository's lock file: the same dependency versions as every other
 # build, so the target directory's artefacts are reused.
 cp Cargo.lock "$scratch/Cargo.lock"
+# A .crate dates every file 2006-07-24: in a target directory that checked
+# an earlier package of the same version, cargo would take these sources
+# as unchanged and check against that package's stale metadata.
+find "$scratch" -type f -exec touch {} +
 (cd "$scratch" && cargo check --workspace --quiet)
 echo "packages: $(wc -l <<<"$published") crates packaged and checked from their .crate files" >&2
 rm -rf "$scratch"
