@@ -57,6 +57,44 @@ fn a_noscript_of_the_head_is_never_the_pages_text() {
 }
 
 #[test]
+fn scripts_and_styles_cut_before_the_tree_change_nothing_a_reader_sees() {
+    // A page as a publishing system writes it: a megabyte of inline
+    // script and style around the article, a script inside it, and the
+    // same page without them. The tree is built without their contents;
+    // what comes out is the same, and no code is read as text.
+    let article = "<article><h1>Harbour reopens</h1>\
+        <p>The harbour reopened on Monday after a week of repairs to the sea wall, officials said.</p>\
+        <script>window.ads = window.ads || []; ads.push({slot: 'mid', text: 'Buy now'});</script>\
+        <p>Fishing boats returned at dawn, and the ferry to the islands runs to its summer timetable again.</p>\
+        <p>Repairs cost less than feared: the contractor finished two days early and under its estimate.</p>\
+        </article>";
+    let code = format!(
+        "<style>{}</style><script>var config = {{{}}};</script>",
+        ".a{color:red}".repeat(40_000),
+        "\"k\": \"Lorem ipsum dolor sit amet\",".repeat(20_000)
+    );
+    let with_code = format!("<html><head><title>Harbour</title>{code}</head><body>{code}{article}{code}</body></html>");
+    let without_code = with_code.replace(&code, "").replace(
+        "<script>window.ads = window.ads || []; ads.push({slot: 'mid', text: 'Buy now'});</script>",
+        "<script></script>",
+    );
+    let read = |page: &str| html::extract(page, &base(), &HtmlLimits::default());
+    let (with_code, without_code) = (read(&with_code), read(&without_code));
+    assert_eq!(with_code.markdown, without_code.markdown);
+    assert_eq!(with_code.method, Method::Article);
+    assert!(with_code.markdown.contains("under its estimate"), "{}", with_code.markdown);
+    for code in ["Buy now", "Lorem", "color:red"] {
+        assert!(!with_code.markdown.contains(code), "{code}: {}", with_code.markdown);
+    }
+    // An escaped script keeps its content (its end is the tokenizer's to
+    // find), and is still not text.
+    let escaped = "<html><body><script><!-- document.write('<script>x()</script>'); --></script>\
+                   <p>The text after an escaped script is read as text.</p></body></html>";
+    let page = read(escaped);
+    assert_eq!(page.markdown, "The text after an escaped script is read as text.");
+}
+
+#[test]
 fn links_and_images_dropped_leave_no_markdown_whatever_the_page_writes() {
     use webcanon_extract::{ContentFormat, ContentShape, ImageStyle, LinkStyle};
     let cases = [

@@ -306,7 +306,7 @@ fn unname_headers_above(heading: &NodeRef<'_>, body: NodeRef<'_>, seen: &mut FxH
 
 /// Whether an element marks the article ([`rules::marks_article`]): its
 /// `<header>` is the article's own, and no block holding it is removed.
-fn marks_article(node: &NodeRef<'_>) -> bool {
+pub(super) fn marks_article(node: &NodeRef<'_>) -> bool {
     node.query_or(false, |n| match &n.data {
         NodeData::Element(element) => rules::marks_article(
             &element.name.local,

@@ -43,8 +43,7 @@
 use dom_query::{Document, NodeRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::clean::{listed, visible_chars, words};
-use super::rules;
+use super::clean::{listed, marks_article, visible_chars, words};
 use crate::shape::UnknownValue;
 
 /// What becomes of comments and a thread's replies.
@@ -99,10 +98,11 @@ const TEASER_HEADLINE_WORDS: usize = 3;
 /// article's comments, taken out of the page, when they are to follow its
 /// text ([`Comments::Include`] on a page that is not a thread).
 pub(super) fn prepare(doc: &Document, choice: Comments) -> Option<String> {
-    let thread = thread_posts(doc);
-    match (thread, choice) {
+    let body = super::clean::body(doc)?;
+    let page = PageItems::read(body);
+    match (page.thread_posts(body), choice) {
         (Some(_), Comments::Auto | Comments::Include) => {
-            unname_comments(doc.select("body").nodes().iter().flat_map(NodeRef::descendants));
+            unname_comments(body.descendants());
             None
         }
         (Some(posts), Comments::Exclude) => {
@@ -110,51 +110,118 @@ pub(super) fn prepare(doc: &Document, choice: Comments) -> Option<String> {
             None
         }
         (None, Comments::Auto | Comments::Exclude) => {
-            typed_items(doc, COMMENT_TYPES).iter().for_each(NodeRef::remove_from_parent);
+            page.typed(COMMENT_TYPES).for_each(|item| item.remove_from_parent());
             None
         }
-        (None, Comments::Include) => take_comments(doc),
+        (None, Comments::Include) => take_comments(body),
     }
 }
 
-/// The thread's posts in document order when the page is a thread (the
-/// list may be empty: a thread known by JSON-LD alone), `None` otherwise.
-fn thread_posts(doc: &Document) -> Option<Vec<NodeRef<'_>>> {
-    let by_schema = !typed_items(doc, THREAD_TYPES).is_empty() || json_ld_names_a_thread(doc);
-    let repeated = repeated_posts(doc);
-    if !by_schema && repeated.is_empty() {
-        return None;
-    }
-    let mut posts = typed_items(doc, POST_TYPES);
-    if posts.is_empty() {
-        posts = repeated;
-    }
-    Some(posts)
+/// What the rules of threads and comments read from a page, found in one
+/// walk of its elements.
+struct PageItems<'a> {
+    /// The elements with an `itemtype`, with its value, in document order.
+    typed: Vec<(NodeRef<'a>, String)>,
+    /// Whether a JSON-LD block names a forum posting or a Q&A page.
+    json_ld_thread: bool,
+    /// Post blocks counted under their parent by their kind ([`post_kind`]).
+    post_groups: FxHashMap<(dom_query::NodeId, String), (usize, NodeRef<'a>)>,
+    /// The elements under `<body>` that mark an article.
+    article_marks: usize,
 }
 
-/// Elements whose `itemtype` is one of `types` (`https://schema.org/Answer`),
-/// in document order.
-fn typed_items<'a>(doc: &'a Document, types: &[&str]) -> Vec<NodeRef<'a>> {
-    doc.select("[itemtype]")
-        .nodes()
-        .iter()
-        .filter(|node| {
-            node.attr("itemtype").is_some_and(|value| {
+impl<'a> PageItems<'a> {
+    /// Walks the page's elements once: the `<html>` element and its
+    /// `<head>` for items and JSON-LD, its `<body>` for posts too.
+    fn read(body: NodeRef<'a>) -> PageItems<'a> {
+        let mut page =
+            PageItems { typed: Vec::new(), json_ld_thread: false, post_groups: FxHashMap::default(), article_marks: 0 };
+        if let Some(html) = body.parent() {
+            page.read_item(&html);
+            for head in html.element_children().into_iter().filter(|child| child.id != body.id) {
+                for node in std::iter::once(head).chain(head.descendants_it()).filter(NodeRef::is_element) {
+                    page.read_item(&node);
+                }
+            }
+        }
+        for node in std::iter::once(body).chain(body.descendants_it()).filter(NodeRef::is_element) {
+            page.read_item(&node);
+            if node.id == body.id {
+                continue;
+            }
+            if marks_article(&node) {
+                page.article_marks += 1;
+            }
+            if let Some(kind) = post_kind(&node)
+                && let Some(parent) = node.parent()
+            {
+                page.post_groups.entry((parent.id, kind)).or_insert((0, parent)).0 += 1;
+            }
+        }
+        page
+    }
+
+    /// Notes an element's `itemtype`, and a JSON-LD block naming a thread.
+    fn read_item(&mut self, node: &NodeRef<'a>) {
+        if let Some(itemtype) = node.attr("itemtype") {
+            self.typed.push((*node, itemtype.to_string()));
+        }
+        if node.node_name().is_some_and(|name| &*name == "script")
+            && node.attr("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"))
+        {
+            let text = node.text();
+            self.json_ld_thread |= JSON_LD_THREAD_TYPES.iter().any(|name| text.contains(name));
+        }
+    }
+
+    /// The items whose `itemtype` is one of `types` (`https://schema.org/Answer`),
+    /// in document order.
+    fn typed(&self, types: &'a [&'a str]) -> impl Iterator<Item = NodeRef<'a>> + '_ {
+        self.typed
+            .iter()
+            .filter(move |(_, value)| {
                 value.split_ascii_whitespace().any(|url| types.contains(&url.rsplit('/').next().unwrap_or(url)))
             })
-        })
-        .cloned()
-        .collect()
-}
+            .map(|(node, _)| *node)
+    }
 
-/// Whether a JSON-LD block names a forum posting or a Q&A page.
-fn json_ld_names_a_thread(doc: &Document) -> bool {
-    doc.select("script[type]").nodes().iter().any(|script| {
-        script.attr("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json")) && {
-            let text = script.text();
-            JSON_LD_THREAD_TYPES.iter().any(|name| text.contains(name))
+    /// The thread's posts in document order when the page is a thread (the
+    /// list may be empty: a thread known by JSON-LD alone), `None` otherwise.
+    fn thread_posts(&self, body: NodeRef<'a>) -> Option<Vec<NodeRef<'a>>> {
+        let by_schema = self.typed(THREAD_TYPES).next().is_some() || self.json_ld_thread;
+        let repeated = self.repeated_posts(body);
+        if !by_schema && repeated.is_empty() {
+            return None;
         }
-    })
+        let posts: Vec<NodeRef<'a>> = self.typed(POST_TYPES).collect();
+        Some(if posts.is_empty() { repeated } else { posts })
+    }
+
+    /// The repeated post blocks of the rule "thread by repetition", or none.
+    fn repeated_posts(&self, body: NodeRef<'a>) -> Vec<NodeRef<'a>> {
+        let Some(((_, kind), (count, parent))) = self.post_groups.iter().max_by_key(|(_, (count, _))| *count) else {
+            return Vec::new();
+        };
+        if *count < MIN_REPEATED_POSTS {
+            return Vec::new();
+        }
+        let posts: Vec<NodeRef<'a>> =
+            parent.element_children().into_iter().filter(|child| post_kind(child).as_ref() == Some(kind)).collect();
+        if posts.iter().filter(|post| is_teaser(post)).count() * 2 > posts.len() {
+            return Vec::new();
+        }
+        let post_chars: usize = posts.iter().map(shown_chars).sum();
+        if post_chars * 2 <= shown_chars(&body) {
+            return Vec::new();
+        }
+        let around = parent.ancestors_it(None).filter(marks_article).count();
+        let within = parent.descendants_it().filter(|node| node.is_element() && marks_article(node)).count()
+            + usize::from(marks_article(parent));
+        if around + within < self.article_marks {
+            return Vec::new();
+        }
+        posts
+    }
 }
 
 /// The kind of post an element is, when its class names a post: its
@@ -183,48 +250,6 @@ fn is_teaser(post: &NodeRef<'_>) -> bool {
     })
 }
 
-/// The repeated post blocks of the rule "thread by repetition", or none.
-fn repeated_posts(doc: &Document) -> Vec<NodeRef<'_>> {
-    let body = doc.select("body");
-    let Some(body_node) = body.nodes().first() else { return Vec::new() };
-    // One pass: post blocks counted under their parent by their first
-    // class word (a thread's posts are alike), article marks counted.
-    let mut counts: FxHashMap<(dom_query::NodeId, String), (usize, NodeRef<'_>)> = FxHashMap::default();
-    let mut article_marks = 0;
-    for node in body_node.descendants_it().filter(NodeRef::is_element) {
-        if marks_article(&node) {
-            article_marks += 1;
-        }
-        if let Some(kind) = post_kind(&node)
-            && let Some(parent) = node.parent()
-        {
-            counts.entry((parent.id, kind)).or_insert((0, parent)).0 += 1;
-        }
-    }
-    let Some(((_, kind), (count, parent))) = counts.into_iter().max_by_key(|(_, (count, _))| *count) else {
-        return Vec::new();
-    };
-    if count < MIN_REPEATED_POSTS {
-        return Vec::new();
-    }
-    let posts: Vec<NodeRef<'_>> =
-        parent.element_children().into_iter().filter(|child| post_kind(child).as_ref() == Some(&kind)).collect();
-    if posts.iter().filter(|post| is_teaser(post)).count() * 2 > posts.len() {
-        return Vec::new();
-    }
-    let post_chars: usize = posts.iter().map(shown_chars).sum();
-    if post_chars * 2 <= shown_chars(body_node) {
-        return Vec::new();
-    }
-    let around = parent.ancestors_it(None).filter(marks_article).count();
-    let within = parent.descendants_it().filter(|node| node.is_element() && marks_article(node)).count()
-        + usize::from(marks_article(&parent));
-    if around + within < article_marks {
-        return Vec::new();
-    }
-    posts
-}
-
 /// The visible characters of the text under `node` that a reader is
 /// shown: the text of scripts and styles is not (a forum's page carries
 /// more of it than of posts).
@@ -236,12 +261,6 @@ fn shown_chars(node: &NodeRef<'_>) -> usize {
         })
         .map(|text| visible_chars(&text.text()))
         .sum()
-}
-
-fn marks_article(node: &NodeRef<'_>) -> bool {
-    let Some(name) = node.node_name() else { return false };
-    let attributes = node.attrs();
-    rules::marks_article(&name, attributes.iter().map(|a| (&*a.name.local, &*a.value)))
 }
 
 /// Whether a class token or an id names a comment (`commentlist`,
@@ -281,9 +300,7 @@ fn is_comment_block(node: &NodeRef<'_>) -> bool {
 
 /// Takes an article's comment blocks (the outermost ones) out of the page
 /// and returns their HTML, unnamed, or `None` when there are none.
-fn take_comments(doc: &Document) -> Option<String> {
-    let body = doc.select("body");
-    let body_node = body.nodes().first()?;
+fn take_comments(body_node: NodeRef<'_>) -> Option<String> {
     let mut blocks: Vec<NodeRef<'_>> = Vec::new();
     // Elements inside a taken block, found by their parent in one pass.
     let mut covered: FxHashSet<dom_query::NodeId> = FxHashSet::default();

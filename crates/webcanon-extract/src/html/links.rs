@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use url::Url;
 
-use super::scan::{RAW_TEXT, attributes, find_ci, tag_end, tag_name};
+use super::scan::{RAW_TEXT, attributes, raw_text_end, tag_end, tag_name};
 
 /// Bounds on what one page's links may cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,8 +163,7 @@ fn skip_raw_text(bytes: &[u8], end: usize, name: &str, self_closing: bool) -> us
     if self_closing || !RAW_TEXT.contains(&name) {
         return end;
     }
-    let close = format!("</{name}");
-    find_ci(&bytes[end..], close.as_bytes()).map_or(bytes.len(), |e| end + e)
+    raw_text_end(bytes, end, name).unwrap_or(bytes.len())
 }
 
 #[cfg(test)]

@@ -286,7 +286,10 @@ pub fn extract_with(html: &str, base: &Url, limits: &HtmlLimits, comments: Comme
     let (markdown, method) = if over_limit.is_some() {
         (composed(strip_tags(html)), Method::TextOnly)
     } else {
-        convert_on_big_stack(without_ranges(html, &found.head_noscripts), base.clone(), *limits, comments)
+        let mut cut: Vec<std::ops::Range<usize>> =
+            found.head_noscripts.iter().chain(&found.code_bodies).cloned().collect();
+        cut.sort_unstable_by_key(|range| range.start);
+        convert_on_big_stack(without_ranges(html, &cut), base.clone(), *limits, comments)
     };
     // The title is its own field of every result; the content does not
     // repeat it (an extractor keeps the page's H1 when it has one).
@@ -327,14 +330,15 @@ pub fn text_only(html: &str, base: &Url) -> Extracted {
     }
 }
 
-/// `html` without the byte ranges `cut` (in order, apart): what the tree
-/// is built from.
+/// `html` without the byte ranges `cut` (in order of their starts; a
+/// range inside one already cut adds nothing): what the tree is built
+/// from.
 fn without_ranges(html: &str, cut: &[std::ops::Range<usize>]) -> String {
     let mut kept = String::with_capacity(html.len());
     let mut copied = 0;
     for range in cut {
-        kept.push_str(&html[copied..range.start]);
-        copied = range.end;
+        kept.push_str(&html[copied..range.start.max(copied)]);
+        copied = copied.max(range.end);
     }
     kept.push_str(&html[copied..]);
     kept

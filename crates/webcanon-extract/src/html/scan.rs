@@ -13,7 +13,8 @@ const VOID: &[&str] =
 /// so counting them would make ordinary pages look deep.
 const OPTIONAL_END: &[&str] = &["p", "li", "dt", "dd", "tr", "td", "th", "option", "thead", "tbody", "tfoot"];
 /// Elements whose content is raw text up to their end tag.
-pub(super) const RAW_TEXT: &[&str] = &["script", "style", "textarea", "title", "xmp", "noscript"];
+pub(super) const RAW_TEXT: &[&str] =
+    &["script", "style", "textarea", "title", "xmp", "noscript", "iframe", "noembed", "noframes"];
 
 /// A `<meta>` or `<link>` tag's attributes of interest.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,6 +65,15 @@ pub struct Scan {
     /// The `<time datetime>` elements, in document order (at most
     /// [`MAX_TIME_TAGS`]).
     pub times: Vec<HeadTag>,
+    /// The byte ranges of the contents of `<script>` (JSON-LD aside) and
+    /// `<style>` elements, in order: code, not text, and on many pages
+    /// half of the bytes. The tree is built without them (the elements
+    /// stay, empty). Only a content whose end the tokenizer sees where
+    /// the scan does is listed: not one in SVG or MathML, not one holding
+    /// `<!--` (a script's escaped state can hide its end tag), not one
+    /// without its end tag, none after a `<plaintext>`; at most
+    /// [`MAX_CODE_BODIES`].
+    pub code_bodies: Vec<std::ops::Range<usize>>,
 }
 
 /// The largest JSON-LD block kept for reading; pages put a few kilobytes
@@ -73,13 +83,39 @@ pub const MAX_JSON_LD_BYTES: usize = 256 * 1024;
 pub const MAX_JSON_LD_BLOCKS: usize = 16;
 /// The most `<time>` elements kept.
 pub const MAX_TIME_TAGS: usize = 16;
+/// The most script and style contents listed for the tree to be built
+/// without; a page with more keeps the rest (its tree costs more, and
+/// its element count is over the caps long before).
+pub const MAX_CODE_BODIES: usize = 10_000;
 
 /// Elements that belong in a `<head>`: any other start tag begins the body.
 const HEAD_ELEMENTS: &[&str] =
     &["base", "head", "html", "link", "meta", "noscript", "script", "style", "template", "title"];
 
-pub(super) fn find_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))
+/// Where `needle` first occurs in `haystack`, ASCII case ignored: the
+/// first byte found by `memchr` in both cases, the rest compared there.
+fn find_ci(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), haystack)
+        .find(|&at| haystack[at + 1..].get(..rest.len()).is_some_and(|w| w.eq_ignore_ascii_case(rest)))
+}
+
+/// Where the raw text starting at `start` ends: at `</name` followed by
+/// white space, `/` or `>`, as the tokenizer ends it (`</scripts` does
+/// not end a script); `None` when it runs to the end.
+pub(super) fn raw_text_end(bytes: &[u8], start: usize, name: &str) -> Option<usize> {
+    let close = format!("</{name}");
+    let mut from = start;
+    while let Some(found) = find_ci(&bytes[from..], close.as_bytes()) {
+        let at = from + found;
+        match bytes.get(at + close.len()) {
+            Some(b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>') => return Some(at),
+            // Cut short: the tokenizer waits for more and ends at the end.
+            None => return None,
+            Some(_) => from = at + close.len(),
+        }
+    }
+    None
 }
 
 /// Elements in which `<x/>` really is self-closing (SVG and MathML).
@@ -110,6 +146,8 @@ pub fn scan(html: &str) -> Scan {
     let mut text_start = 0;
     // Whether every start tag so far belongs in a `<head>`.
     let mut in_head = true;
+    // Past a `<plaintext>`, the tokenizer reads everything as text.
+    let mut plaintext = false;
     loop {
         let Some(offset) = memchr::memchr(b'<', &bytes[i..]) else {
             out.ampersand_work += ampersand_work(&bytes[text_start..]);
@@ -181,15 +219,26 @@ pub fn scan(html: &str) -> Scan {
                     }
                 }
                 let json_ld = name == "script"
-                    && out.json_ld.len() < MAX_JSON_LD_BLOCKS
                     && attributes(&inner[name.len()..]).iter().any(|(attr, value)| {
                         attr == "type" && value.trim().eq_ignore_ascii_case("application/ld+json")
                     });
+                plaintext |= name == "plaintext";
                 i = end;
                 if RAW_TEXT.contains(&name.as_str()) && !self_closing {
-                    let close = format!("</{name}");
-                    let stop = find_ci(&bytes[i..], close.as_bytes()).map_or(bytes.len(), |e| i + e);
-                    if json_ld && stop - i <= MAX_JSON_LD_BYTES {
+                    let closed = raw_text_end(bytes, i, &name);
+                    let stop = closed.unwrap_or(bytes.len());
+                    let code = (name == "script" && !json_ld) || name == "style";
+                    if code
+                        && closed.is_some()
+                        && stop > i
+                        && foreign == 0
+                        && !plaintext
+                        && out.code_bodies.len() < MAX_CODE_BODIES
+                        && memchr::memmem::find(&bytes[i..stop], b"<!--").is_none()
+                    {
+                        out.code_bodies.push(i..stop);
+                    }
+                    if json_ld && out.json_ld.len() < MAX_JSON_LD_BLOCKS && stop - i <= MAX_JSON_LD_BYTES {
                         out.json_ld.push(html[i..stop].to_string());
                     }
                     if name == "title" && out.title.is_none() {
@@ -231,29 +280,29 @@ fn ampersand_work(text: &[u8]) -> u64 {
 /// (white space between allowed); elsewhere (`<a title=Don't>`) it is an
 /// ordinary character, and must not make the rest of the page one tag.
 pub(super) fn tag_end(bytes: &[u8], start: usize) -> (usize, bool, usize) {
-    let mut quote = None;
     let mut i = start;
     let mut attributes = 0;
     let mut after_equals = false;
     while i < bytes.len() {
         let b = bytes[i];
-        if quote.is_none() && !b.is_ascii_whitespace() {
-            let opens = after_equals && (b == b'"' || b == b'\'');
-            after_equals = b == b'=';
-            if opens {
-                quote = Some(b);
-                i += 1;
-                continue;
-            }
+        if b.is_ascii_whitespace() {
+            i += 1;
+            continue;
         }
-        match quote {
-            Some(q) if b == q => quote = None,
-            Some(_) => {}
-            None if b == b'>' => return (i + 1, i > start && bytes[i - 1] == b'/', attributes),
-            None if !b.is_ascii_whitespace() && !matches!(b, b'/' | b'=') && bytes[i - 1].is_ascii_whitespace() => {
-                attributes += 1;
-            }
-            None => {}
+        if after_equals && (b == b'"' || b == b'\'') {
+            // A quoted value, `>` and white space in it included: its
+            // closing quote is found at once.
+            let Some(length) = memchr::memchr(b, &bytes[i + 1..]) else { break };
+            i += length + 2;
+            after_equals = false;
+            continue;
+        }
+        after_equals = b == b'=';
+        if b == b'>' {
+            return (i + 1, i > start && bytes[i - 1] == b'/', attributes);
+        }
+        if !matches!(b, b'/' | b'=') && bytes[i - 1].is_ascii_whitespace() {
+            attributes += 1;
         }
         i += 1;
     }
@@ -394,6 +443,47 @@ mod tests {
         assert_eq!(s.elements, 3);
         // Quoted values still hide `>` and white space.
         assert_eq!(scan("<a title = 'x > y z w' href=/z>t</a>").max_attributes, 2);
+    }
+
+    #[test]
+    fn script_and_style_contents_are_listed_where_the_tokenizer_ends_them_too() {
+        let listed = |page: &str| -> Vec<String> {
+            scan(page).code_bodies.iter().map(|range| page[range.clone()].to_string()).collect()
+        };
+        // Scripts and styles, whatever the case of their end tags.
+        assert_eq!(
+            listed("<style>p{}</STYLE ><p>Text</p><script>if (a<b) x()</script\n><script src=x></script>"),
+            ["p{}", "if (a<b) x()"]
+        );
+        // `</scripts` does not end a script: the content runs to the real end.
+        assert_eq!(listed("<script>a = '</scripts>';</script><p>T</p>"), ["a = '</scripts>';"]);
+        // JSON-LD is read from the tree's source too; it stays.
+        assert!(listed("<script type='application/ld+json'>{}</script>").is_empty());
+        // Where the tokenizer may end it elsewhere, nothing is cut: an
+        // escaped script, a script in SVG, one without its end tag, and
+        // every one after a `<plaintext>`.
+        for page in [
+            "<script><!-- document.write('<script>x</script>') --></script><p>T</p>",
+            "<svg><script><![CDATA[ '</script>' ]]></script></svg>",
+            "<p>T</p><script>x = 1;",
+            "<p>T</p><script>x = 1;</script",
+            "<plaintext><script>x</script>",
+        ] {
+            assert!(listed(page).is_empty(), "{page}");
+        }
+        // A script inside raw text (an iframe's) is not a script.
+        assert!(listed("<iframe><script></iframe><p>Text</p></script>").is_empty());
+        // Bounded in number.
+        let many = "<script>x</script>".repeat(MAX_CODE_BODIES + 10);
+        assert_eq!(scan(&many).code_bodies.len(), MAX_CODE_BODIES);
+    }
+
+    #[test]
+    fn find_ci_ignores_case_of_every_byte() {
+        assert_eq!(find_ci(b"xx</ScRiPt>", b"</script"), Some(2));
+        assert_eq!(find_ci(b"aXyz", b"xyz"), Some(1));
+        assert_eq!(find_ci(b"</scrip", b"</script"), None);
+        assert_eq!(find_ci(b"abc", b""), None);
     }
 
     #[test]
