@@ -14,6 +14,7 @@ use webcanon_jobs::{JobFailure, JobId, JobLimits, JobSpec, JobStatus, MAX_PAGE_R
 
 use crate::api::{JobLimitsRequest, ResultsQuery};
 use crate::error::{ApiError, jobs_error, reason};
+use crate::responses::{InvalidJobId, NoSuchJob, Overloaded};
 use crate::state::AppState;
 
 /// Records of a page when the query names no `limit`.
@@ -25,9 +26,9 @@ pub const DEFAULT_PAGE_RECORDS: usize = 100;
     params(("id" = String, Path, description = "The job's id, as its start answered")),
     responses(
         (status = 200, description = "The job's status and counts", body = JobStatus),
-        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
-        (status = 422, description = "The id is not a job id", body = ErrorJson),
-        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
+        NoSuchJob,
+        InvalidJobId,
+        Overloaded,
     )
 )]
 pub async fn status(
@@ -48,7 +49,7 @@ pub async fn status(
     ),
     responses(
         (status = 200, description = "The records from `cursor`, and the cursor of the next page (absent once every record of a finished job is read)", body = ResultsPage),
-        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
+        NoSuchJob,
         (status = 422, description = "The id is not a job id, the cursor is not one a page gave (`invalid_cursor`), or the query is malformed (`invalid_query`)", body = ErrorJson),
         (status = 503, description = "Too many requests in flight (`overloaded`), or the results cannot be read here (`local`)", body = ErrorJson),
     )
@@ -81,9 +82,9 @@ pub async fn results(
     params(("id" = String, Path, description = "The job's id, as its start answered")),
     responses(
         (status = 200, description = "The job's status after (`cancelled`, or how it had ended before)", body = JobStatus),
-        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
-        (status = 422, description = "The id is not a job id", body = ErrorJson),
-        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
+        NoSuchJob,
+        InvalidJobId,
+        Overloaded,
     )
 )]
 pub async fn cancel(

@@ -10,7 +10,7 @@ use webcanon_crawl::Scope;
 use webcanon_crawl::map::{MapConfig, MapSource, MapSources, map_stream};
 
 use super::job_pages::{self, page_size};
-use super::{Answer, Shared, scope_config};
+use super::{Answer, COUNT_RANGE, Shared, count_failure, scope_config};
 use crate::Initiator;
 use crate::continuation::JobTool;
 use crate::refusal::Failure;
@@ -65,7 +65,8 @@ pub(crate) async fn run(shared: &Shared, args: MapArgs) -> Result<Answer, Failur
         return Err(Failure::usage("give `url` to start a map, or `continuation` to read on", None));
     };
     let ceiling = shared.jobs()?.ceiling().max_records;
-    let max_urls = super::records_within(args.max_urls, ceiling, "max_urls")?;
+    let max_urls =
+        webcanon_crawl::count_within("max_urls", args.max_urls, ceiling, COUNT_RANGE).map_err(count_failure)?;
     let client = shared.client_for(args.agent.as_ref(), Initiator::Autonomous)?;
     let scope = scope_config(args.scope.unwrap_or_default(), args.include, args.exclude, None)?;
     let sources = args.sources.map_or_else(MapSources::default, |named| MapSources {
