@@ -5,7 +5,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{loopback_client, start, start_with};
+use support::{loopback_client, start, start_guarded, start_with};
 use webcanon_client::warning::{WarningCode, WarningSource};
 use webcanon_server::Limits;
 use webcanon_test::{Route, TestServer};
@@ -391,7 +391,7 @@ async fn wrong_method_is_405_json_with_allow() {
 #[tokio::test]
 async fn ssrf_refusal_without_allow_private() {
     let server = site().await;
-    let service = start_with(webcanon_client::Client::builder(), Limits::default()).await;
+    let service = start_guarded().await;
     for path in ["/v1/fetch", "/v1/robots/check", "/v1/audit"] {
         let (status, body) = service.post(path, &json!({"url": server.url("/page")})).await;
         assert_eq!(status, 403, "{path}: {body}");
