@@ -4,11 +4,13 @@
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
+use utoipa::IntoParams;
 use webcanon_client::error::ErrorJson;
 use webcanon_jobs::{JobFailure, JobId, JobLimits, JobSpec, JobStatus, MAX_PAGE_RECORDS, ResultsPage};
 
@@ -23,7 +25,7 @@ pub const DEFAULT_PAGE_RECORDS: usize = 100;
 /// A job's status and counts.
 #[utoipa::path(
     get, path = "/v1/jobs/{id}", tag = "jobs",
-    params(("id" = String, Path, description = "The job's id, as its start answered")),
+    params(JobPath),
     responses(
         (status = 200, description = "The job's status and counts", body = JobStatus),
         NoSuchJob,
@@ -31,11 +33,7 @@ pub const DEFAULT_PAGE_RECORDS: usize = 100;
         Overloaded,
     )
 )]
-pub async fn status(
-    State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<Json<JobStatus>, ApiError> {
-    let id = job_id(id)?;
+pub async fn status(State(state): State<AppState>, JobPath { id }: JobPath) -> Result<Json<JobStatus>, ApiError> {
     state.jobs()?.status(&id).map(Json).map_err(|error| jobs_error(&error))
 }
 
@@ -44,7 +42,7 @@ pub async fn status(
 #[utoipa::path(
     get, path = "/v1/jobs/{id}/results", tag = "jobs",
     params(
-        ("id" = String, Path, description = "The job's id, as its start answered"),
+        JobPath,
         ResultsQuery,
     ),
     responses(
@@ -56,10 +54,9 @@ pub async fn status(
 )]
 pub async fn results(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    JobPath { id }: JobPath,
     query: Result<Query<ResultsQuery>, QueryRejection>,
 ) -> Result<Json<ResultsPage>, ApiError> {
-    let id = job_id(id)?;
     let Query(query) = query.map_err(|rejection| {
         ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_QUERY, rejection.body_text())
     })?;
@@ -79,7 +76,7 @@ pub async fn results(
 /// it expires.
 #[utoipa::path(
     delete, path = "/v1/jobs/{id}", tag = "jobs",
-    params(("id" = String, Path, description = "The job's id, as its start answered")),
+    params(JobPath),
     responses(
         (status = 200, description = "The job's status after (`cancelled`, or how it had ended before)", body = JobStatus),
         NoSuchJob,
@@ -87,11 +84,7 @@ pub async fn results(
         Overloaded,
     )
 )]
-pub async fn cancel(
-    State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<Json<JobStatus>, ApiError> {
-    let id = job_id(id)?;
+pub async fn cancel(State(state): State<AppState>, JobPath { id }: JobPath) -> Result<Json<JobStatus>, ApiError> {
     state.jobs()?.cancel(&id).map(Json).map_err(|error| jobs_error(&error))
 }
 
@@ -161,8 +154,26 @@ pub(crate) fn job_limits(asked: &JobLimitsRequest, ceiling: JobLimits) -> Result
     })
 }
 
-fn job_id(path: Result<Path<String>, PathRejection>) -> Result<JobId, ApiError> {
-    let invalid = |message: String| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_JOB_ID, message);
-    let Path(id) = path.map_err(|rejection| invalid(rejection.body_text()))?;
-    id.parse().map_err(|error: webcanon_jobs::InvalidJobId| invalid(error.to_string()))
+/// The `{id}` of a job route, read as a job id: a path that does not hold
+/// one is refused (`invalid_job_id`).
+#[derive(Debug, Clone, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub(crate) struct JobPath {
+    /// The job's id, as its start answered
+    #[param(value_type = String)]
+    id: JobId,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for JobPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<JobPath, ApiError> {
+        let invalid =
+            |message: String| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_JOB_ID, message);
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| invalid(rejection.body_text()))?;
+        let id = id.parse().map_err(|error: webcanon_jobs::InvalidJobId| invalid(error.to_string()))?;
+        Ok(JobPath { id })
+    }
 }
