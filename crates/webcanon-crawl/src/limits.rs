@@ -151,8 +151,7 @@ mod tests {
     fn crawl_limits_are_checked_and_lowered_to_the_job() {
         use CountRange as R;
         // asked, the job's records, the range: the limits (pages, bytes, per host, sitemap URLs) or the message.
-        let rows: [(CrawlLimitsRequest, u64, CountRange, Result<(Option<u64>, Option<u64>, Option<u64>, usize), &str>);
-            12] = [
+        let rows = [
             (asked(None, None, None), 1_000, R::SIGNED, Ok((Some(1_000), None, None, 1_000))),
             (asked(Some(10), Some(1 << 20), Some(3)), 1_000, R::SIGNED, Ok((Some(10), Some(1 << 20), Some(3), 1_000))),
             (asked(Some(5_000), None, None), 1_000, R::SIGNED, Ok((Some(1_000), None, None, 1_000))),
@@ -187,7 +186,7 @@ mod tests {
     #[test]
     fn a_count_is_lowered_to_its_ceiling() {
         // asked, ceiling, range: the count or the message.
-        let rows: [(Option<u64>, u64, CountRange, Result<u64, &str>); 6] = [
+        let rows = [
             (None, 500, CountRange::UNSIGNED, Ok(500)),
             (Some(20), 500, CountRange::UNSIGNED, Ok(20)),
             (Some(u64::MAX), 500, CountRange::UNSIGNED, Ok(500)),
