@@ -160,6 +160,8 @@ struct SiteJob {
 }
 
 impl SiteJob {
+    /// The client for `agent`, the job's `limits` checked against the
+    /// service's ceiling, and `scope` checked as a request's scope.
     fn open(
         state: &AppState,
         agent: Option<&ProductToken>,
