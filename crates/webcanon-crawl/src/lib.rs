@@ -60,7 +60,7 @@ pub mod soft_404;
 pub mod stream;
 
 pub use frontier::{Frontier, FrontierError};
-pub use limits::{CountError, CountRange, CrawlLimits, CrawlLimitsRequest, count_within};
+pub use limits::{CountError, CountRange, CrawlLimits, CrawlLimitsRequest, MAX_CRAWL_STARTS, count_within};
 pub use links::{FoundBy, Link, links_of};
 pub use normalize::{NormalizeError, NormalizedUrl};
 pub use run::{CrawlConfig, CrawlError, CrawlObserver, CrawlSummary, Crawler};

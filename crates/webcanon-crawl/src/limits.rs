@@ -3,6 +3,10 @@
 //! schema declares ([`CountRange`]) and lowered to the job it runs as
 //! ([`CrawlLimits::for_job`]).
 
+/// The most start URLs a service's request (the HTTP API, MCP) may give
+/// a crawl.
+pub const MAX_CRAWL_STARTS: usize = 100;
+
 /// The limits of a crawl. `None`: no limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CrawlLimits {

@@ -8,10 +8,10 @@ use futures_util::StreamExt;
 use webcanon_client::Client;
 use webcanon_client::agent::ProductToken;
 use webcanon_client::error::ErrorJson;
-use webcanon_crawl::map::{MapConfig, MapError, MapSources, map_stream};
+use webcanon_crawl::map::{MAX_REQUEST_LINKS, MapConfig, MapError, MapSources, map_stream};
 use webcanon_crawl::{
-    CountRange, CrawlConfig, CrawlError, CrawlLimits, CrawlLimitsRequest, Crawler, ScopeConfig, SeedSources,
-    crawl_stream,
+    CountRange, CrawlConfig, CrawlError, CrawlLimits, CrawlLimitsRequest, Crawler, MAX_CRAWL_STARTS, ScopeConfig,
+    SeedSources, crawl_stream,
 };
 use webcanon_jobs::{JobFailure, JobLimits, JobStatus};
 
@@ -22,10 +22,6 @@ use crate::job_routes::{self, job_limits};
 use crate::responses::{BodyErrors, Overloaded, TimedOut, TooManyJobs};
 use crate::state::AppState;
 
-/// The most links of the start page a map request may ask to read.
-pub const MAX_MAP_LINKS: usize = 10_000;
-/// The most start URLs a crawl request may give.
-pub const MAX_CRAWL_STARTS: usize = 100;
 /// The name of a crawl job's frontier file in its work folder.
 const FRONTIER_FILE: &str = "frontier.sqlite";
 
@@ -54,8 +50,10 @@ pub async fn map(State(state): State<AppState>, ApiJson(request): ApiJson<MapReq
     };
     let SiteJob { client, limits, scope } = SiteJob::open(&state, request.agent.as_ref(), &request.limits, scope)?;
     let max_links = request.max_links.unwrap_or(webcanon_crawl::map::DEFAULT_MAX_LINKS);
-    if max_links > MAX_MAP_LINKS {
-        return Err(ApiError::invalid_option(format!("max_links must be at most {MAX_MAP_LINKS}, not {max_links}")));
+    if max_links > MAX_REQUEST_LINKS {
+        return Err(ApiError::invalid_option(format!(
+            "max_links must be at most {MAX_REQUEST_LINKS}, not {max_links}"
+        )));
     }
     let sources = request.sources.map_or_else(MapSources::default, |named| MapSources {
         sitemaps: named.contains(&webcanon_crawl::map::MapSource::Sitemap),

@@ -8,7 +8,9 @@ use serde::Deserialize;
 use webcanon_client::FetchOverrides;
 use webcanon_client::agent::ProductToken;
 use webcanon_client::web_url::WebUrl;
-use webcanon_crawl::{CrawlConfig, CrawlLimits, CrawlLimitsRequest, Crawler, Scope, SeedSources, crawl_stream};
+use webcanon_crawl::{
+    CrawlConfig, CrawlLimits, CrawlLimitsRequest, Crawler, MAX_CRAWL_STARTS, Scope, SeedSources, crawl_stream,
+};
 
 use super::job_pages::{self, page_size};
 use super::{Answer, COUNT_RANGE, Shared, count_failure, scope_config};
@@ -16,8 +18,6 @@ use crate::Initiator;
 use crate::continuation::JobTool;
 use crate::refusal::Failure;
 
-/// The most start URLs a crawl takes.
-pub const MAX_CRAWL_STARTS: usize = 100;
 /// The name of a crawl's frontier file in its job's folder.
 const FRONTIER_FILE: &str = "frontier.sqlite";
 

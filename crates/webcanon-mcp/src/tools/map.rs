@@ -15,9 +15,6 @@ use crate::Initiator;
 use crate::continuation::JobTool;
 use crate::refusal::Failure;
 
-/// The most links of the start page a map reads.
-pub const MAX_MAP_LINKS: usize = 10_000;
-
 /// Arguments of the `map` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -80,7 +77,7 @@ pub(crate) async fn run(shared: &Shared, args: MapArgs) -> Result<Answer, Failur
         // One URL past the limit, so that the job tells a map cut at its
         // limit from one that ended there.
         max_urls: usize::try_from(max_urls.saturating_add(1)).unwrap_or(usize::MAX),
-        max_links: MAX_MAP_LINKS,
+        max_links: webcanon_crawl::map::MAX_REQUEST_LINKS,
         ..MapConfig::default()
     };
     // The site is vetted now, so that a refused site is this call's error.
