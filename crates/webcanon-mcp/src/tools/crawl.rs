@@ -104,7 +104,12 @@ pub(crate) async fn run(shared: &Shared, args: CrawlArgs) -> Result<Answer, Fail
         max_total_bytes: None,
         max_pages_per_host: args.max_pages_per_host,
     };
-    let limits = CrawlLimits::for_job(asked, max_records, COUNT_RANGE).map_err(count_failure)?;
+    let mut limits = CrawlLimits::for_job(asked, max_records, COUNT_RANGE).map_err(count_failure)?;
+    // A call's records are read a page at a time by the model: URLs from a
+    // sitemap past the pages the crawl may request, which could never be
+    // fetched, are not taken to be recorded as `limit` either.
+    let max_pages = limits.max_pages.unwrap_or(max_records);
+    limits.max_sitemap_urls = limits.max_sitemap_urls.min(usize::try_from(max_pages).unwrap_or(usize::MAX));
     let client = shared.client_for(args.agent.as_ref(), Initiator::Autonomous)?;
     let options = client.fetch_options().with(&args.options).map_err(|e| Failure::usage(e.message(e.option), None))?;
     let scope = scope_config(args.scope.unwrap_or_default(), args.include, args.exclude, args.max_depth)?;
