@@ -744,6 +744,11 @@ async fn refuses_bad_continuations_and_job_arguments(session: &Session, site: &T
         ("map", json!({"url": site.url("/"), "exclude": vec!["/x"; 101]}), "at most 100"),
         ("crawl", json!({"urls": [site.url("/")], "max_pages": 0}), "max_pages must be at least 1"),
         ("crawl", json!({"urls": [site.url("/")], "robots": "ignore"}), "unknown field `robots`"),
+        // The scope arguments are fields of their own (not flattened in), so
+        // that a refusal names the argument.
+        ("map", json!({"url": site.url("/"), "agent": "GPT Bot"}), "`agent`: agent `GPT Bot` is not"),
+        ("crawl", json!({"urls": [site.url("/")], "scope": "site"}), "`scope`: unknown variant `site`"),
+        ("crawl", json!({"urls": [site.url("/")], "exclude": [1]}), "`exclude[0]`: invalid type"),
         ("crawl", json!({"urls": ["ftp://example.com/"]}), "scheme `ftp` is not http or https"),
     ];
     for (tool, args, expected) in rows {

@@ -13,6 +13,8 @@
 //!   [`SiteScope`]): origin, registrable domain or path prefix, include
 //!   and exclude patterns in robots.txt syntax, a maximum depth. `map`
 //!   shares it.
+//! - [`limits`]: when a crawl stops ([`CrawlLimits`]), and the counts a
+//!   service's request may ask of it, checked and lowered to its job.
 //! - [`links`]: the links of a fetched page and whether they may be
 //!   followed (`nofollow` in meta robots, `X-Robots-Tag` and `rel`).
 //!
@@ -45,6 +47,7 @@
 #![deny(missing_docs)]
 
 pub mod frontier;
+pub mod limits;
 pub mod links;
 pub mod map;
 pub mod normalize;
@@ -57,10 +60,11 @@ pub mod soft_404;
 pub mod stream;
 
 pub use frontier::{Frontier, FrontierError};
+pub use limits::{CountError, CountRange, CrawlLimits, CrawlLimitsRequest, MAX_CRAWL_STARTS, count_within};
 pub use links::{FoundBy, Link, links_of};
 pub use normalize::{NormalizeError, NormalizedUrl};
-pub use run::{CrawlConfig, CrawlError, CrawlLimits, CrawlObserver, CrawlSummary, Crawler};
-pub use scope::{OutOfScope, Scope, ScopeConfig, ScopeError, SiteScope};
+pub use run::{CrawlConfig, CrawlError, CrawlObserver, CrawlSummary, Crawler};
+pub use scope::{MAX_SCOPE_PATTERNS, OutOfScope, Scope, ScopeConfig, ScopeError, SiteScope};
 pub use seed_file::{SeedFileError, read_seed_file};
 pub use seeds::{SeedSource, SeedSources};
 pub use sink::{JsonLines, JsonLinesFile, MarkdownFolder, RecordSink};

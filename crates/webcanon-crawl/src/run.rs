@@ -22,31 +22,13 @@ use webcanon_client::{
 };
 
 use crate::frontier::{Batch, Frontier, FrontierError, Lease, NewUrl, UrlState};
+use crate::limits::CrawlLimits;
 use crate::links::links_of;
 use crate::normalize::NormalizedUrl;
 use crate::scope::{OutOfScope, ScopeConfig, SiteScope};
 use crate::seeds::{Seed, SeedSources, seeds_of};
 use crate::sink::RecordSink;
 use crate::soft_404;
-
-/// The limits of a crawl. `None`: no limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CrawlLimits {
-    /// The most pages requested.
-    pub max_pages: Option<u64>,
-    /// The most body bytes received, all pages together.
-    pub max_bytes: Option<u64>,
-    /// The most pages requested from one host.
-    pub max_pages_per_host: Option<u64>,
-    /// The most URLs taken from one site's sitemaps (default 100,000).
-    pub max_sitemap_urls: usize,
-}
-
-impl Default for CrawlLimits {
-    fn default() -> Self {
-        CrawlLimits { max_pages: None, max_bytes: None, max_pages_per_host: None, max_sitemap_urls: 100_000 }
-    }
-}
 
 /// What a crawl does, besides the fetch options.
 #[derive(Debug, Clone, PartialEq, Eq)]

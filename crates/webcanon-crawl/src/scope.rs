@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 use webcanon_core::robots::pattern_matches;
 
+use crate::limits::CountRange;
+
 /// How far from its start URLs a crawl may go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -83,10 +85,26 @@ pub enum ScopeError {
     /// the message).
     #[error("a pattern of {0} bytes is longer than the {MAX_PATTERN_BYTES} bytes a pattern may have")]
     PatternTooLong(usize),
+    /// More include and exclude patterns than [`MAX_SCOPE_PATTERNS`]
+    /// (checked of a service's request only).
+    #[error("{0} include and exclude patterns given; a scope takes at most {MAX_SCOPE_PATTERNS}")]
+    TooManyPatterns(usize),
+    /// A maximum depth past the largest the request's schema declares
+    /// (checked of a service's request only).
+    #[error("max_depth {depth} is over the most, {most}")]
+    DepthTooLarge {
+        /// The depth asked for.
+        depth: u32,
+        /// The largest depth taken.
+        most: u32,
+    },
 }
 
 /// The longest include or exclude pattern, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 2_048;
+/// The most include and exclude patterns, together, that a service's
+/// request (the HTTP API, MCP) may give.
+pub const MAX_SCOPE_PATTERNS: usize = 100;
 
 impl ScopeConfig {
     /// Checks the patterns: each must start with `/` or `*`, as robots.txt
@@ -101,6 +119,28 @@ impl ScopeConfig {
             }
         }
         Ok(())
+    }
+
+    /// Checks a scope a service's request gave (the HTTP API, MCP), whose
+    /// every pattern costs each URL a match: at most
+    /// [`MAX_SCOPE_PATTERNS`] patterns together, a maximum depth within
+    /// `range`, then [`ScopeConfig::validate`].
+    ///
+    /// ```
+    /// use webcanon_crawl::{CountRange, ScopeConfig, ScopeError};
+    ///
+    /// let config = ScopeConfig { exclude: vec!["/x".into(); 101], ..ScopeConfig::default() };
+    /// assert_eq!(config.validate_request(CountRange::SIGNED), Err(ScopeError::TooManyPatterns(101)));
+    /// ```
+    pub fn validate_request(&self, range: CountRange) -> Result<(), ScopeError> {
+        let patterns = self.include.len() + self.exclude.len();
+        if patterns > MAX_SCOPE_PATTERNS {
+            return Err(ScopeError::TooManyPatterns(patterns));
+        }
+        if let Some(depth) = self.max_depth.filter(|depth| *depth > range.max_depth) {
+            return Err(ScopeError::DepthTooLarge { depth, most: range.max_depth });
+        }
+        self.validate()
     }
 }
 
@@ -288,5 +328,44 @@ mod tests {
         let bad = ScopeConfig { include: vec!["docs".into()], ..ScopeConfig::default() };
         assert_eq!(bad.validate(), Err(ScopeError::Pattern("docs".into())));
         assert_eq!("site".parse::<Scope>(), Err(ScopeError::UnknownScope("site".into())));
+    }
+
+    #[test]
+    fn a_request_scope_is_bounded() {
+        let patterns = |include: usize, exclude: usize| ScopeConfig {
+            include: vec!["/docs/".into(); include],
+            exclude: vec!["/*.pdf$".into(); exclude],
+            ..ScopeConfig::default()
+        };
+        let deep = |max_depth: u32| ScopeConfig { max_depth: Some(max_depth), ..ScopeConfig::default() };
+        let long = ScopeConfig { include: vec![format!("/{}", "a".repeat(5_000))], ..ScopeConfig::default() };
+        let unrooted = ScopeConfig { exclude: vec!["docs".into()], ..ScopeConfig::default() };
+        let most_signed = i32::MAX.unsigned_abs();
+        // The scope, the range: Ok or the message.
+        let rows: [(ScopeConfig, CountRange, Result<(), &str>); 9] = [
+            (ScopeConfig::default(), CountRange::SIGNED, Ok(())),
+            (patterns(60, 40), CountRange::SIGNED, Ok(())),
+            (
+                patterns(60, 41),
+                CountRange::UNSIGNED,
+                Err("101 include and exclude patterns given; a scope takes at most 100"),
+            ),
+            (
+                patterns(0, 10_000),
+                CountRange::SIGNED,
+                Err("10000 include and exclude patterns given; a scope takes at most 100"),
+            ),
+            (deep(most_signed), CountRange::SIGNED, Ok(())),
+            (deep(most_signed + 1), CountRange::SIGNED, Err("max_depth 2147483648 is over the most, 2147483647")),
+            (deep(u32::MAX), CountRange::UNSIGNED, Ok(())),
+            (long, CountRange::SIGNED, Err("a pattern of 5001 bytes is longer than the 2048 bytes a pattern may have")),
+            (unrooted, CountRange::UNSIGNED, Err("pattern `docs` must start with `/` or `*`")),
+        ];
+        for (config, range, expected) in rows {
+            let shown =
+                format!("{} patterns, depth {:?}", config.include.len() + config.exclude.len(), config.max_depth);
+            let outcome = config.validate_request(range).map_err(|error| error.to_string());
+            assert_eq!(outcome, expected.map_err(str::to_string), "{shown} in {range:?}");
+        }
     }
 }

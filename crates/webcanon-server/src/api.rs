@@ -184,6 +184,16 @@ pub enum ScopeName {
     Prefix,
 }
 
+impl From<ScopeName> for webcanon_crawl::Scope {
+    fn from(name: ScopeName) -> webcanon_crawl::Scope {
+        match name {
+            ScopeName::Origin => webcanon_crawl::Scope::Origin,
+            ScopeName::Domain => webcanon_crawl::Scope::Domain,
+            ScopeName::Prefix => webcanon_crawl::Scope::Prefix,
+        }
+    }
+}
+
 /// `POST /v1/crawl`: a site read breadth first from its start URLs, as a
 /// job whose records are the `PageRecord`s `webcanon crawl` writes.
 ///

@@ -112,6 +112,11 @@ impl ApiError {
         ApiError::new(status, body)
     }
 
+    /// A 422 usage error for an option out of range (`invalid_option`).
+    pub(crate) fn invalid_option(message: impl Into<String>) -> ApiError {
+        ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_OPTION, message)
+    }
+
     /// The answer for a client error about `url`.
     pub fn from_client(err: &Error, url: &str) -> ApiError {
         let mut body = ErrorBody::from_error(err, url);

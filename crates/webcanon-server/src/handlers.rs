@@ -5,13 +5,14 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use webcanon_audit::{Report, Site};
-use webcanon_client::FetchResult;
 use webcanon_client::error::ErrorJson;
+use webcanon_client::{Client, FetchOptions, FetchOverrides, FetchResult};
 
 use crate::api::{
     CheckResponse, EvalDecision, EvalFailure, EvalItem, EvalRequest, EvalResponse, FetchRequest, Health, UrlRequest,
 };
 use crate::error::{ApiError, ApiJson, reason};
+use crate::responses::{BodyErrors, Overloaded, SsrfRefused, TimedOut};
 use crate::state::{AppState, MAX_EVAL_URLS};
 
 /// Fetches a page for an LLM: robots.txt respected, SSRF-guarded, content as Markdown.
@@ -19,10 +20,8 @@ use crate::state::{AppState, MAX_EVAL_URLS};
     post, path = "/v1/fetch", tag = "retrieval", request_body = FetchRequest,
     responses(
         (status = 200, description = "The page (the object `webcanon fetch --json` prints)", body = FetchResult),
-        (status = 400, description = "The body is not JSON", body = ErrorJson),
+        BodyErrors,
         (status = 403, description = "Refused by robots.txt (`policy`, the matched rule quoted) or by the SSRF guard (`ssrf`)", body = ErrorJson),
-        (status = 413, description = "The body is larger than the limit", body = ErrorJson),
-        (status = 415, description = "The body is not `application/json`", body = ErrorJson),
         (status = 422, description = "A missing or unknown field, an invalid URL, agent or option", body = ErrorJson),
         (status = 502, description = "The page could not be fetched (`fetch`; `status` is its HTTP status when it answered with an error; a page that asks for payment, HTTP 402, has `reason` `payment_required` and the `price` asked, never paid)", body = ErrorJson),
         (status = 503, description = "Too many requests in flight (`overloaded`); retry after `Retry-After`", body = ErrorJson),
@@ -34,19 +33,16 @@ pub async fn fetch(
     ApiJson(request): ApiJson<FetchRequest>,
 ) -> Result<Json<FetchResult>, ApiError> {
     let client = state.client_for(request.agent.as_ref())?;
-    let options = client.fetch_options().with(&request.options).map_err(|error| {
-        ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_OPTION, error.message(error.option))
-    })?;
-    match client.fetch_with(&request.url, &options).await {
-        Ok(result) => {
-            state.metrics().verdict(result.robots.verdict);
-            Ok(Json(result))
-        }
-        Err(err) => {
-            state.metrics().client_error(&err);
-            Err(ApiError::from_client(&err, request.url.as_str()))
-        }
-    }
+    let options = fetch_options(&client, &request.options)?;
+    let result = state.client_outcome(client.fetch_with(&request.url, &options).await, request.url.as_str())?;
+    state.metrics().verdict(result.robots.verdict);
+    Ok(Json(result))
+}
+
+/// The client's fetch options with what a request changes of them; an
+/// option out of range is refused (`invalid_option`).
+pub(crate) fn fetch_options(client: &Client, overrides: &FetchOverrides) -> Result<FetchOptions, ApiError> {
+    client.fetch_options().with(overrides).map_err(|error| ApiError::invalid_option(error.message(error.option)))
 }
 
 /// The robots.txt verdict for one URL, without fetching the page.
@@ -54,13 +50,11 @@ pub async fn fetch(
     post, path = "/v1/robots/check", tag = "robots", request_body = UrlRequest,
     responses(
         (status = 200, description = "The verdict and its evidence (an unreachable robots.txt is a verdict, not an error)", body = CheckResponse),
-        (status = 400, description = "The body is not JSON", body = ErrorJson),
-        (status = 403, description = "Refused by the SSRF guard (`ssrf`)", body = ErrorJson),
-        (status = 413, description = "The body is larger than the limit", body = ErrorJson),
-        (status = 415, description = "The body is not `application/json`", body = ErrorJson),
+        BodyErrors,
+        SsrfRefused,
         (status = 422, description = "A missing or unknown field, an invalid URL or agent", body = ErrorJson),
-        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
-        (status = 504, description = "The request timed out (`timeout`)", body = ErrorJson),
+        Overloaded,
+        TimedOut,
     )
 )]
 pub async fn robots_check(
@@ -68,16 +62,10 @@ pub async fn robots_check(
     ApiJson(request): ApiJson<UrlRequest>,
 ) -> Result<Json<CheckResponse>, ApiError> {
     let client = state.client_for(request.agent.as_ref())?;
-    match client.check(&request.url).await {
-        Ok(webcanon_client::RobotsCheck { robots, warnings, .. }) => {
-            state.metrics().verdict(robots.verdict);
-            Ok(Json(CheckResponse { robots, warnings }))
-        }
-        Err(err) => {
-            state.metrics().client_error(&err);
-            Err(ApiError::from_client(&err, request.url.as_str()))
-        }
-    }
+    let checked = state.client_outcome(client.check(&request.url).await, request.url.as_str())?;
+    let webcanon_client::RobotsCheck { robots, warnings, .. } = checked;
+    state.metrics().verdict(robots.verdict);
+    Ok(Json(CheckResponse { robots, warnings }))
 }
 
 /// The robots.txt verdicts for many URLs (at most 10,000), in input order;
@@ -86,12 +74,10 @@ pub async fn robots_check(
     post, path = "/v1/robots/eval", tag = "robots", request_body = EvalRequest,
     responses(
         (status = 200, description = "One item per URL, in input order; an invalid or refused URL gets its own error", body = EvalResponse),
-        (status = 400, description = "The body is not JSON", body = ErrorJson),
-        (status = 413, description = "The body is larger than the limit", body = ErrorJson),
-        (status = 415, description = "The body is not `application/json`", body = ErrorJson),
+        BodyErrors,
         (status = 422, description = "A missing or unknown field, an invalid agent, more than 10,000 URLs", body = ErrorJson),
-        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
-        (status = 504, description = "The request timed out (`timeout`)", body = ErrorJson),
+        Overloaded,
+        TimedOut,
     )
 )]
 pub async fn robots_eval(
@@ -138,14 +124,12 @@ pub async fn robots_eval(
     post, path = "/v1/audit", tag = "audit", request_body = UrlRequest,
     responses(
         (status = 200, description = "The audit report", body = Report),
-        (status = 400, description = "The body is not JSON", body = ErrorJson),
-        (status = 403, description = "Refused by the SSRF guard (`ssrf`)", body = ErrorJson),
-        (status = 413, description = "The body is larger than the limit", body = ErrorJson),
-        (status = 415, description = "The body is not `application/json`", body = ErrorJson),
+        BodyErrors,
+        SsrfRefused,
         (status = 422, description = "A missing or unknown field, a URL that is not a live http(s) origin, an invalid agent", body = ErrorJson),
         (status = 502, description = "The origin does not answer (`fetch`, reason `unreachable`): nothing to score", body = ErrorJson),
-        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
-        (status = 504, description = "The request timed out (`timeout`)", body = ErrorJson),
+        Overloaded,
+        TimedOut,
     )
 )]
 pub async fn audit(
@@ -156,10 +140,7 @@ pub async fn audit(
     // The SSRF guard first, so a refused origin is an error rather than a
     // report of unreachable resources; it also loads robots.txt into the
     // cache the audit reads it from.
-    if let Err(err) = client.check(&request.url).await {
-        state.metrics().client_error(&err);
-        return Err(ApiError::from_client(&err, request.url.as_str()));
-    }
+    state.client_outcome(client.check(&request.url).await, request.url.as_str())?;
     let agent = client.agent().to_string();
     match webcanon_audit::audit_off_runtime(Site::origin(request.url.into_url(), client), &agent).await {
         Ok(report) => Ok(Json(report)),

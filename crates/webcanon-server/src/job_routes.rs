@@ -4,16 +4,19 @@
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
+use utoipa::IntoParams;
 use webcanon_client::error::ErrorJson;
 use webcanon_jobs::{JobFailure, JobId, JobLimits, JobSpec, JobStatus, MAX_PAGE_RECORDS, ResultsPage};
 
 use crate::api::{JobLimitsRequest, ResultsQuery};
 use crate::error::{ApiError, jobs_error, reason};
+use crate::responses::{InvalidJobId, NoSuchJob, Overloaded};
 use crate::state::AppState;
 
 /// Records of a page when the query names no `limit`.
@@ -22,19 +25,15 @@ pub const DEFAULT_PAGE_RECORDS: usize = 100;
 /// A job's status and counts.
 #[utoipa::path(
     get, path = "/v1/jobs/{id}", tag = "jobs",
-    params(("id" = String, Path, description = "The job's id, as its start answered")),
+    params(JobPath),
     responses(
         (status = 200, description = "The job's status and counts", body = JobStatus),
-        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
-        (status = 422, description = "The id is not a job id", body = ErrorJson),
-        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
+        NoSuchJob,
+        InvalidJobId,
+        Overloaded,
     )
 )]
-pub async fn status(
-    State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<Json<JobStatus>, ApiError> {
-    let id = job_id(id)?;
+pub async fn status(State(state): State<AppState>, JobPath { id }: JobPath) -> Result<Json<JobStatus>, ApiError> {
     state.jobs()?.status(&id).map(Json).map_err(|error| jobs_error(&error))
 }
 
@@ -43,22 +42,21 @@ pub async fn status(
 #[utoipa::path(
     get, path = "/v1/jobs/{id}/results", tag = "jobs",
     params(
-        ("id" = String, Path, description = "The job's id, as its start answered"),
+        JobPath,
         ResultsQuery,
     ),
     responses(
         (status = 200, description = "The records from `cursor`, and the cursor of the next page (absent once every record of a finished job is read)", body = ResultsPage),
-        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
+        NoSuchJob,
         (status = 422, description = "The id is not a job id, the cursor is not one a page gave (`invalid_cursor`), or the query is malformed (`invalid_query`)", body = ErrorJson),
         (status = 503, description = "Too many requests in flight (`overloaded`), or the results cannot be read here (`local`)", body = ErrorJson),
     )
 )]
 pub async fn results(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    JobPath { id }: JobPath,
     query: Result<Query<ResultsQuery>, QueryRejection>,
 ) -> Result<Json<ResultsPage>, ApiError> {
-    let id = job_id(id)?;
     let Query(query) = query.map_err(|rejection| {
         ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_QUERY, rejection.body_text())
     })?;
@@ -78,19 +76,15 @@ pub async fn results(
 /// it expires.
 #[utoipa::path(
     delete, path = "/v1/jobs/{id}", tag = "jobs",
-    params(("id" = String, Path, description = "The job's id, as its start answered")),
+    params(JobPath),
     responses(
         (status = 200, description = "The job's status after (`cancelled`, or how it had ended before)", body = JobStatus),
-        (status = 404, description = "No such job (never started, or forgotten after its time to live)", body = ErrorJson),
-        (status = 422, description = "The id is not a job id", body = ErrorJson),
-        (status = 503, description = "Too many requests in flight (`overloaded`)", body = ErrorJson),
+        NoSuchJob,
+        InvalidJobId,
+        Overloaded,
     )
 )]
-pub async fn cancel(
-    State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
-) -> Result<Json<JobStatus>, ApiError> {
-    let id = job_id(id)?;
+pub async fn cancel(State(state): State<AppState>, JobPath { id }: JobPath) -> Result<Json<JobStatus>, ApiError> {
     state.jobs()?.cancel(&id).map(Json).map_err(|error| jobs_error(&error))
 }
 
@@ -160,8 +154,26 @@ pub(crate) fn job_limits(asked: &JobLimitsRequest, ceiling: JobLimits) -> Result
     })
 }
 
-fn job_id(path: Result<Path<String>, PathRejection>) -> Result<JobId, ApiError> {
-    let invalid = |message: String| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_JOB_ID, message);
-    let Path(id) = path.map_err(|rejection| invalid(rejection.body_text()))?;
-    id.parse().map_err(|error: webcanon_jobs::InvalidJobId| invalid(error.to_string()))
+/// The `{id}` of a job route, read as a job id: a path that does not hold
+/// one is refused (`invalid_job_id`).
+#[derive(Debug, Clone, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub(crate) struct JobPath {
+    /// The job's id, as its start answered
+    #[param(value_type = String)]
+    id: JobId,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for JobPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<JobPath, ApiError> {
+        let invalid =
+            |message: String| ApiError::usage(StatusCode::UNPROCESSABLE_ENTITY, reason::INVALID_JOB_ID, message);
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| invalid(rejection.body_text()))?;
+        let id = id.parse().map_err(|error: webcanon_jobs::InvalidJobId| invalid(error.to_string()))?;
+        Ok(JobPath { id })
+    }
 }

@@ -51,6 +51,7 @@ mod limits;
 mod listen;
 pub mod metrics;
 pub mod openapi;
+mod responses;
 mod site_jobs;
 mod state;
 
@@ -68,11 +69,12 @@ pub use listen::{
     AllowedHosts, DEFAULT_HEADER_READ_TIMEOUT, FALLBACK_MAX_CONNECTIONS, ServeOptions, default_max_connections,
     reason as host_reason, serve_with,
 };
-pub use site_jobs::{MAX_CRAWL_STARTS, MAX_MAP_LINKS, MAX_SCOPE_PATTERNS};
 pub use state::{
     AGENT_PATTERN, AppState, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_REQUEST_TIMEOUT, Limits, MAX_AGENT_LEN, MAX_EVAL_URLS,
 };
+pub use webcanon_crawl::map::MAX_REQUEST_LINKS as MAX_MAP_LINKS;
+pub use webcanon_crawl::{MAX_CRAWL_STARTS, MAX_SCOPE_PATTERNS};
 
 /// How long [`serve`] lets in-flight requests finish after the shutdown signal.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);

@@ -135,6 +135,19 @@ impl AppState {
         &self.inner.permits
     }
 
+    /// `outcome` of a client call about `url`: its error counted in the
+    /// metrics and answered as the API's error.
+    pub(crate) fn client_outcome<T>(
+        &self,
+        outcome: Result<T, webcanon_client::error::Error>,
+        url: &str,
+    ) -> Result<T, ApiError> {
+        outcome.map_err(|error| {
+            self.metrics().client_error(&error);
+            ApiError::from_client(&error, url)
+        })
+    }
+
     /// The client for `agent` (the default one for `None`), on the shared
     /// connections and caches; each agent's client is built once.
     pub fn client_for(&self, agent: Option<&ProductToken>) -> Result<Client, ApiError> {

@@ -5,7 +5,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{loopback_client, start, start_with};
+use support::{loopback_client, start, start_guarded, start_with};
 use webcanon_client::warning::{WarningCode, WarningSource};
 use webcanon_server::Limits;
 use webcanon_test::{Route, TestServer};
@@ -64,8 +64,9 @@ async fn fetch_applies_the_shared_table_of_overrides() {
     }
 }
 
-/// A bad `url` or `agent` is refused by the request's deserialization:
-/// the answer names the field, and nothing is requested for it.
+/// A bad `url`, `agent` or scope field is refused by the request's
+/// deserialization: the answer names the field, and nothing is requested
+/// for it.
 #[tokio::test]
 async fn a_bad_url_or_agent_is_refused_when_the_body_is_read() {
     let server = site().await;
@@ -103,6 +104,14 @@ async fn a_bad_url_or_agent_is_refused_when_the_body_is_read() {
             "invalid_agent",
             "agent: agent `` is not a product token",
         ),
+        // The job requests read their scope fields as fields of their own
+        // (not flattened in), so that a refusal names the field.
+        ("/v1/map", json!({"url": page, "agent": "GPT Bot"}), "invalid_agent", "agent: agent `GPT Bot` is not"),
+        ("/v1/crawl", json!({"urls": [page], "agent": "GPT Bot"}), "invalid_agent", "agent: agent `GPT Bot` is not"),
+        ("/v1/crawl", json!({"urls": [page, "ftp://x/"]}), "invalid_url", "urls[1]: invalid URL `ftp://x/`"),
+        ("/v1/map", json!({"url": page, "scope": "site"}), "invalid_body", "scope: unknown variant `site`"),
+        ("/v1/crawl", json!({"urls": [page], "include": [1]}), "invalid_body", "include[0]: invalid type"),
+        ("/v1/map", json!({"url": page, "exclude": "/a"}), "invalid_body", "exclude: invalid type"),
     ];
     for (path, body, reason, message) in rows {
         let (status, answer) = service.post(path, &body).await;
@@ -391,7 +400,7 @@ async fn wrong_method_is_405_json_with_allow() {
 #[tokio::test]
 async fn ssrf_refusal_without_allow_private() {
     let server = site().await;
-    let service = start_with(webcanon_client::Client::builder(), Limits::default()).await;
+    let service = start_guarded().await;
     for path in ["/v1/fetch", "/v1/robots/check", "/v1/audit"] {
         let (status, body) = service.post(path, &json!({"url": server.url("/page")})).await;
         assert_eq!(status, 403, "{path}: {body}");

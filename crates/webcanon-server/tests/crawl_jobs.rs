@@ -7,16 +7,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{Service, loopback_client, start_with};
-use webcanon_jobs::{Jobs, JobsConfig};
-use webcanon_server::Limits;
+use support::{Service, service_with, start_guarded};
+use webcanon_jobs::JobsConfig;
 use webcanon_test::{Route, TestServer};
-
-async fn service_with(config: JobsConfig) -> Service {
-    let service = start_with(loopback_client(), Limits::default()).await;
-    let _ = service.state.clone().with_jobs(Jobs::new(config).unwrap());
-    service
-}
 
 fn page(title: &str, links: &[&str]) -> Route {
     let links: String = links.iter().map(|l| format!(r#"<a href="{l}">{l}</a> "#)).collect();
@@ -46,39 +39,6 @@ fn request(site: &TestServer, extra: Value) -> Value {
 }
 
 impl Service {
-    async fn get(&self, path: &str) -> (u16, Value) {
-        let response = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap())
-    }
-
-    async fn until_finished(&self, id: &str) -> Value {
-        for _ in 0..1_000 {
-            let (status, body) = self.get(&format!("/v1/jobs/{id}")).await;
-            assert_eq!(status, 200, "{body}");
-            if body["state"] != "running" {
-                return body;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        panic!("job {id} did not finish");
-    }
-
-    /// Every record of job `id`, read `limit` at a time from its cursors.
-    async fn records(&self, id: &str, limit: usize) -> Vec<Value> {
-        let mut cursor = Some(0u64);
-        let mut records = Vec::new();
-        while let Some(at) = cursor {
-            let (code, page) = self.get(&format!("/v1/jobs/{id}/results?cursor={at}&limit={limit}")).await;
-            assert_eq!(code, 200, "{page}");
-            let got = page["records"].as_array().unwrap();
-            assert!(got.len() <= limit);
-            records.extend(got.iter().cloned());
-            cursor = page["next_cursor"].as_u64();
-        }
-        records
-    }
-
     /// The entries of the jobs folder once the work folders of stopped
     /// jobs are removed (the runner removes them just after the end).
     async fn settled_job_files(&self, expected: usize) -> usize {
@@ -195,9 +155,8 @@ async fn a_running_crawl_job_is_cancelled_and_its_records_stay() {
         assert!(Instant::now() < until, "the crawl wrote nothing");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let response = service.http.delete(format!("{}/v1/jobs/{id}", service.base)).send().await.unwrap();
-    assert_eq!(response.status(), 200);
-    let cancelled: Value = response.json().await.unwrap();
+    let (code, cancelled) = service.delete(&format!("/v1/jobs/{id}")).await;
+    assert_eq!(code, 200);
     assert_eq!(cancelled["state"], "cancelled");
     // The records written before the cancellation become readable once
     // the job's writer has flushed them.
@@ -227,7 +186,7 @@ async fn crawl_jobs_past_the_bound_on_jobs_at_once_get_429() {
 
 #[tokio::test]
 async fn a_crawl_of_a_refused_site_is_an_error_of_the_request() {
-    let guarded = start_with(webcanon_client::Client::builder(), Limits::default()).await;
+    let guarded = start_guarded().await;
     let body = json!({"urls": ["https://example.com/", "http://127.0.0.1:9/"]});
     let (code, body) = guarded.post("/v1/crawl", &body).await;
     assert_eq!((code, body["error"]["kind"].as_str()), (403, Some("ssrf")), "{body}");

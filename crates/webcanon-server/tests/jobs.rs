@@ -7,15 +7,8 @@ use std::time::Duration;
 
 use futures_util::stream::{self, StreamExt};
 use serde_json::{Value, json};
-use support::{Service, loopback_client, start_with};
-use webcanon_jobs::{JobLimits, JobSpec, Jobs, JobsConfig};
-use webcanon_server::Limits;
-
-async fn service_with(config: JobsConfig) -> Service {
-    let service = start_with(loopback_client(), Limits::default()).await;
-    let _ = service.state.clone().with_jobs(Jobs::new(config).unwrap());
-    service
-}
+use support::{service_with, start_guarded};
+use webcanon_jobs::{JobLimits, JobSpec, JobsConfig};
 
 fn numbered(count: u64) -> futures_util::stream::BoxStream<'static, Result<Value, webcanon_jobs::JobFailure>> {
     stream::iter((0..count).map(|n| Ok(json!({"n": n, "verdict": "allowed"})))).boxed()
@@ -31,32 +24,6 @@ fn endless() -> futures_util::stream::BoxStream<'static, Result<Value, webcanon_
 
 fn spec() -> JobSpec {
     JobSpec { kind: "map", limits: JobLimits::default(), count_by: Some("verdict") }
-}
-
-impl Service {
-    async fn get(&self, path: &str) -> (u16, Value) {
-        let response = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap())
-    }
-
-    async fn delete(&self, path: &str) -> (u16, Value) {
-        let response = self.http.delete(format!("{}{path}", self.base)).send().await.unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap())
-    }
-
-    async fn until_finished(&self, id: &str) -> Value {
-        for _ in 0..300 {
-            let (status, body) = self.get(&format!("/v1/jobs/{id}")).await;
-            assert_eq!(status, 200, "{body}");
-            if body["state"] != "running" {
-                return body;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        panic!("job {id} did not finish");
-    }
 }
 
 #[tokio::test]
@@ -277,7 +244,7 @@ async fn hostile_job_requests_are_refused_cheaply() {
 
 #[tokio::test]
 async fn a_map_of_a_refused_site_is_an_error_of_the_request() {
-    let guarded = start_with(webcanon_client::Client::builder(), Limits::default()).await;
+    let guarded = start_guarded().await;
     let (code, body) = guarded.post("/v1/map", &json!({"url": "http://127.0.0.1:9/"})).await;
     assert_eq!((code, body["error"]["kind"].as_str()), (403, Some("ssrf")), "{body}");
 }

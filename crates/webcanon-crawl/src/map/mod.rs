@@ -53,6 +53,9 @@ pub const DEFAULT_MAX_URLS: usize = 1_000_000;
 pub const DEFAULT_MAX_LINKS: usize = 1_000;
 /// The most links of an llms.txt read.
 pub const MAX_LLMS_LINKS: usize = 10_000;
+/// The most links of the start page a service's request (the HTTP API,
+/// MCP) may have a map read.
+pub const MAX_REQUEST_LINKS: usize = 10_000;
 
 /// Which sources a map reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

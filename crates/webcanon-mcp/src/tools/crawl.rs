@@ -8,16 +8,16 @@ use serde::Deserialize;
 use webcanon_client::FetchOverrides;
 use webcanon_client::agent::ProductToken;
 use webcanon_client::web_url::WebUrl;
-use webcanon_crawl::{CrawlConfig, CrawlLimits, Crawler, Scope, SeedSources, crawl_stream};
+use webcanon_crawl::{
+    CrawlConfig, CrawlLimits, CrawlLimitsRequest, Crawler, MAX_CRAWL_STARTS, Scope, SeedSources, crawl_stream,
+};
 
 use super::job_pages::{self, page_size};
-use super::{Answer, Shared, scope_config};
+use super::{Answer, COUNT_RANGE, Shared, count_failure, scope_config};
 use crate::Initiator;
 use crate::continuation::JobTool;
 use crate::refusal::Failure;
 
-/// The most start URLs a crawl takes.
-pub const MAX_CRAWL_STARTS: usize = 100;
 /// The name of a crawl's frontier file in its job's folder.
 const FRONTIER_FILE: &str = "frontier.sqlite";
 
@@ -95,12 +95,21 @@ pub(crate) async fn run(shared: &Shared, args: CrawlArgs) -> Result<Answer, Fail
             None,
         ));
     }
-    let ceiling = shared.jobs()?.ceiling().max_records;
-    let max_pages = super::records_within(args.max_pages, ceiling, "max_pages")?;
-    let max_pages_per_host = match args.max_pages_per_host {
-        Some(0) => return Err(Failure::usage("max_pages_per_host must be at least 1", None)),
-        other => other,
+    // The job's records are at least one per page: its limit of records
+    // is the server's, which bounds the crawl's pages, with room for the
+    // URLs it records unfetched.
+    let max_records = shared.jobs()?.ceiling().max_records;
+    let asked = CrawlLimitsRequest {
+        max_pages: args.max_pages,
+        max_total_bytes: None,
+        max_pages_per_host: args.max_pages_per_host,
     };
+    let mut limits = CrawlLimits::for_job(asked, max_records, COUNT_RANGE).map_err(count_failure)?;
+    // A call's records are read a page at a time by the model: URLs from a
+    // sitemap past the pages the crawl may request, which could never be
+    // fetched, are not taken to be recorded as `limit` either.
+    let max_pages = limits.max_pages.unwrap_or(max_records);
+    limits.max_sitemap_urls = limits.max_sitemap_urls.min(usize::try_from(max_pages).unwrap_or(usize::MAX));
     let client = shared.client_for(args.agent.as_ref(), Initiator::Autonomous)?;
     let options = client.fetch_options().with(&args.options).map_err(|e| Failure::usage(e.message(e.option), None))?;
     let scope = scope_config(args.scope.unwrap_or_default(), args.include, args.exclude, args.max_depth)?;
@@ -109,14 +118,6 @@ pub(crate) async fn run(shared: &Shared, args: CrawlArgs) -> Result<Answer, Fail
         sitemap: named.contains(&SeedArg::Sitemap),
         llms: named.contains(&SeedArg::Llms),
     });
-    let limits = CrawlLimits {
-        max_pages: Some(max_pages),
-        max_pages_per_host,
-        // URLs from a sitemap past the pages the crawl may request could
-        // never be fetched.
-        max_sitemap_urls: usize::try_from(max_pages).unwrap_or(usize::MAX).min(CrawlLimits::default().max_sitemap_urls),
-        ..CrawlLimits::default()
-    };
     let config = CrawlConfig { scope, seeds, limits, pacing: client.pacing(), ..CrawlConfig::default() };
     // The start URLs are vetted now, so that a refused site is this call's
     // error rather than a failed job.
@@ -126,8 +127,6 @@ pub(crate) async fn run(shared: &Shared, args: CrawlArgs) -> Result<Answer, Fail
     }
     let starts = urls.into_iter().map(WebUrl::into_url).collect();
     let crawler = Crawler::new(client, options, config);
-    // The job's records are at least one per page: its limit of records is
-    // the crawl's limit of pages, with room for the URLs it records unfetched.
     job_pages::start(shared, JobTool::Crawl, "not_fetched", None, page_size, move |folder| {
         crawl_stream(crawler, starts, folder.join(FRONTIER_FILE)).map(|item| match item {
             Ok(record) => Ok(serde_json::to_value(record).unwrap_or_default()),

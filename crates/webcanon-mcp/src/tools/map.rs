@@ -10,13 +10,10 @@ use webcanon_crawl::Scope;
 use webcanon_crawl::map::{MapConfig, MapSource, MapSources, map_stream};
 
 use super::job_pages::{self, page_size};
-use super::{Answer, Shared, scope_config};
+use super::{Answer, COUNT_RANGE, Shared, count_failure, scope_config};
 use crate::Initiator;
 use crate::continuation::JobTool;
 use crate::refusal::Failure;
-
-/// The most links of the start page a map reads.
-pub const MAX_MAP_LINKS: usize = 10_000;
 
 /// Arguments of the `map` tool.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -65,7 +62,8 @@ pub(crate) async fn run(shared: &Shared, args: MapArgs) -> Result<Answer, Failur
         return Err(Failure::usage("give `url` to start a map, or `continuation` to read on", None));
     };
     let ceiling = shared.jobs()?.ceiling().max_records;
-    let max_urls = super::records_within(args.max_urls, ceiling, "max_urls")?;
+    let max_urls =
+        webcanon_crawl::count_within("max_urls", args.max_urls, ceiling, COUNT_RANGE).map_err(count_failure)?;
     let client = shared.client_for(args.agent.as_ref(), Initiator::Autonomous)?;
     let scope = scope_config(args.scope.unwrap_or_default(), args.include, args.exclude, None)?;
     let sources = args.sources.map_or_else(MapSources::default, |named| MapSources {
@@ -79,7 +77,7 @@ pub(crate) async fn run(shared: &Shared, args: MapArgs) -> Result<Answer, Failur
         // One URL past the limit, so that the job tells a map cut at its
         // limit from one that ended there.
         max_urls: usize::try_from(max_urls.saturating_add(1)).unwrap_or(usize::MAX),
-        max_links: MAX_MAP_LINKS,
+        max_links: webcanon_crawl::map::MAX_REQUEST_LINKS,
         ..MapConfig::default()
     };
     // The site is vetted now, so that a refused site is this call's error.

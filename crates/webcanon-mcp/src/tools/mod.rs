@@ -12,7 +12,7 @@ pub(crate) mod sitemap;
 
 use std::sync::Mutex;
 
-use webcanon_crawl::{Scope, ScopeConfig};
+use webcanon_crawl::{CountError, CountRange, Scope, ScopeConfig};
 use webcanon_jobs::{Jobs, JobsConfig};
 
 use webcanon_client::{BuildError, Client};
@@ -127,34 +127,24 @@ pub(crate) fn parse_http_url(input: &str) -> Result<url::Url, Failure> {
         .map_err(|e| Failure::usage(format!("invalid URL `{input}`: {e}"), Some(input)))
 }
 
-/// The most include and exclude patterns a `map` or `crawl` call takes.
-pub(crate) const MAX_SCOPE_PATTERNS: usize = 100;
+/// The counts and depths a `map` or `crawl` call may give: every one its
+/// input schema declares (unsigned 64- and 32-bit integers).
+pub(crate) const COUNT_RANGE: CountRange = CountRange::UNSIGNED;
 
-/// The scope of a `map` or `crawl` call, its patterns checked.
+/// The scope of a `map` or `crawl` call, checked as every service's
+/// request scope is ([`ScopeConfig::validate_request`]).
 pub(crate) fn scope_config(
     scope: Scope,
     include: Vec<String>,
     exclude: Vec<String>,
     max_depth: Option<u32>,
 ) -> Result<ScopeConfig, Failure> {
-    let patterns = include.len() + exclude.len();
-    if patterns > MAX_SCOPE_PATTERNS {
-        return Err(Failure::usage(
-            format!("{patterns} include and exclude patterns given; a call takes at most {MAX_SCOPE_PATTERNS}"),
-            None,
-        ));
-    }
     let config = ScopeConfig { scope, include, exclude, max_depth };
-    config.validate().map_err(|e| Failure::usage(e.to_string(), None))?;
+    config.validate_request(COUNT_RANGE).map_err(|e| Failure::usage(e.to_string(), None))?;
     Ok(config)
 }
 
-/// A count of records asked for (`name`), at least 1 and lowered to the
-/// server's per-job `ceiling`.
-pub(crate) fn records_within(asked: Option<u64>, ceiling: u64, name: &str) -> Result<u64, Failure> {
-    match asked {
-        Some(0) => Err(Failure::usage(format!("{name} must be at least 1"), None)),
-        Some(n) => Ok(n.min(ceiling)),
-        None => Ok(ceiling),
-    }
+/// A count a call asked for that cannot be taken, as a usage failure.
+pub(crate) fn count_failure(error: CountError) -> Failure {
+    Failure::usage(error.to_string(), None)
 }

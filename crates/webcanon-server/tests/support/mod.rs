@@ -8,6 +8,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use webcanon_client::ClientBuilder;
 use webcanon_client::ssrf::SsrfPolicy;
+use webcanon_jobs::{Jobs, JobsConfig};
 use webcanon_server::{AppState, Limits};
 
 /// A running service: its base URL, its state, and a way to stop it.
@@ -55,6 +56,20 @@ pub async fn start() -> Service {
     start_with(loopback_client(), Limits::default()).await
 }
 
+/// Serves the router over a client with the default SSRF guard (loopback
+/// refused) and the default limits.
+pub async fn start_guarded() -> Service {
+    start_with(webcanon_client::Client::builder(), Limits::default()).await
+}
+
+/// Serves the router with loopback allowed, the default limits and a
+/// registry of jobs made with `config`.
+pub async fn service_with(config: JobsConfig) -> Service {
+    let service = start().await;
+    let _ = service.state.clone().with_jobs(Jobs::new(config).unwrap());
+    service
+}
+
 impl Service {
     /// POSTs `body` as JSON to `path`: the status and the parsed answer.
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
@@ -73,6 +88,46 @@ impl Service {
             .await
             .unwrap();
         read(response).await
+    }
+
+    /// GETs `path`: the status and the parsed answer.
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let response = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        read(response).await
+    }
+
+    /// DELETEs `path`: the status and the parsed answer.
+    pub async fn delete(&self, path: &str) -> (u16, Value) {
+        let response = self.http.delete(format!("{}{path}", self.base)).send().await.unwrap();
+        read(response).await
+    }
+
+    /// The status of job `id` once it no longer runs.
+    pub async fn until_finished(&self, id: &str) -> Value {
+        for _ in 0..1_000 {
+            let (status, body) = self.get(&format!("/v1/jobs/{id}")).await;
+            assert_eq!(status, 200, "{body}");
+            if body["state"] != "running" {
+                return body;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("job {id} did not finish");
+    }
+
+    /// Every record of job `id`, read `limit` at a time from its cursors.
+    pub async fn records(&self, id: &str, limit: usize) -> Vec<Value> {
+        let mut cursor = Some(0u64);
+        let mut records = Vec::new();
+        while let Some(at) = cursor {
+            let (code, page) = self.get(&format!("/v1/jobs/{id}/results?cursor={at}&limit={limit}")).await;
+            assert_eq!(code, 200, "{page}");
+            let got = page["records"].as_array().unwrap();
+            assert!(got.len() <= limit);
+            records.extend(got.iter().cloned());
+            cursor = page["next_cursor"].as_u64();
+        }
+        records
     }
 
     /// GETs `path`: the status, the content type and the body as text.
