@@ -422,7 +422,13 @@ enum Kind {
     Named,
 }
 
+/// The characters of `text` that are not white space (Unicode's), counted
+/// byte by byte when the text is ASCII.
 pub(crate) fn visible_chars(text: &str) -> usize {
+    if text.is_ascii() {
+        // ASCII white space as `char::is_whitespace` has it (`\x0B` too).
+        return text.bytes().filter(|b| !matches!(b, b' ' | b'\t'..=b'\r')).count();
+    }
     text.chars().filter(|c| !c.is_whitespace()).count()
 }
 
@@ -566,6 +572,14 @@ fn first_candidate(value: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn visible_chars_counts_as_unicode_white_space_says() {
+        let ascii: String = (0u8..0x80).map(char::from).collect();
+        for text in [ascii.as_str(), "a\u{a0}b\u{2003}c\u{3000}d\u{85}", "  \t\x0b\x0c\r\n", "日本語 の 文"] {
+            assert_eq!(visible_chars(text), text.chars().filter(|c| !c.is_whitespace()).count(), "{text:?}");
+        }
+    }
 
     fn cleaned(html: &str) -> String {
         let doc = Document::from(html);
