@@ -1,8 +1,11 @@
 //! HTML to Markdown for LLMs: the main content when an extractor finds it,
 //! the whole body otherwise, with hard caps on hostile input.
 //!
-//! The pipeline: a linear pre-scan (no tree, no recursion) measures the document and
-//! reads the `<head>`; a document within the caps is parsed once, its
+//! The pipeline: a linear pre-scan (no tree, no recursion) measures the document,
+//! reads the `<head>` and finds the contents of its scripts and styles
+//! (code, not text, and often half of a page's bytes: the tree is built
+//! without them, the elements left empty, wherever the tokenizer would end
+//! them where the scan does); a document within the caps is parsed once, its
 //! comments and thread replies kept, set aside or dropped as the page's
 //! structure and the caller's [`Comments`] choice say (`comments`), cleaned
 //! of boilerplate structures (`clean`), its tables read as data or layout
