@@ -236,35 +236,25 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_answer_is_fetched_again_only_once_the_cache_time_is_over() {
-        let clock = Clock::manual(1_700_000_000);
-        let cache = cache(&Arc::new(MemoryStore::new()), 1 << 20, &clock);
-        let at = url("https://a.test/hint.txt");
-        let fetches = AtomicUsize::new(0);
-        let found = || HintFetched::Found(b"hello".to_vec());
-        assert_eq!(load(&cache, &at, found(), &fetches).await.document.as_deref(), Ok("hello"));
-        clock.advance(TTL - 1);
-        assert_eq!(load(&cache, &at, found(), &fetches).await.document.as_deref(), Ok("hello"));
-        assert_eq!(fetches.load(Ordering::SeqCst), 1);
-        clock.advance(1);
-        load(&cache, &at, found(), &fetches).await;
-        assert_eq!(fetches.load(Ordering::SeqCst), 2);
-    }
-
-    #[tokio::test]
-    async fn a_failure_is_fetched_again_after_minutes() {
-        let clock = Clock::manual(1_700_000_000);
-        let cache = cache(&Arc::new(MemoryStore::new()), 1 << 20, &clock);
-        let at = url("https://a.test/hint.txt");
-        let fetches = AtomicUsize::new(0);
-        let failed = || HintFetched::Failed("HTTP 503".into());
-        assert_eq!(load(&cache, &at, failed(), &fetches).await.document, Err("HTTP 503".to_string()));
-        clock.advance(FAILURE_TTL - 1);
-        load(&cache, &at, failed(), &fetches).await;
-        assert_eq!(fetches.load(Ordering::SeqCst), 1);
-        clock.advance(1);
-        load(&cache, &at, failed(), &fetches).await;
-        assert_eq!(fetches.load(Ordering::SeqCst), 2);
+    async fn an_outcome_is_fetched_again_only_once_it_expires() {
+        let cases = [
+            (HintFetched::Found(b"hello".to_vec()), TTL, Ok("hello".to_string())),
+            (HintFetched::Absent("HTTP 404".into()), TTL, Err("HTTP 404".to_string())),
+            (HintFetched::Failed("HTTP 503".into()), FAILURE_TTL, Err("HTTP 503".to_string())),
+        ];
+        for (fetched, fresh_for, document) in cases {
+            let clock = Clock::manual(1_700_000_000);
+            let cache = cache(&Arc::new(MemoryStore::new()), 1 << 20, &clock);
+            let at = url("https://a.test/hint.txt");
+            let fetches = AtomicUsize::new(0);
+            assert_eq!(load(&cache, &at, fetched.clone(), &fetches).await.document, document);
+            clock.advance(fresh_for - 1);
+            assert_eq!(load(&cache, &at, fetched.clone(), &fetches).await.document, document);
+            assert_eq!(fetches.load(Ordering::SeqCst), 1, "{fetched:?} is fresh for {fresh_for} s");
+            clock.advance(1);
+            load(&cache, &at, fetched.clone(), &fetches).await;
+            assert_eq!(fetches.load(Ordering::SeqCst), 2, "{fetched:?} expires after {fresh_for} s");
+        }
     }
 
     #[tokio::test]
