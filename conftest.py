@@ -1,14 +1,17 @@
 """Fixtures shared by the Python-side tests (tests/python and crates/webcanon-py/tests):
-the binary, a loopback HTTP server (`loopback.LoopbackServer`), a wheel client for it, and a
-redis-server of a test's own (`redis_url`)."""
+the binary, a loopback HTTP server (`loopback.LoopbackServer`), a wheel client for it, a
+redis-server of a test's own (`redis_url`), and the kill of a Ray worker in the middle of
+its task (`kill_ray_worker`)."""
 
 from __future__ import annotations
 
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
+import threading
 import time
 from typing import Any, Callable, Iterator
 
@@ -81,3 +84,37 @@ def redis_url() -> Iterator[str]:
     yield f"redis://127.0.0.1:{port}"
     server.kill()
     server.wait()
+
+
+def ray_task_pids(task: str) -> list[int]:
+    """The processes running the Ray task named `task` now (Ray names a worker process after
+    the task it runs: `ray::<task>`)."""
+    found = []
+    for proc in pathlib.Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if (proc / "cmdline").read_bytes().startswith(f"ray::{task}".encode()):
+                    found.append(int(proc.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.fixture
+def kill_ray_worker() -> Callable[[str, threading.Thread, Callable[[], bool], dict[str, Any]], int]:
+    """`kill_ray_worker(task, runner, ready, result)`: once two processes run the Ray task
+    named `task` and `ready()` holds (both are in the middle of their shards), kills one of
+    them with SIGKILL and returns its pid. Fails when `runner`, the thread running the job
+    (which fills `result`), ends first, or when that moment has not come within 120 s."""
+    def kill(task: str, runner: threading.Thread, ready: Callable[[], bool], result: dict[str, Any]) -> int:
+        deadline = time.monotonic() + 120
+        while True:
+            assert runner.is_alive(), f"the run ended before a worker could be killed: {result}"
+            assert time.monotonic() < deadline, "the shard tasks did not start"
+            workers = ray_task_pids(task)
+            if len(workers) == 2 and ready():
+                os.kill(workers[0], signal.SIGKILL)
+                return workers[0]
+            time.sleep(0.02)
+
+    return kill

@@ -6,9 +6,7 @@ crawl."""
 from __future__ import annotations
 
 import collections
-import os
 import pathlib
-import signal
 import threading
 import time
 
@@ -49,19 +47,6 @@ class Sites(LoopbackServer):
         return Answer(200, {"content-type": "text/html"}, html.encode())
 
 
-def crawl_workers() -> list[int]:
-    """The processes running a crawl shard task now (Ray names them after the task)."""
-    pids = []
-    for proc in pathlib.Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                if (proc / "cmdline").read_bytes().startswith(b"ray::webcanon_crawl_shard"):
-                    pids.append(int(proc.name))
-            except OSError:
-                pass
-    return pids
-
-
 def journaled(out: pathlib.Path, index: int) -> int:
     """Records shard `index` has written so far (its open journal)."""
     journal = out / f".part-{index:05d}-of-00002.frontier.parts" / "journal-000000.jsonl"
@@ -74,7 +59,9 @@ def rows(table: pa.Table) -> list[tuple]:
     return sorted(tuple(sorted((k, repr(v)) for k, v in row.items())) for row in table.to_pylist())
 
 
-def test_a_crawl_on_ray_survives_a_killed_worker_with_the_records_of_an_uninterrupted_one(tmp_path, redis_url):
+def test_a_crawl_on_ray_survives_a_killed_worker_with_the_records_of_an_uninterrupted_one(
+    tmp_path, redis_url, kill_ray_worker
+):
     ray = pytest.importorskip("ray")
     sites = Sites(delay=0.1)
     seeds = tmp_path / "seeds.txt"
@@ -99,16 +86,8 @@ def test_a_crawl_on_ray_survives_a_killed_worker_with_the_records_of_an_uninterr
         runner.start()
         # Kill one of the two workers once both shards have written records: in the middle of
         # its shard, whichever shard it runs.
-        deadline = time.monotonic() + 120
-        while True:
-            assert runner.is_alive(), f"the crawl ended before a worker could be killed: {result}"
-            assert time.monotonic() < deadline, "the shard tasks did not start"
-            workers = crawl_workers()
-            if len(workers) == 2 and all(journaled(out, i) >= 3 for i in range(2)):
-                killed = workers[0]
-                os.kill(killed, signal.SIGKILL)
-                break
-            time.sleep(0.02)
+        killed = kill_ray_worker("webcanon_crawl_shard", runner, lambda: all(journaled(out, i) >= 3 for i in range(2)),
+                                 result)
         runner.join(timeout=300)
         assert not runner.is_alive(), "the crawl did not end"
     finally:

@@ -5,9 +5,7 @@ one worker is killed in the middle of its shard and Ray's retry resumes it."""
 from __future__ import annotations
 
 import collections
-import os
 import pathlib
-import signal
 import threading
 import time
 
@@ -41,26 +39,15 @@ class Hosts(LoopbackServer):
         return Answer(200, {"content-type": "text/plain"}, body)
 
 
-def shard_workers() -> list[int]:
-    """The processes running a shard task now (Ray names them after the task)."""
-    pids = []
-    for proc in pathlib.Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                if (proc / "cmdline").read_bytes().startswith(b"ray::webcanon_fetch_shard"):
-                    pids.append(int(proc.name))
-            except OSError:
-                pass
-    return pids
-
-
 def journaled(state: pathlib.Path) -> int:
     """Bytes journaled by a shard's run so far (its journals and finished parts)."""
     parts = state / "parts"
     return sum(p.stat().st_size for p in parts.glob("*")) if parts.is_dir() else 0
 
 
-def test_the_fetch_pass_on_ray_survives_a_killed_worker_and_feeds_the_verdict_pass(tmp_path, redis_url):
+def test_the_fetch_pass_on_ray_survives_a_killed_worker_and_feeds_the_verdict_pass(
+    tmp_path, redis_url, kill_ray_worker
+):
     ray = pytest.importorskip("ray")
     hosts = Hosts(delay=0.05)
     urls = [f"http://h{i}.test:{hosts.port}/{'private/x' if i % 2 else 'public'}" for i in range(HOSTS)]
@@ -79,16 +66,7 @@ def test_the_fetch_pass_on_ray_survives_a_killed_worker_and_feeds_the_verdict_pa
         # Kill one of the two workers once both shards have journaled
         # entries: in the middle of its shard, whichever shard it runs.
         states = [pathlib.Path(str(ray_batch.shard_file(out, i, 2)) + ".batch") for i in range(2)]
-        deadline = time.monotonic() + 120
-        while True:
-            assert runner.is_alive(), f"the pass ended before a worker could be killed: {result}"
-            assert time.monotonic() < deadline, "the shard tasks did not start"
-            workers = shard_workers()
-            if len(workers) == 2 and all(journaled(state) > 0 for state in states):
-                killed = workers[0]
-                os.kill(killed, signal.SIGKILL)
-                break
-            time.sleep(0.02)
+        killed = kill_ray_worker("webcanon_fetch_shard", runner, lambda: all(journaled(s) > 0 for s in states), result)
         runner.join(timeout=300)
         assert not runner.is_alive(), "the pass did not end"
 

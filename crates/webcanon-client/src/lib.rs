@@ -39,6 +39,7 @@ mod clock;
 mod conversion;
 pub mod error;
 mod fetch_options;
+mod hint_cache;
 mod http;
 pub mod json_schema;
 pub mod link_check;

@@ -13,16 +13,10 @@
 //! one candidate URL, which then goes through the SSRF guard and robots.txt
 //! like any other.
 
-use std::future::Future;
-use std::sync::Arc;
-
 use url::Url;
 use webcanon_core::llms::{LlmsTxt, is_markdown_copy_of};
-use webcanon_core::policy::RobotsAvailability;
 
-use crate::clock::Clock;
-use crate::single_flight::KeyedLocks;
-use crate::store::{OffWorker, RobotsRecord, RobotsStore};
+use crate::hint_cache::{HintCache, HintKind, LoadedHint};
 
 /// Only this many bytes of an llms.txt are read: an index larger than this
 /// is not an index, and a hostile file must not cost unbounded memory.
@@ -31,9 +25,6 @@ pub const LLMS_MAX_BYTES: usize = 1024 * 1024;
 /// Directories below the root whose llms.txt is looked for (deepest
 /// first), before `/llms.txt` itself.
 pub const MAX_NESTED_LEVELS: usize = 3;
-
-/// How long a failed llms.txt load (timeout, 5xx) is remembered.
-const FAILURE_TTL: u64 = 5 * 60;
 
 /// What every face asks for when loading an llms.txt.
 pub const LLMS_ACCEPT: &str = "text/markdown, text/plain;q=0.9, */*;q=0.1";
@@ -130,160 +121,38 @@ fn without_fragment(mut url: Url) -> Url {
     url
 }
 
-/// How one llms.txt load ended.
-#[derive(Debug, Clone)]
-pub(crate) enum LlmsFetched {
-    /// A 2xx answer with this body (at most [`LLMS_MAX_BYTES`]).
-    Found(Vec<u8>),
-    /// No file: a 4xx answer, a redirect elsewhere that failed, or a
-    /// location the robots policy or the SSRF guard refuses.
-    Absent(String),
-    /// The server did not answer usefully (timeout, 5xx): retried sooner.
-    Failed(String),
-}
-
-/// An llms.txt location and what is there.
-#[derive(Debug)]
-pub(crate) struct LoadedLlms {
-    /// Where it was looked for.
-    pub url: Url,
-    /// The parsed file, when one was found and it is llms.txt Markdown.
-    pub file: Option<LlmsTxt>,
-    expires_at: u64,
-    /// The body's size, from which what this holds in memory is reckoned.
-    body_bytes: usize,
-}
-
 /// The default memory budget of parsed llms.txt files: 16 MiB (least
 /// recently used dropped first, read again from the store).
 pub const LLMS_MEMORY_BYTES: u64 = 16 << 20;
 
-impl LoadedLlms {
-    fn from_record(url: Url, record: &RobotsRecord) -> LoadedLlms {
-        let file = match (&record.body, record.availability) {
-            (Some(body), RobotsAvailability::Parsed) => Some(LlmsTxt::parse(body)).filter(|f| f.not_llms.is_none()),
-            _ => None,
-        };
-        let body_bytes = record.body.as_ref().map_or(0, Vec::len);
-        LoadedLlms { url, file, expires_at: record.expires_at, body_bytes }
-    }
-
-    /// Roughly what this holds in memory: the parsed file keeps its text
-    /// (about the body again, twice to be safe) and a fixed part.
-    fn approx_bytes(&self) -> u32 {
-        u32::try_from(2 * self.body_bytes + self.url.as_str().len() + 256).unwrap_or(u32::MAX)
-    }
-}
-
-/// The key under which an llms.txt outcome is kept in a [`RobotsStore`],
-/// beside the robots.txt outcomes (keyed by origin, which never contains a
-/// space).
-fn store_key(url: &Url) -> String {
-    format!("llms.txt {url}")
-}
-
-/// Loaded llms.txt files, in memory over the client's store, one load per
-/// URL at a time; fresh for the robots.txt cache time, failures minutes.
+/// llms.txt files as hint files: the parsed file, when one was found and
+/// it is llms.txt Markdown.
 #[derive(Debug)]
-pub(crate) struct LlmsCache {
-    /// Called off the async workers when it can block.
-    store: OffWorker,
-    /// What "now" is for freshness.
-    clock: Clock,
-    ttl: u64,
-    /// Parsed files within a byte budget, least recently used dropped.
-    loaded: moka::sync::Cache<String, Arc<LoadedLlms>>,
-    inflight: KeyedLocks,
-}
+pub(crate) struct LlmsTxtHint;
 
-impl LlmsCache {
-    pub(crate) fn new(store: Arc<dyn RobotsStore>, ttl: u64, clock: Clock) -> LlmsCache {
-        LlmsCache::with_budget(store, ttl, LLMS_MEMORY_BYTES, clock)
-    }
+impl HintKind for LlmsTxtHint {
+    type Document = Option<LlmsTxt>;
+    const STORE_KEY: &'static str = "llms.txt";
+    const NAME: &'static str = "llms.txt";
 
-    pub(crate) fn with_budget(store: Arc<dyn RobotsStore>, ttl: u64, memory_bytes: u64, clock: Clock) -> LlmsCache {
-        let loaded = moka::sync::Cache::builder()
-            .max_capacity(memory_bytes)
-            .weigher(|key: &String, loaded: &Arc<LoadedLlms>| {
-                loaded.approx_bytes().saturating_add(u32::try_from(key.len()).unwrap_or(u32::MAX))
-            })
-            .build();
-        LlmsCache { store: OffWorker::new(store), clock, ttl, loaded, inflight: KeyedLocks::default() }
-    }
-
-    fn fresh(&self, key: &str, now: u64) -> Option<Arc<LoadedLlms>> {
-        self.loaded.get(key).filter(|l| now < l.expires_at)
-    }
-
-    fn remember(&self, key: &str, loaded: &Arc<LoadedLlms>) {
-        self.loaded.insert(key.to_string(), loaded.clone());
-    }
-
-    /// The bytes the parsed files in memory are reckoned to hold.
-    #[cfg(test)]
-    fn weighted_size(&self) -> u64 {
-        self.loaded.run_pending_tasks();
-        self.loaded.weighted_size()
-    }
-
-    /// The llms.txt at `url`, from memory, the store, or `fetch`.
-    pub(crate) async fn get<F, Fut>(&self, url: &Url, fetch: F) -> Arc<LoadedLlms>
-    where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = LlmsFetched>,
-    {
-        let key = store_key(url);
-        if let Some(hit) = self.fresh(&key, self.clock.now()) {
-            return hit;
-        }
-        let _guard = self.inflight.lock(&key).await;
-        let now = self.clock.now();
-        if let Some(hit) = self.fresh(&key, now) {
-            return hit;
-        }
-        let load_key = key.clone();
-        let stored = self.store.run(move |s| s.load(&load_key)).await.unwrap_or_else(|err| {
-            tracing::warn!("{err}; loading llms.txt without the store");
-            None
-        });
-        if let Some(record) = stored.filter(|r| r.is_fresh(now)) {
-            let loaded = Arc::new(LoadedLlms::from_record(url.clone(), &record));
-            self.remember(&key, &loaded);
-            return loaded;
-        }
-        let record = self.record(&key, url, fetch().await, self.clock.now());
-        let saved = record.clone();
-        if let Err(err) = self.store.run(move |s| s.save(&saved)).await {
-            tracing::warn!("{err}; the llms.txt outcome is kept in memory only");
-        }
-        let loaded = Arc::new(LoadedLlms::from_record(url.clone(), &record));
-        self.remember(&key, &loaded);
-        loaded
-    }
-
-    fn record(&self, key: &str, url: &Url, fetched: LlmsFetched, now: u64) -> RobotsRecord {
-        let (availability, body, error, ttl) = match fetched {
-            LlmsFetched::Found(body) => (RobotsAvailability::Parsed, Some(body), None, self.ttl),
-            LlmsFetched::Absent(why) => (RobotsAvailability::Unavailable, None, Some(why), self.ttl),
-            LlmsFetched::Failed(why) => (RobotsAvailability::Unreachable, None, Some(why), FAILURE_TTL.min(self.ttl)),
-        };
-        RobotsRecord {
-            origin: key.to_string(),
-            robots_url: url.to_string(),
-            fetched_at: now,
-            expires_at: now.saturating_add(ttl),
-            status: None,
-            availability,
-            body,
-            failures: 0,
-            error,
-        }
+    fn read(found: Result<&[u8], &str>) -> Option<LlmsTxt> {
+        found.ok().map(LlmsTxt::parse).filter(|f| f.not_llms.is_none())
     }
 }
+
+/// Loaded llms.txt files, keyed `llms.txt <url>` in the store.
+pub(crate) type LlmsCache = HintCache<LlmsTxtHint>;
+
+/// An llms.txt location and what is there.
+pub(crate) type LoadedLlms = LoadedHint<LlmsTxtHint>;
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::clock::Clock;
+    use crate::hint_cache::HintFetched;
 
     fn url(s: &str) -> Url {
         Url::parse(s).unwrap()
@@ -333,30 +202,17 @@ mod tests {
         assert_eq!(copy(file, "https://a.test/llms.txt", "https://a.test/p").as_deref(), Some("https://a.test/p.md"));
     }
 
-    #[test]
-    fn failures_are_kept_minutes_and_answers_the_cache_time() {
-        let cache = LlmsCache::new(Arc::new(crate::store::MemoryStore::new()), 86_400, Clock::system());
-        let at = url("https://a.test/llms.txt");
-        let ttl = |fetched| {
-            let record = cache.record("k", &at, fetched, 1_000);
-            record.expires_at - record.fetched_at
-        };
-        assert_eq!(ttl(LlmsFetched::Found(b"# A\n".to_vec())), 86_400);
-        assert_eq!(ttl(LlmsFetched::Absent("HTTP 404".into())), 86_400);
-        assert_eq!(ttl(LlmsFetched::Failed("HTTP 503".into())), FAILURE_TTL);
-    }
-
     #[tokio::test]
     async fn parsed_files_stay_within_the_memory_budget() {
         let budget = 4 << 20;
-        let cache = LlmsCache::with_budget(Arc::new(crate::store::MemoryStore::new()), 86_400, budget, Clock::system());
+        let cache = LlmsCache::new(Arc::new(crate::store::MemoryStore::new()), 86_400, budget, Clock::system());
         let link = "- [Page](/d/page.md): a page\n";
         let body =
             format!("# Big\n\n> A large llms.txt.\n\n## Docs\n\n{}", link.repeat((LLMS_MAX_BYTES - 64) / link.len()));
         for i in 0..40 {
             let at = url(&format!("https://example.com/d{i}/llms.txt"));
-            let loaded = cache.get(&at, || async { LlmsFetched::Found(body.clone().into_bytes()) }).await;
-            assert!(loaded.file.is_some());
+            let loaded = cache.get(&at, || async { HintFetched::Found(body.clone().into_bytes()) }).await;
+            assert!(loaded.document.is_some());
         }
         let held = cache.weighted_size();
         assert!(held <= budget, "{held} bytes held, budget {budget}");

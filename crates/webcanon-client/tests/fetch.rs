@@ -398,7 +398,7 @@ async fn usage_signals_become_warnings_never_blocks() {
     .await;
     server.route(
         "/article",
-        Route::html(200, include_str!("data/html/article.html"))
+        Route::html(200, webcanon_test::ARTICLE_HTML)
             .header("x-robots-tag", "testbot: noindex")
             .header("x-robots-tag", "otherbot: nosnippet")
             .header("content-usage", "train-ai=n, search=y"),

@@ -11,22 +11,9 @@ use webcanon_client::markdown::{ContentFormat, ContentShape};
 use webcanon_client::pdf::{PdfCut, PdfError, PdfLimits, PdfWorker, ReaderDeath, convert, convert_in_worker};
 use webcanon_client::ssrf::SsrfPolicy;
 use webcanon_client::{CacheSetting, Client, FetchOptions};
-use webcanon_test::pdf::{PdfSpec, characters};
+use webcanon_test::pdf::PdfSpec;
+use webcanon_test::pdf::samples::{bombed, report};
 use webcanon_test::{Route, TestServer};
-
-fn report() -> Vec<u8> {
-    PdfSpec::text(&[
-        &[
-            "Quarterly report on the state of the robots.txt files seen by",
-            "the crawler, with a word that is hyphen-",
-            "ated across two lines.",
-        ],
-        &["The second page has its own text and a *star*."],
-    ])
-    .title("Quarterly Report")
-    .author("Ada Lovelace")
-    .build()
-}
 
 fn client() -> Client {
     Client::builder()
@@ -125,22 +112,6 @@ async fn an_encrypted_pdf_fails_with_the_pdf_error_reason() {
         }
         other => panic!("expected a PDF error, got {other:?}"),
     }
-}
-
-/// Pages 1 and 6 of text around four that could each draw millions of
-/// characters: three from compressed content streams of a few kilobytes,
-/// one by drawing a form of 2,000 characters a thousand times.
-fn bombed() -> Vec<u8> {
-    let draws: String = (0..1_000).map(|i| format!("q 1 0 0 1 0 {i} cm /Fm1 Do Q\n")).collect();
-    let bomb = characters(2_000_000);
-    PdfSpec::text(&[&["The first page is an ordinary one."]])
-        .form(&characters(2_000))
-        .drawn_page(&bomb)
-        .drawn_page(&bomb)
-        .drawn_page(&bomb)
-        .drawn_page(draws.as_bytes())
-        .lines_page(&["The last page is ordinary too."])
-        .build()
 }
 
 #[tokio::test]

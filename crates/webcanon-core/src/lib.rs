@@ -50,3 +50,4 @@ pub mod rsl;
 pub mod signals;
 pub mod sitemap;
 pub mod sniff;
+mod xml;

@@ -26,7 +26,7 @@ const CORPUS_SAMPLE: usize = 5;
 
 /// The fixture and the first [`CORPUS_SAMPLE`] corpus pages, by name.
 fn html_pages() -> Vec<(String, Vec<u8>)> {
-    let mut pages = vec![("fixture-article".to_string(), include_bytes!("../tests/data/html/article.html").to_vec())];
+    let mut pages = vec![("fixture-article".to_string(), webcanon_test::ARTICLE_HTML.as_bytes().to_vec())];
     let Ok(entries) = std::fs::read_dir(Path::new(CORPUS_PAGES)) else { return pages };
     let mut names: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     names.sort();

@@ -13,7 +13,7 @@ fn base() -> Url {
 
 #[test]
 fn an_article_keeps_its_content_and_drops_the_chrome() {
-    let html = include_str!("data/html/article.html");
+    let html = webcanon_test::ARTICLE_HTML;
     let page = html::extract(html, &base(), &HtmlLimits::default());
     assert_eq!(page.method, Method::Article);
     assert_eq!(page.title.as_deref(), Some("How robots.txt works"));

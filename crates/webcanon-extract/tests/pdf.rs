@@ -11,21 +11,8 @@ use webcanon_extract::pdf::{
 };
 use webcanon_extract::{ContentFormat, ContentShape};
 use webcanon_test::memory::peak_kib;
+use webcanon_test::pdf::samples::{bombed, report};
 use webcanon_test::pdf::{PdfSpec, bombs, characters};
-
-fn report() -> Vec<u8> {
-    PdfSpec::text(&[
-        &[
-            "Quarterly report on the state of the robots.txt files seen by",
-            "the crawler, with a word that is hyphen-",
-            "ated across two lines.",
-        ],
-        &["The second page has its own text and a *star*."],
-    ])
-    .title("Quarterly Report")
-    .author("Ada Lovelace")
-    .build()
-}
 
 #[test]
 fn text_title_author_and_pages_come_out() {
@@ -155,22 +142,6 @@ fn mangled_pdfs_end_in_an_outcome_in_bounded_time() {
             assert!(converted.info.pages_read <= converted.info.pages, "round {round}");
         }
     }
-}
-
-/// Pages 1 and 6 of text around four that could each draw millions of
-/// characters: three from compressed content streams of a few kilobytes,
-/// one by drawing a form of 2,000 characters a thousand times.
-fn bombed() -> Vec<u8> {
-    let draws: String = (0..1_000).map(|i| format!("q 1 0 0 1 0 {i} cm /Fm1 Do Q\n")).collect();
-    let bomb = characters(2_000_000);
-    PdfSpec::text(&[&["The first page is an ordinary one."]])
-        .form(&characters(2_000))
-        .drawn_page(&bomb)
-        .drawn_page(&bomb)
-        .drawn_page(&bomb)
-        .drawn_page(draws.as_bytes())
-        .lines_page(&["The last page is ordinary too."])
-        .build()
 }
 
 #[test]

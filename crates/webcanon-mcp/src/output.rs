@@ -9,6 +9,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use webcanon_client::browser::RenderReport;
+use webcanon_client::pdf::PdfInfo;
 use webcanon_client::warning::Warning;
 use webcanon_client::{Alternative, AlternativeSource, Metadata};
 use webcanon_core::policy::{RobotsEvidence, RobotsMode};
@@ -47,7 +48,7 @@ pub(crate) struct PageMeta {
     /// The canonical URL the page names.
     pub canonical_url: Option<String>,
     /// Title, author and pages, when the page is a PDF.
-    pub pdf: Option<PdfOutput>,
+    pub pdf: Option<PdfInfo>,
     /// What the page says about itself: author, dates, language, site
     /// name, description, canonical URL, Open Graph and JSON-LD facts
     /// (the `metadata` object of `webcanon fetch --json`).
@@ -64,35 +65,6 @@ pub(crate) struct PageMeta {
     pub robots: RobotsEvidence,
     /// Usage warnings (meta robots, X-Robots-Tag, TDMRep, Content-Signal, a cut body...).
     pub warnings: Vec<Warning>,
-}
-
-/// What is known about a PDF besides its text.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub(crate) struct PdfOutput {
-    /// The document's title, from its metadata.
-    pub title: Option<String>,
-    /// Its author, from its metadata.
-    pub author: Option<String>,
-    /// How many pages it has.
-    pub pages: usize,
-    /// How many of them were read (fewer when a limit cut it).
-    pub pages_read: usize,
-    /// The pages (from 1) whose text was left out because reading them
-    /// would pass a cap on characters or decoded content; absent when none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub pages_skipped: Vec<usize>,
-}
-
-impl From<&webcanon_client::pdf::PdfInfo> for PdfOutput {
-    fn from(info: &webcanon_client::pdf::PdfInfo) -> PdfOutput {
-        PdfOutput {
-            title: info.title.clone(),
-            author: info.author.clone(),
-            pages: info.pages,
-            pages_read: info.pages_read,
-            pages_skipped: info.pages_skipped.clone(),
-        }
-    }
 }
 
 /// What `fetch` returns beside the page text.

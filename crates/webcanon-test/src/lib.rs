@@ -23,6 +23,12 @@
 /// tests read the same file.
 pub const FETCH_OVERRIDES_TABLE: &str = include_str!("../data/fetch_overrides.json");
 
+/// An article page in its chrome (header, navigation, footer, a script)
+/// with the signals a page carries in its head (canonical, Markdown
+/// alternate, `describedby` llms.txt, meta robots, TDM reservation): the
+/// page the extraction's tests and bench read and the client's tests serve.
+pub const ARTICLE_HTML: &str = include_str!("../data/article.html");
+
 mod chromium;
 pub mod memory;
 pub mod pdf;

@@ -13,6 +13,7 @@ use std::fmt::Write;
 use std::io::Write as _;
 
 pub mod bombs;
+pub mod samples;
 
 /// What the PDF holds.
 #[derive(Debug, Clone, Default)]

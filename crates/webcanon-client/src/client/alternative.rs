@@ -19,8 +19,9 @@ use webcanon_core::policy::{RobotsMode, Verdict};
 use super::handle::Client;
 use super::results::{Alternative, AlternativeSource, RedirectHop, SkipReason};
 use crate::error::Error;
+use crate::hint_cache::HintFetched;
 use crate::http::{Answer, Pace};
-use crate::llms_hint::{LLMS_ACCEPT, LLMS_MAX_BYTES, LlmsFetched, LoadedLlms, llms_txt_locations, markdown_copy_in};
+use crate::llms_hint::{LLMS_ACCEPT, LLMS_MAX_BYTES, LoadedLlms, llms_txt_locations, markdown_copy_in};
 use crate::page;
 use crate::warning::Warning;
 
@@ -64,7 +65,7 @@ impl Client {
         }
         for location in llms_txt_locations(page) {
             let loaded = self.load_llms(&location).await;
-            if let Some(file) = &loaded.file {
+            if let Some(file) = &loaded.document {
                 return self.candidate_in(&loaded, file, page);
             }
         }
@@ -75,7 +76,7 @@ impl Client {
     /// (one the page names with `rel="describedby"`).
     pub(super) async fn described_candidate(&self, file_url: &Url, page: &Url) -> Option<Candidate> {
         let loaded = self.load_llms(file_url).await;
-        let file = loaded.file.as_ref()?;
+        let file = loaded.document.as_ref()?;
         self.candidate_in(&loaded, file, page)
     }
 
@@ -105,7 +106,7 @@ impl Client {
     /// not llms.txt Markdown).
     pub async fn llms_txt_links(&self, file_url: &Url) -> Vec<Url> {
         let loaded = self.load_llms(file_url).await;
-        let Some(file) = &loaded.file else { return Vec::new() };
+        let Some(file) = &loaded.document else { return Vec::new() };
         file.links().filter_map(|link| loaded.url.join(link.link.url.trim()).ok()).collect()
     }
 
@@ -113,25 +114,7 @@ impl Client {
     /// like any other: guarded, paced, and skipped unless robots.txt
     /// permits it.
     async fn load_llms(&self, url: &Url) -> Arc<LoadedLlms> {
-        let inner = &self.inner;
-        inner
-            .llms
-            .get(url, || async {
-                match self.fetch_strict(url, LLMS_ACCEPT, LLMS_MAX_BYTES, Pace::Paced).await {
-                    Ok((answer, _, _)) if (200..300).contains(&answer.status) => LlmsFetched::Found(answer.body),
-                    Ok((answer, _, _)) if answer.status >= 500 || answer.status == 429 => {
-                        LlmsFetched::Failed(format!("HTTP {}", answer.status))
-                    }
-                    Ok((answer, _, _)) => LlmsFetched::Absent(format!("HTTP {}", answer.status)),
-                    Err(Error::Fetch(err)) => LlmsFetched::Failed(err.to_string()),
-                    // An unreachable robots.txt passes; a disallow stays.
-                    Err(Error::Policy(policy)) if policy.evidence.verdict == Verdict::UnknownUnreachable => {
-                        LlmsFetched::Failed(policy.to_string())
-                    }
-                    Err(err) => LlmsFetched::Absent(err.to_string()),
-                }
-            })
-            .await
+        self.inner.llms.get(url, || self.fetch_hint(url, LLMS_ACCEPT, LLMS_MAX_BYTES)).await
     }
 
     /// Tries `candidate`: its answer when it is usable Markdown, otherwise
@@ -175,6 +158,26 @@ impl Client {
         let (_, mut warnings) = self.admit_as(url, Admission::Strict).await?;
         let (answer, redirects) = self.follow(url, accept, max_bytes, Admission::Strict, pace, &mut warnings).await?;
         Ok((answer, redirects, warnings))
+    }
+
+    /// A hint file (an llms.txt, an RSL document) requested strictly, and
+    /// how its load ended: a 5xx, a 429, a network failure or an
+    /// unreachable robots.txt is a failure, retried sooner; any other
+    /// answer or refusal means there is no file.
+    pub(super) async fn fetch_hint(&self, url: &Url, accept: &str, max_bytes: usize) -> HintFetched {
+        match self.fetch_strict(url, accept, max_bytes, Pace::Paced).await {
+            Ok((answer, _, _)) if (200..300).contains(&answer.status) => HintFetched::Found(answer.body),
+            Ok((answer, _, _)) if answer.status >= 500 || answer.status == 429 => {
+                HintFetched::Failed(format!("HTTP {}", answer.status))
+            }
+            Ok((answer, _, _)) => HintFetched::Absent(format!("HTTP {}", answer.status)),
+            Err(Error::Fetch(err)) => HintFetched::Failed(err.to_string()),
+            // An unreachable robots.txt passes; a disallow stays.
+            Err(Error::Policy(policy)) if policy.evidence.verdict == Verdict::UnknownUnreachable => {
+                HintFetched::Failed(policy.to_string())
+            }
+            Err(err) => HintFetched::Absent(err.to_string()),
+        }
     }
 }
 

@@ -16,12 +16,12 @@ use crate::browser::{RenderLimits, RenderMode, Renderer};
 use crate::clock::Clock;
 use crate::fetch_options::FetchOptions;
 use crate::http::{Http, Pacing};
-use crate::llms_hint::LlmsCache;
+use crate::llms_hint::{LLMS_MEMORY_BYTES, LlmsCache};
 use crate::markdown::ContentShape;
 use crate::pacing::{Pacer, PacingConfig};
 use crate::pdf::PdfWorker;
 use crate::robots_cache::{RobotsCache, RobotsCacheConfig};
-use crate::rsl_cache::RslCache;
+use crate::rsl_cache::{RSL_MEMORY_BYTES, RslCache};
 use crate::ssrf::{NameLookup, SsrfGuard, SsrfPolicy};
 use crate::store::{MemoryStore, RobotsStore, SqliteStore};
 
@@ -404,11 +404,13 @@ impl ClientBuilder {
                 licenses: Arc::new(RslCache::new(
                     store.clone(),
                     cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS),
+                    RSL_MEMORY_BYTES,
                     self.clock.clone(),
                 )),
                 llms: Arc::new(LlmsCache::new(
                     store,
                     cache_config.max_cache_seconds.min(crate::robots_cache::MAX_CACHE_SECONDS),
+                    LLMS_MEMORY_BYTES,
                     self.clock,
                 )),
                 explicit_user_agent: self.user_agent,

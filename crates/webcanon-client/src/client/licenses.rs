@@ -14,14 +14,12 @@ use std::sync::Arc;
 
 use url::Url;
 use webcanon_core::agents::registry;
-use webcanon_core::policy::{RobotsMode, Verdict};
+use webcanon_core::policy::RobotsMode;
 use webcanon_core::rsl::{LicenseVerdict, Usage, UsageDecision};
 
 use super::handle::Client;
-use crate::error::Error;
-use crate::http::Pace;
 use crate::robots_fetch::{fetch_robots, robots_url};
-use crate::rsl_cache::{LoadedRsl, RSL_ACCEPT, RSL_MAX_BYTES, RslFetched};
+use crate::rsl_cache::{LoadedRsl, RSL_ACCEPT, RSL_MAX_BYTES};
 use crate::warning::{Warning, WarningCode, WarningSource};
 
 /// At most this many documents are read for one page: a page or a
@@ -95,23 +93,7 @@ impl Client {
     /// request like any other: guarded, paced, and skipped unless
     /// robots.txt permits it.
     async fn load_rsl(&self, url: &Url) -> Arc<LoadedRsl> {
-        self.inner
-            .licenses
-            .get(url, || async {
-                match self.fetch_strict(url, RSL_ACCEPT, RSL_MAX_BYTES, Pace::Paced).await {
-                    Ok((answer, _, _)) if (200..300).contains(&answer.status) => RslFetched::Found(answer.body),
-                    Ok((answer, _, _)) if answer.status >= 500 || answer.status == 429 => {
-                        RslFetched::Failed(format!("HTTP {}", answer.status))
-                    }
-                    Ok((answer, _, _)) => RslFetched::Absent(format!("HTTP {}", answer.status)),
-                    Err(Error::Fetch(err)) => RslFetched::Failed(err.to_string()),
-                    Err(Error::Policy(policy)) if policy.evidence.verdict == Verdict::UnknownUnreachable => {
-                        RslFetched::Failed(policy.to_string())
-                    }
-                    Err(err) => RslFetched::Absent(err.to_string()),
-                }
-            })
-            .await
+        self.inner.licenses.get(url, || self.fetch_hint(url, RSL_ACCEPT, RSL_MAX_BYTES)).await
     }
 }
 

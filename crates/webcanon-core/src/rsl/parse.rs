@@ -9,6 +9,7 @@ use super::NAMESPACE;
 use super::codes::{Diagnostic, RslCode, RslError, RslErrorKind};
 use super::model::{Amount, Content, Copyright, Legal, License, Payment, PaymentType, RslDocument, Terms};
 use super::usage::Usage;
+use crate::xml::{DOCTYPE_REFUSED, LineCounter, resolve_reference};
 
 /// The bounds every RSL document is read within. A document past one is
 /// an [`RslError`], never a partial reading that could drop a prohibition.
@@ -73,26 +74,6 @@ impl Tag {
     }
 }
 
-/// Counts lines up to a byte offset; offsets only grow, so each byte is
-/// counted once.
-struct Lines<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    line: u32,
-}
-
-impl Lines<'_> {
-    fn at(&mut self, pos: u64) -> u32 {
-        let pos = usize::try_from(pos).unwrap_or(usize::MAX).min(self.bytes.len());
-        if pos > self.pos {
-            let newlines = memchr::memchr_iter(b'\n', &self.bytes[self.pos..pos]).count();
-            self.line = self.line.saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
-            self.pos = pos;
-        }
-        self.line
-    }
-}
-
 struct Parser {
     limits: RslLimits,
     doc: RslDocument,
@@ -136,7 +117,7 @@ pub fn parse_with(body: &[u8], limits: &RslLimits) -> Result<RslDocument, RslErr
         return error(RslErrorKind::HtmlBody, None, "the body is an HTML page, not an RSL document".into());
     }
     let mut reader = Reader::from_str(text);
-    let mut lines = Lines { bytes: body, pos: 0, line: 1 };
+    let mut lines = LineCounter::new(body);
     let mut parser = Parser::new(*limits);
     loop {
         let event = reader.read_event();
@@ -148,10 +129,7 @@ pub fn parse_with(body: &[u8], limits: &RslLimits) -> Result<RslDocument, RslErr
             Ok(Event::Text(t)) => parser.push_text(&t.xml10_content(), line),
             Ok(Event::CData(t)) => parser.push_text(&t, line),
             Ok(Event::GeneralRef(r)) => parser.reference(&r, line),
-            Ok(Event::DocType(_)) => {
-                let message = "a DOCTYPE is refused (entity declarations could expand without bound)".into();
-                return error(RslErrorKind::DoctypeRefused, Some(line), message);
-            }
+            Ok(Event::DocType(_)) => return error(RslErrorKind::DoctypeRefused, Some(line), DOCTYPE_REFUSED.into()),
             Ok(Event::Eof) => break,
             Ok(Event::Decl(_) | Event::PI(_) | Event::Comment(_)) => Ok(()),
             Err(e) => {
@@ -164,13 +142,10 @@ pub fn parse_with(body: &[u8], limits: &RslLimits) -> Result<RslDocument, RslErr
     parser.finish()
 }
 
-/// An attribute's value by local name, with its references resolved.
+/// An attribute's value by local name, with its references resolved
+/// and its white space trimmed.
 fn attr(e: &BytesStart<'_>, key: &str) -> Option<String> {
-    e.attributes().with_checks(false).flatten().find(|a| a.key.local_name().as_ref() == key).map(|a| {
-        a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map(|v| v.trim().to_string())
-            .unwrap_or_else(|_| a.value.trim().to_string())
-    })
+    crate::xml::attr(e, key).map(|v| v.trim().to_string())
 }
 
 /// Tokens of a list value: separated by white space or commas.
@@ -403,15 +378,7 @@ impl Parser {
     /// The five XML entities and character references; any other
     /// reference is kept as written.
     fn reference(&mut self, r: &BytesRef<'_>, line: u32) -> Result<(), RslError> {
-        let resolved = match &**r {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "apos" => Some('\''),
-            "quot" => Some('"'),
-            _ => r.resolve_char_ref().ok().flatten(),
-        };
-        match resolved {
+        match resolve_reference(r) {
             Some(c) => self.push_text(c.encode_utf8(&mut [0; 4]), line),
             None => self.push_text(&format!("&{};", &**r), line),
         }

@@ -8,6 +8,7 @@ use super::codes::SitemapCode;
 use super::date::DateTime;
 use super::model::{Alternate, ChangeFreq, Entry, Image, News, SitemapKind, Video};
 use super::sink::Sink;
+use crate::xml::{DOCTYPE_REFUSED, LineCounter, attr, resolve_reference};
 
 /// Stop after this many well-formedness errors: the file is no longer XML.
 const MAX_XML_ERRORS: usize = 100;
@@ -66,25 +67,6 @@ struct Pending {
     published: Option<DateTime>,
 }
 
-/// Counts lines up to a byte offset; offsets only grow, so each byte is
-/// counted once.
-struct Lines<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    line: u32,
-}
-
-impl Lines<'_> {
-    fn at(&mut self, pos: u64) -> u32 {
-        let pos = usize::try_from(pos).unwrap_or(usize::MAX).min(self.bytes.len());
-        if pos > self.pos {
-            self.line += memchr::memchr_iter(b'\n', &self.bytes[self.pos..pos]).count() as u32;
-            self.pos = pos;
-        }
-        self.line
-    }
-}
-
 struct Parser<'s, 'f> {
     sink: &'s mut Sink<'f>,
     stack: Vec<Tag>,
@@ -107,7 +89,7 @@ pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
     // accept it as text rather than lose the entry.
     config.allow_dangling_amp = true;
     config.check_end_names = false;
-    let mut lines = Lines { bytes: text.as_bytes(), pos: 0, line: 1 };
+    let mut lines = LineCounter::new(text.as_bytes());
     let mut parser = Parser::new(sink);
     let mut errors = 0;
     let mut last_error_at = u64::MAX;
@@ -136,8 +118,7 @@ pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
             }
             Ok(Event::GeneralRef(r)) => parser.reference(&r, line),
             Ok(Event::DocType(_)) => {
-                let message = "a DOCTYPE is refused (entity declarations could expand without bound)".into();
-                parser.sink.diag(SitemapCode::DoctypeRefused, Some(line()), message);
+                parser.sink.diag(SitemapCode::DoctypeRefused, Some(line()), DOCTYPE_REFUSED.into());
                 return;
             }
             Ok(Event::Eof) => break,
@@ -154,15 +135,6 @@ pub(super) fn parse(text: &str, sink: &mut Sink<'_>) {
         }
     }
     parser.finish(lines.at(u64::MAX));
-}
-
-/// An attribute's value by local name, unescaped when possible.
-fn attr(e: &BytesStart<'_>, key: &str) -> Option<String> {
-    e.attributes().with_checks(false).flatten().find(|a| a.key.local_name().as_ref() == key).map(|a| {
-        a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map(|v| v.into_owned())
-            .unwrap_or_else(|_| a.value.to_string())
-    })
 }
 
 fn has_sitemap_namespace(e: &BytesStart<'_>) -> bool {
@@ -208,15 +180,7 @@ impl<'s, 'f> Parser<'s, 'f> {
         if !self.collecting() {
             return;
         }
-        let resolved = match &**r {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "apos" => Some('\''),
-            "quot" => Some('"'),
-            _ => r.resolve_char_ref().ok().flatten(),
-        };
-        match resolved {
+        match resolve_reference(r) {
             Some(c) => self.text.push(c),
             None => {
                 if !self.unknown_entity_reported {

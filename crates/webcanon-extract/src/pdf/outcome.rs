@@ -5,6 +5,7 @@
 /// What is known about a PDF besides its text: the fetch result's `pdf`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct PdfInfo {
     /// The document's title (its information dictionary's `Title`).
     pub title: Option<String>,
@@ -16,8 +17,9 @@ pub struct PdfInfo {
     /// left out for their cost included.
     pub pages_read: usize,
     /// The pages (numbered from 1) whose text was left out because reading
-    /// them would pass a cap ([`MAX_PAGE_CHARS`](super::MAX_PAGE_CHARS), [`MAX_PAGE_CONTENT`](super::MAX_PAGE_CONTENT));
-    /// absent from JSON when there are none.
+    /// them would pass a cap on characters or decoded content
+    /// (`MAX_PAGE_CHARS`, `MAX_PAGE_CONTENT`); absent from JSON when there
+    /// are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pages_skipped: Vec<usize>,
 }

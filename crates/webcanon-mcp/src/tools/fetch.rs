@@ -8,12 +8,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use webcanon_client::agent::ProductToken;
 use webcanon_client::error::Error;
+use webcanon_client::pdf::PdfInfo;
 use webcanon_client::warning::{Warning, WarningCode, WarningSource};
 use webcanon_client::web_url::WebUrl;
 use webcanon_client::{Client, FetchOptions, FetchOverrides, FetchResult, Metadata, RawResponse};
 
 use super::{Answer, Shared};
-use crate::output::{AlternativeOutput, FetchOutput, PageMeta, PdfOutput};
+use crate::output::{AlternativeOutput, FetchOutput, PageMeta};
 use crate::page_cache::{CachedPage, PageKey};
 use crate::paging;
 use crate::refusal::Failure;
@@ -68,7 +69,7 @@ impl PageMeta {
             content_type: result.content_type.clone(),
             title: result.title.clone(),
             canonical_url: result.canonical_url.clone(),
-            pdf: result.pdf.as_ref().map(PdfOutput::from),
+            pdf: result.pdf.clone(),
             metadata: result.metadata.clone(),
             alternative: AlternativeOutput::used(result.alternative.as_ref()),
             raw: false,
@@ -269,7 +270,7 @@ fn about_line(out: &mut String, metadata: &Metadata) {
 
 /// `PDF: 12 pages (all read), by Ada Lovelace.`, `PDF: 12 pages (all read,
 /// 3 left out for their cost)`.
-fn pdf_line(out: &mut String, pdf: &PdfOutput) {
+fn pdf_line(out: &mut String, pdf: &PdfInfo) {
     let mut read =
         if pdf.pages_read == pdf.pages { "all read".to_string() } else { format!("{} read", pdf.pages_read) };
     if !pdf.pages_skipped.is_empty() {

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Awaitable, Generic, Literal, Optional, Sequence, TypeVar, Union, final
+from typing import Any, Awaitable, Generic, Literal, Optional, Sequence, TypedDict, TypeVar, Union, final
 
 import pyarrow
-from typing_extensions import disjoint_base
+from typing_extensions import Unpack, disjoint_base
 
 from webcanon import MapRecord, PageRecord
 
@@ -191,6 +191,38 @@ class Records(Generic[_Record]):
 
 _Scope = Literal["origin", "domain", "prefix"]
 
+class _PageOptions(TypedDict, total=False):
+    """The options of one page that a ``fetch`` or a crawl sets over the client's: the
+    keywords of ``Client.fetch``, ``Client.crawl`` and ``Client.crawl_pass``. Each defaults to
+    ``None``, which keeps the client's."""
+
+    render: Union[bool, Literal["on", "off", "auto"], None]
+    format: Optional[Literal["markdown", "text"]]
+    links: Optional[Literal["inline", "references", "drop"]]
+    images: Optional[Literal["keep", "drop"]]
+    max_bytes: Optional[int]
+    alternatives: Optional[bool]
+    purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]]
+    comments: Optional[Literal["auto", "include", "exclude"]]
+
+class _CrawlOptions(_PageOptions, total=False):
+    """The keywords of ``Client.crawl`` and ``Client.crawl_pass``: the crawl's bounds and seeds
+    (``webcanon crawl``'s options) and the page options. Defaults: ``scope="origin"``,
+    ``concurrency=8``, ``probe_soft_404=True``, no depth, page, byte or per-host limit, and
+    ``None`` for the rest."""
+
+    scope: _Scope
+    include: Sequence[str]
+    exclude: Sequence[str]
+    max_depth: Optional[int]
+    max_pages: Optional[int]
+    max_total_bytes: Optional[int]
+    max_pages_per_host: Optional[int]
+    concurrency: int
+    seed: Sequence[Literal["start", "sitemap", "llms"]]
+    probe_soft_404: bool
+    seeds_file: Optional[Union[str, os.PathLike[str]]]
+
 @disjoint_base
 class Client:
     """The policy-correct fetch of ``webcanon fetch``; its methods return
@@ -242,19 +274,7 @@ class Client:
     @property
     def mode(self) -> str:
         """The robots mode."""
-    def fetch(
-        self,
-        url: str,
-        *,
-        render: Union[bool, Literal["on", "off", "auto"], None] = None,
-        format: Optional[Literal["markdown", "text"]] = None,
-        links: Optional[Literal["inline", "references", "drop"]] = None,
-        images: Optional[Literal["keep", "drop"]] = None,
-        max_bytes: Optional[int] = None,
-        alternatives: Optional[bool] = None,
-        purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
-        comments: Optional[Literal["auto", "include", "exclude"]] = None,
-    ) -> Awaitable[dict[str, Any]]:
+    def fetch(self, url: str, **overrides: Unpack[_PageOptions]) -> Awaitable[dict[str, Any]]:
         """Fetches ``url`` the way the site owner asked; the result of ``webcanon fetch --json``
         (its ``metadata`` is a ``webcanon.Metadata``)."""
     def check(self, url: str) -> Awaitable[dict[str, Any]]:
@@ -295,30 +315,7 @@ class Client:
         max_links: int = ...,
     ) -> Records[MapRecord]:
         """The URLs of the site of ``url`` with their robots verdicts (``webcanon map``), as they are decided."""
-    def crawl(
-        self,
-        urls: Sequence[str],
-        *,
-        scope: _Scope = "origin",
-        include: Sequence[str] = ...,
-        exclude: Sequence[str] = ...,
-        max_depth: Optional[int] = None,
-        max_pages: Optional[int] = None,
-        max_total_bytes: Optional[int] = None,
-        max_pages_per_host: Optional[int] = None,
-        concurrency: int = 8,
-        seed: Sequence[Literal["start", "sitemap", "llms"]] = ...,
-        probe_soft_404: bool = True,
-        seeds_file: Optional[Union[str, os.PathLike[str]]] = None,
-        render: Union[bool, Literal["on", "off", "auto"], None] = None,
-        format: Optional[Literal["markdown", "text"]] = None,
-        links: Optional[Literal["inline", "references", "drop"]] = None,
-        images: Optional[Literal["keep", "drop"]] = None,
-        max_bytes: Optional[int] = None,
-        alternatives: Optional[bool] = None,
-        purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
-        comments: Optional[Literal["auto", "include", "exclude"]] = None,
-    ) -> Records[PageRecord]:
+    def crawl(self, urls: Sequence[str], **options: Unpack[_CrawlOptions]) -> Records[PageRecord]:
         """Crawls from ``urls`` (``webcanon crawl``): page records as each page is done; the page
         options are those of ``fetch``."""
     def crawl_pass(
@@ -328,25 +325,7 @@ class Client:
         *,
         shard: Optional[tuple[int, int]] = None,
         state: Optional[Union[str, os.PathLike[str]]] = None,
-        scope: _Scope = "origin",
-        include: Sequence[str] = ...,
-        exclude: Sequence[str] = ...,
-        max_depth: Optional[int] = None,
-        max_pages: Optional[int] = None,
-        max_total_bytes: Optional[int] = None,
-        max_pages_per_host: Optional[int] = None,
-        concurrency: int = 8,
-        seed: Sequence[Literal["start", "sitemap", "llms"]] = ...,
-        probe_soft_404: bool = True,
-        seeds_file: Optional[Union[str, os.PathLike[str]]] = None,
-        render: Union[bool, Literal["on", "off", "auto"], None] = None,
-        format: Optional[Literal["markdown", "text"]] = None,
-        links: Optional[Literal["inline", "references", "drop"]] = None,
-        images: Optional[Literal["keep", "drop"]] = None,
-        max_bytes: Optional[int] = None,
-        alternatives: Optional[bool] = None,
-        purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]] = None,
-        comments: Optional[Literal["auto", "include", "exclude"]] = None,
+        **options: Unpack[_CrawlOptions],
     ) -> dict[str, Any]:
         """``webcanon crawl -o output`` (``.jsonl`` or ``.parquet``) for the seeds in ``shard``, run to
         the end, resumable from its frontier ``state``; the summary."""

@@ -35,6 +35,7 @@ from typing import Any, Optional, Union
 import pyarrow as pa
 
 import webcanon
+from webcanon._ray_shards import run_shards, summed
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -47,17 +48,14 @@ def shard_file(out: PathLike, index: int, count: int) -> pathlib.Path:
 
 
 def _fetch_shard(
-    urls: str, out: str, index: int, count: int, agent: str, client: dict[str, Any], column: str,
+    index: int, count: int, urls: str, out: str, agent: str, client: dict[str, Any], column: str,
     concurrency: int, partition_bytes: Optional[int],
 ) -> dict[str, Any]:
     fetcher = webcanon.Client(agent, **client)
     options: dict[str, Any] = {"column": column, "shard": (index, count), "concurrency": concurrency}
     if partition_bytes is not None:
         options["partition_bytes"] = partition_bytes
-    summary = fetcher.fetch_pass(urls, str(shard_file(out, index, count)), **options)
-    summary["shard"] = index
-    summary["pid"] = os.getpid()
-    return summary
+    return fetcher.fetch_pass(urls, str(shard_file(out, index, count)), **options)
 
 
 def fetch_snapshot(
@@ -85,27 +83,18 @@ def fetch_snapshot(
     origins a retried shard kept from its failed attempt) and ``per_shard``
     (each shard's summary, in shard order).
     """
-    import ray
-
     if shards < 1:
         raise ValueError(f"shards must be at least 1, not {shards}")
     out_dir = pathlib.Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    task = ray.remote(_fetch_shard).options(
-        max_retries=max_retries, retry_exceptions=[OSError], num_cpus=num_cpus, name="webcanon_fetch_shard"
+    per_shard = run_shards(
+        _fetch_shard, shards, str(urls), str(out_dir), agent, dict(client or {}), column, concurrency, partition_bytes,
+        name="webcanon_fetch_shard", max_retries=max_retries, num_cpus=num_cpus,
     )
-    refs = [
-        task.remote(str(urls), str(out_dir), index, shards, agent, dict(client or {}), column, concurrency,
-                    partition_bytes)
-        for index in range(shards)
-    ]
-    per_shard: list[dict[str, Any]] = ray.get(refs)
     return {
         "snapshot": str(out_dir),
         "shards": shards,
-        "origins": sum(s["origins"] for s in per_shard),
-        "fetched": sum(s["fetched"] for s in per_shard),
-        "already_fetched": sum(s["already_fetched"] for s in per_shard),
+        **summed(per_shard, ["origins", "fetched", "already_fetched"]),
         "per_shard": per_shard,
     }
 

@@ -33,6 +33,7 @@ import pathlib
 from typing import Any, Optional, Sequence, Union
 
 import webcanon
+from webcanon._ray_shards import run_shards, summed
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -50,15 +51,12 @@ def _state_file(out: PathLike, index: int, count: int) -> pathlib.Path:
 
 
 def _crawl_shard(
-    seeds: list[str], seeds_file: Optional[str], out: str, index: int, count: int, agent: str,
+    index: int, count: int, seeds: list[str], seeds_file: Optional[str], out: str, agent: str,
     client: dict[str, Any], options: dict[str, Any],
 ) -> dict[str, Any]:
     crawler = webcanon.Client(agent, **client)
-    summary = crawler.crawl_pass(seeds, part_file(out, index, count), shard=(index, count),
-                                 state=_state_file(out, index, count), seeds_file=seeds_file, **options)
-    summary["shard"] = index
-    summary["pid"] = os.getpid()
-    return summary
+    return crawler.crawl_pass(seeds, part_file(out, index, count), shard=(index, count),
+                              state=_state_file(out, index, count), seeds_file=seeds_file, **options)
 
 
 def crawl(
@@ -86,27 +84,18 @@ def crawl(
     ``requested``, ``fetched`` (summed) and ``per_shard`` (each shard's
     summary, in shard order).
     """
-    import ray
-
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     out_dir = pathlib.Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    task = ray.remote(_crawl_shard).options(
-        max_retries=max_retries, retry_exceptions=[OSError], num_cpus=num_cpus, name="webcanon_crawl_shard"
-    )
     file = None if seeds_file is None else os.fspath(seeds_file)
-    refs = [
-        task.remote(list(seeds), file, str(out_dir), index, workers, agent, dict(client or {}), dict(options))
-        for index in range(workers)
-    ]
-    per_shard: list[dict[str, Any]] = ray.get(refs)
+    per_shard = run_shards(
+        _crawl_shard, workers, list(seeds), file, str(out_dir), agent, dict(client or {}), dict(options),
+        name="webcanon_crawl_shard", max_retries=max_retries, num_cpus=num_cpus,
+    )
     return {
         "dataset": str(out_dir),
         "workers": workers,
-        "seeds": sum(s["seeds"] for s in per_shard),
-        "records": sum(s["records"] for s in per_shard),
-        "requested": sum(s["requested"] for s in per_shard),
-        "fetched": sum(s["fetched"] for s in per_shard),
+        **summed(per_shard, ["seeds", "records", "requested", "fetched"]),
         "per_shard": per_shard,
     }
