@@ -15,7 +15,7 @@ robots verdicts for AI agents and crawlers.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, TypedDict, Union
 
 from . import _webcanon
 from ._webcanon import (
@@ -38,6 +38,10 @@ from ._webcanon import (
     lint,
     verdicts,
 )
+
+if TYPE_CHECKING:
+    # The page options' values, as the stub names them (annotations only).
+    from ._webcanon import _Comments, _Format, _Images, _Links, _Purpose, _Render
 
 __all__ = [
     "DEFAULT_AGENT",
@@ -167,14 +171,14 @@ class Client(_webcanon.Client):
         self,
         url: str,
         *,
-        render: Union[bool, str, None] = None,
-        format: Optional[str] = None,
-        links: Optional[str] = None,
-        images: Optional[str] = None,
+        render: Union[bool, _Render, None] = None,
+        format: Optional[_Format] = None,
+        links: Optional[_Links] = None,
+        images: Optional[_Images] = None,
         max_bytes: Optional[int] = None,
         alternatives: Optional[bool] = None,
-        purpose: Optional[str] = None,
-        comments: Optional[str] = None,
+        purpose: Optional[_Purpose] = None,
+        comments: Optional[_Comments] = None,
     ) -> dict[str, Any]:
         """Fetches ``url`` the way the site owner asked: the result of ``webcanon fetch --json``,
         the page's author, dates, language and site under ``metadata`` (a ``Metadata``).

@@ -190,20 +190,28 @@ class Records(Generic[_Record]):
         """The next record; waits for it with the GIL released, and raises the run's error."""
 
 _Scope = Literal["origin", "domain", "prefix"]
+# The values of the page options (``_PageOptions``), named once for the
+# package's own wrappers.
+_Render = Literal["on", "off", "auto"]
+_Format = Literal["markdown", "text"]
+_Links = Literal["inline", "references", "drop"]
+_Images = Literal["keep", "drop"]
+_Purpose = Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]
+_Comments = Literal["auto", "include", "exclude"]
 
 class _PageOptions(TypedDict, total=False):
     """The options of one page that a ``fetch`` or a crawl sets over the client's: the
     keywords of ``Client.fetch``, ``Client.crawl`` and ``Client.crawl_pass``. Each defaults to
     ``None``, which keeps the client's."""
 
-    render: Union[bool, Literal["on", "off", "auto"], None]
-    format: Optional[Literal["markdown", "text"]]
-    links: Optional[Literal["inline", "references", "drop"]]
-    images: Optional[Literal["keep", "drop"]]
+    render: Union[bool, _Render, None]
+    format: Optional[_Format]
+    links: Optional[_Links]
+    images: Optional[_Images]
     max_bytes: Optional[int]
     alternatives: Optional[bool]
-    purpose: Optional[Literal["search", "ai-input", "ai-index", "ai-train", "ai-all", "all"]]
-    comments: Optional[Literal["auto", "include", "exclude"]]
+    purpose: Optional[_Purpose]
+    comments: Optional[_Comments]
 
 class _CrawlOptions(_PageOptions, total=False):
     """The keywords of ``Client.crawl`` and ``Client.crawl_pass``: the crawl's bounds and seeds
