@@ -190,9 +190,10 @@ pub fn scan(html: &str) -> Scan {
                 let name = tag_name(inner);
                 out.elements += 1;
                 in_head &= HEAD_ELEMENTS.contains(&name.as_str());
-                // HTML ignores `/>` except on void elements and inside SVG
-                // and MathML: `<div/>` opens a div.
-                let closes_itself = self_closing && foreign > 0;
+                // HTML ignores `/>` except on void elements, inside SVG and
+                // MathML, and on an `<svg/>` or `<math/>` itself: `<div/>`
+                // opens a div.
+                let closes_itself = self_closing && (foreign > 0 || FOREIGN.contains(&name.as_str()));
                 let nests = !VOID.contains(&name.as_str()) && !OPTIONAL_END.contains(&name.as_str()) && !closes_itself;
                 if nests {
                     depth += 1;
@@ -471,6 +472,9 @@ mod tests {
         ] {
             assert!(listed(page).is_empty(), "{page}");
         }
+        // `<svg/>` closes itself: the page after it is not in SVG.
+        assert_eq!(listed("<p><svg/><script>x()</script></p>"), ["x()"]);
+        assert_eq!(scan("<svg/><math/><div>").max_depth, 1);
         // A script inside raw text (an iframe's) is not a script.
         assert!(listed("<iframe><script></iframe><p>Text</p></script>").is_empty());
         // Bounded in number.
