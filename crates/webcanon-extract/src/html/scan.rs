@@ -225,7 +225,7 @@ pub fn scan(html: &str) -> Scan {
                     });
                 plaintext |= name == "plaintext";
                 i = end;
-                if RAW_TEXT.contains(&name.as_str()) && !self_closing {
+                if RAW_TEXT.contains(&name.as_str()) && !closes_itself {
                     let closed = raw_text_end(bytes, i, &name);
                     let stop = closed.unwrap_or(bytes.len());
                     let code = (name == "script" && !json_ld) || name == "style";
@@ -472,6 +472,8 @@ mod tests {
         ] {
             assert!(listed(page).is_empty(), "{page}");
         }
+        // `/>` does not close an HTML element: `<script/>` opens a script.
+        assert_eq!(listed("<script/>x()</script><p>T</p>"), ["x()"]);
         // `<svg/>` closes itself: the page after it is not in SVG.
         assert_eq!(listed("<p><svg/><script>x()</script></p>"), ["x()"]);
         assert_eq!(scan("<svg/><math/><div>").max_depth, 1);
