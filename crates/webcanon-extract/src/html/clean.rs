@@ -240,13 +240,19 @@ pub(crate) fn clean(doc: &Document) {
 /// space: the text of scripts and styles is not shown.
 pub(crate) fn shown_text(node: &NodeRef<'_>) -> String {
     let mut text = String::new();
-    for run in node.descendants_it().filter(NodeRef::is_text) {
-        if !run.parent().and_then(|p| p.node_name()).is_some_and(|name| matches!(&*name, "script" | "style")) {
-            text.push_str(&run.text());
-            text.push(' ');
-        }
+    for run in shown_runs(node) {
+        text.push_str(&run.text());
+        text.push(' ');
     }
     text
+}
+
+/// The text nodes under `node` that a reader is shown: not those of
+/// scripts and styles.
+pub(crate) fn shown_runs<'a>(node: &NodeRef<'a>) -> impl Iterator<Item = NodeRef<'a>> {
+    node.descendants_it().filter(NodeRef::is_text).filter(|run| {
+        !run.parent().and_then(|p| p.node_name()).is_some_and(|name| matches!(&*name, "script" | "style"))
+    })
 }
 
 /// Whether an element is a field for an address, a password, a search or

@@ -43,7 +43,7 @@
 use dom_query::{Document, NodeRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::clean::{listed, marks_article, visible_chars, words};
+use super::clean::{listed, marks_article, shown_runs, visible_chars, words};
 use crate::shape::UnknownValue;
 
 /// What becomes of comments and a thread's replies.
@@ -177,12 +177,7 @@ impl<'a> PageItems<'a> {
     /// The items whose `itemtype` is one of `types` (`https://schema.org/Answer`),
     /// in document order.
     fn typed(&self, types: &'a [&'a str]) -> impl Iterator<Item = NodeRef<'a>> + '_ {
-        self.typed
-            .iter()
-            .filter(move |(_, value)| {
-                value.split_ascii_whitespace().any(|url| types.contains(&url.rsplit('/').next().unwrap_or(url)))
-            })
-            .map(|(node, _)| *node)
+        self.typed.iter().filter(move |(_, value)| names_type(value, types)).map(|(node, _)| *node)
     }
 
     /// The thread's posts in document order when the page is a thread (the
@@ -254,13 +249,13 @@ fn is_teaser(post: &NodeRef<'_>) -> bool {
 /// shown: the text of scripts and styles is not (a forum's page carries
 /// more of it than of posts).
 fn shown_chars(node: &NodeRef<'_>) -> usize {
-    node.descendants_it()
-        .filter(|child| child.is_text())
-        .filter(|text| {
-            !text.parent().and_then(|p| p.node_name()).is_some_and(|name| matches!(&*name, "script" | "style"))
-        })
-        .map(|text| visible_chars(&text.text()))
-        .sum()
+    shown_runs(node).map(|text| visible_chars(&text.text())).sum()
+}
+
+/// Whether an `itemtype` value names one of `types` (`https://schema.org/Answer`
+/// names `Answer`).
+fn names_type(itemtype: &str, types: &[&str]) -> bool {
+    itemtype.split_ascii_whitespace().any(|url| types.contains(&url.rsplit('/').next().unwrap_or(url)))
 }
 
 /// Whether a class token or an id names a comment (`commentlist`,
@@ -288,9 +283,7 @@ fn unname_comments<'a>(nodes: impl IntoIterator<Item = NodeRef<'a>>) {
 
 /// Whether an element is a comment block by rule "comments under an article".
 fn is_comment_block(node: &NodeRef<'_>) -> bool {
-    let typed = node.attr("itemtype").is_some_and(|value| {
-        value.split_ascii_whitespace().any(|url| COMMENT_TYPES.contains(&url.rsplit('/').next().unwrap_or(url)))
-    });
+    let typed = node.attr("itemtype").is_some_and(|value| names_type(&value, COMMENT_TYPES));
     typed
         || [node.attr("class"), node.attr("id")]
             .iter()

@@ -407,7 +407,7 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
     // The rule of the headline block (see `headline_block_wins`), weighed
     // for a short article only.
     let article = article.map(|a| {
-        let short = a.text_content.chars().filter(|c| !c.is_whitespace()).count() < rules::SHORT_ARTICLE_CHARS;
+        let short = clean::visible_chars(&a.text_content) < rules::SHORT_ARTICLE_CHARS;
         match (has_headline_block && short).then(|| headline_block_of(html, comments)).flatten() {
             Some((block_html, block_text, shown)) if headline_block_wins(&a.text_content, &block_text, &shown) => {
                 (block_html, block_text)
@@ -421,7 +421,7 @@ fn convert_tree(html: &str, base: &Url, limits: &HtmlLimits, comments: Comments)
         let mut markdown = tidy::tidy(markdown.trim());
         // The marked body is read only when it holds more prose than the
         // extractor's whole article: otherwise it has nothing to add.
-        let article_chars = article_text.chars().filter(|c| !c.is_whitespace()).count();
+        let article_chars = clean::visible_chars(&article_text);
         if let Some((marked_html, prose)) = &marked
             && *prose > article_chars
             && let Ok(marked) = converter.convert(marked_html)
@@ -502,14 +502,14 @@ fn headline_block_of(html: &str, comments: Comments) -> Option<(String, String, 
 /// [`rules::SHORT_ARTICLE_CHARS`] visible characters) that stands apart
 /// from the block around the page's one `<h1>` (the block does not hold
 /// the article's opening words), holds less text than that block, and
-/// opens in the second half of the page's text (where footers and
+/// opens in the last quarter of the page's text (where footers and
 /// sidebars stand, not the text under a headline) is not the page's
 /// text: the extractor took a footer's blurb on a page whose own text is
 /// a few rows of data beside its heading. The headline block is taken
 /// instead.
 fn headline_block_wins(article_text: &str, block_text: &str, page_text: &str) -> bool {
-    let article_chars = article_text.chars().filter(|c| !c.is_whitespace()).count();
-    let block_chars = block_text.chars().filter(|c| !c.is_whitespace()).count();
+    let article_chars = clean::visible_chars(article_text);
+    let block_chars = clean::visible_chars(block_text);
     if article_chars >= rules::SHORT_ARTICLE_CHARS || block_chars <= article_chars {
         return false;
     }

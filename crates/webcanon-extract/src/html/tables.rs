@@ -49,6 +49,8 @@
 use dom_query::{Document, NodeData, NodeId, NodeRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::clean::visible_chars;
+
 /// The largest `colspan` read, as browsers cap it (HTML, "processing model
 /// of tables"); larger values count as this.
 pub(super) const MAX_COLSPAN: usize = 1000;
@@ -217,7 +219,7 @@ pub(super) fn read_tables(doc: &Document) -> (usize, usize) {
         if node.is_text() {
             if let (Some(t), Some(cell)) = (facts, above.cell) {
                 let chars = node.query_or(0, |n| match &n.data {
-                    NodeData::Text { contents } => contents.chars().filter(|c| !c.is_whitespace()).count(),
+                    NodeData::Text { contents } => visible_chars(contents),
                     _ => 0,
                 });
                 let table = &mut tables[t].1;
