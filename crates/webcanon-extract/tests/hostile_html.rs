@@ -89,6 +89,21 @@ fn hostile() -> Vec<(&'static str, Build, Option<OverLimit>)> {
             None,
         ),
         (
+            "false end tags inside a script (the raw-text end search)",
+            || page(&format!("<script>{}</script><p>Text.</p>", "a = '</scripts>';".repeat(200_000))),
+            None,
+        ),
+        (
+            "scripts past the number cut before the tree",
+            || page(&format!("{}<p>Text.</p>", "<script>x()</script>".repeat(45_000))),
+            None,
+        ),
+        (
+            "an escaped script, left to the tokenizer",
+            || page(&format!("<script><!--{}</script><p>Text.</p>", "if (a<b) c--;".repeat(100_000))),
+            None,
+        ),
+        (
             "an ordinary page just within the caps",
             || {
                 page(
